@@ -1,0 +1,159 @@
+//! Test support (feature `testing`): a throwaway Kafka-protocol broker for tests.
+//!
+//! No Kafka or Redpanda server can run in this project's environments, so tests start
+//! `tansu` (a Kafka-compatible broker with an in-memory store) on a free loopback port and
+//! kill it when done. Other crates' tests use it too:
+//!
+//! ```no_run
+//! # fn main() -> Result<(), String> {
+//! let Some(broker) = idv_bus::testing::TansuBroker::start_unless_skipped()? else {
+//!     return Ok(()); // IDV_SKIP_KAFKA=1
+//! };
+//! let url = broker.url.clone(); // kafka://127.0.0.1:PORT
+//! # Ok(()) }
+//! ```
+//!
+//! Known tansu 0.6 behaviour: a group member that is not the leader has its JoinGroup held
+//! for a fixed 3 s (`PAUSE_MS` in its group coordinator), so every rebalance that adds a
+//! member, or replaces a departed one, takes about 3 s however short the client timeouts.
+//!
+//! The binary is found via `IDV_TANSU_BIN`, else `$HOME/.cache/idv/tools/bin/tansu`, else
+//! `tansu` on `PATH`. Install it with `cargo install tansu --locked --features dynostore
+//! --root ~/.cache/idv/tools` (the default features lack the `memory://` store).
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Env var naming the tansu binary.
+pub const TANSU_BIN_ENV: &str = "IDV_TANSU_BIN";
+/// Env var that, set to `1`, makes [`TansuBroker::start_unless_skipped`] skip.
+pub const SKIP_ENV: &str = "IDV_SKIP_KAFKA";
+/// Env var with the broker's `RUST_LOG` (default `warn`). Not inherited from the test's own
+/// `RUST_LOG`: at `debug` tansu writes thousands of lines per request burst and slows down.
+pub const LOG_ENV: &str = "IDV_TANSU_LOG";
+
+/// How long the broker may take to accept connections.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A running tansu broker, killed on drop.
+pub struct TansuBroker {
+    /// `kafka://127.0.0.1:PORT`, for [`crate::open`].
+    pub url: String,
+    /// `127.0.0.1:PORT`, for raw clients.
+    pub addr: SocketAddr,
+    child: Child,
+    log: PathBuf,
+}
+
+impl TansuBroker {
+    /// Where the tansu binary is, if anywhere.
+    pub fn find_binary() -> Option<PathBuf> {
+        if let Some(p) = std::env::var_os(TANSU_BIN_ENV).filter(|p| !p.is_empty()) {
+            // An explicit setting wins, even if wrong: start() then reports it.
+            return Some(PathBuf::from(p));
+        }
+        if let Some(home) = std::env::var_os("HOME") {
+            let p = Path::new(&home).join(".cache/idv/tools/bin/tansu");
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path).map(|d| d.join("tansu")).find(|p| p.is_file())
+    }
+
+    /// `Ok(None)` when `IDV_SKIP_KAFKA=1` (the caller should print that it skipped),
+    /// otherwise [`TansuBroker::start`].
+    pub fn start_unless_skipped() -> Result<Option<TansuBroker>, String> {
+        if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
+            return Ok(None);
+        }
+        Self::start().map(Some)
+    }
+
+    /// Start a broker with an in-memory store on a free loopback port and wait until it
+    /// accepts connections.
+    pub fn start() -> Result<TansuBroker, String> {
+        let bin = Self::find_binary().ok_or_else(|| {
+            format!(
+                "tansu broker binary not found (set {TANSU_BIN_ENV}, install it into \
+                 $HOME/.cache/idv/tools/bin with `cargo install tansu --locked --features dynostore \
+                 --root ~/.cache/idv/tools`, or put it on PATH); set {SKIP_ENV}=1 to skip Kafka tests"
+            )
+        })?;
+        // The port is free when we look; another process could take it before tansu binds.
+        // Then tansu exits, and we try another port.
+        let mut last_error = String::new();
+        for _ in 0..3 {
+            match Self::start_once(&bin) {
+                Ok(b) => return Ok(b),
+                Err(e) => last_error = e,
+            }
+        }
+        Err(last_error)
+    }
+
+    fn start_once(bin: &Path) -> Result<TansuBroker, String> {
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("no free port: {e}"))?
+            .port();
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let listener = format!("tcp://{addr}");
+        let log = std::env::temp_dir().join(format!("idv-tansu-{port}.log"));
+        let out = std::fs::File::create(&log).map_err(|e| format!("create {}: {e}", log.display()))?;
+        let err = out.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+        let child = Command::new(bin)
+            .arg("broker")
+            .args(["--listener-url", &listener])
+            .args(["--advertised-listener-url", &listener])
+            .args(["--storage-engine", "memory://tansu/"])
+            .env("RUST_LOG", std::env::var(LOG_ENV).unwrap_or_else(|_| "warn".into()))
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .map_err(|e| format!("could not run {}: {e}", bin.display()))?;
+        // From here on, Drop kills the child on every error path.
+        let mut broker = TansuBroker { url: format!("kafka://{addr}"), addr, child, log };
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            if let Ok(Some(status)) = broker.child.try_wait() {
+                return Err(format!("tansu exited with {status} before listening; log:\n{}", broker.log_tail()));
+            }
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                return Ok(broker);
+            }
+            if Instant::now() >= deadline {
+                return Err(format!("tansu not listening on {addr} after {START_TIMEOUT:?}; log:\n{}", broker.log_tail()));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The broker's log file (kept after a failed test, removed otherwise).
+    pub fn log_path(&self) -> &Path {
+        &self.log
+    }
+
+    /// The last lines of the broker's log, for failure messages.
+    pub fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(40)..].join("\n")
+    }
+}
+
+impl Drop for TansuBroker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if std::thread::panicking() {
+            eprintln!("tansu log kept at {}", self.log.display());
+        } else {
+            let _ = std::fs::remove_file(&self.log);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! Cryptographic primitives of idv, each with known-answer and must-fail vectors.
+//!
+//! - [`access_key`]: the spec's Access Key signature (HMAC-SHA256) and Content-MD5.
+//! - [`sealed`]: AES-256-GCM sealing of secrets, templates and blobs at rest.
+//! - [`ct_eq`]: constant-time equality for anything secret.
+
+pub mod access_key;
+pub mod sealed;
+
+/// Constant-time byte equality (length is not secret).
+pub fn ct_eq(a: &[u8], b: &[u8]) -> bool {
+    use subtle::ConstantTimeEq;
+    a.len() == b.len() && bool::from(a.ct_eq(b))
+}
+
+/// Fill `n` bytes from the OS CSPRNG.
+pub fn random_bytes(n: usize) -> Vec<u8> {
+    use rand::RngCore;
+    let mut v = vec![0u8; n];
+    rand::rngs::OsRng.fill_bytes(&mut v);
+    v
+}
+
+/// Lowercase hex SHA-256.
+pub fn sha256_hex(data: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ct_eq_basics() {
+        assert!(ct_eq(b"abc", b"abc"));
+        assert!(!ct_eq(b"abc", b"abd"));
+        assert!(!ct_eq(b"abc", b"abcd"));
+    }
+
+    #[test]
+    fn sha256_known_answer() {
+        // FIPS 180-2, "abc".
+        assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+}

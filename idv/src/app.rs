@@ -1,0 +1,157 @@
+//! Start roles over backends opened from URLs, and stop them gracefully.
+
+use crate::settings::Settings;
+use idv_bus::Bus;
+use idv_crypto::sealed::Sealer;
+use idv_ingest::{auth::KeyResolver, metrics::Metrics, pending::PendingTable, rate_limit::RateLimiter, AppState};
+use idv_schemas::ops::Topic;
+use idv_store::blobs::{BlobStore, SealedBlobs};
+use idv_store::Store;
+use idv_workers::face::FaceHandler;
+use idv_workers::unavailable::Unavailable;
+use idv_workers::{JobHandler, WorkerDeps};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Which roles this process runs. `serve` runs all three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Roles {
+    pub ingest: bool,
+    pub worker: bool,
+    pub scorer: bool,
+}
+
+impl Roles {
+    pub const ALL: Roles = Roles { ingest: true, worker: true, scorer: true };
+}
+
+/// The backends of one process.
+#[derive(Clone)]
+pub struct Backends {
+    pub bus: Arc<dyn Bus>,
+    pub store: Arc<dyn Store>,
+    pub blobs: Arc<dyn BlobStore>,
+    pub sealer: Sealer,
+}
+
+pub async fn open_backends(settings: &Settings) -> Result<Backends, String> {
+    let sealer = Sealer::new(1, &settings.master_key()?).map_err(|e| e.to_string())?;
+    let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
+    let raw_blobs = idv_store::blobs::open(&settings.blobs_url()).map_err(|e| e.to_string())?;
+    let blobs: Arc<dyn BlobStore> = Arc::new(SealedBlobs::new(raw_blobs, sealer.clone()));
+    let bus = idv_bus::open(&settings.bus_url()).await.map_err(|e| e.to_string())?;
+    let names: Vec<&str> = Topic::ALL.iter().map(|t| t.name()).collect();
+    bus.ensure_topics(&names, settings.partitions()).await.map_err(|e| e.to_string())?;
+    Ok(Backends { bus, store, blobs, sealer })
+}
+
+/// A running process; [`Running::shutdown`] drains it.
+pub struct Running {
+    /// The HTTP address, when the ingest role runs.
+    pub addr: Option<SocketAddr>,
+    pub state: Option<AppState>,
+    stop: watch::Sender<bool>,
+    http: Option<tokio::task::JoinHandle<()>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+/// The handler for each job topic (the vision worker pool serves four; the scorer one).
+pub fn worker_handlers(store: Arc<dyn Store>) -> Vec<(Topic, Arc<dyn JobHandler>)> {
+    vec![
+        (Topic::Face, Arc::new(FaceHandler { store }) as Arc<dyn JobHandler>),
+        (Topic::Compare, Arc::new(Unavailable { reason: idv_workers::face::MODELS_MISSING })),
+        (Topic::Card, Arc::new(Unavailable { reason: "card reading models are not installed in this build (issue #4 and later)" })),
+        (Topic::Sim, Arc::new(Unavailable { reason: "no telecom operator adapter is configured in this build" })),
+    ]
+}
+
+pub async fn start(settings: &Settings, roles: Roles) -> Result<Running, String> {
+    let backends = open_backends(settings).await?;
+    start_with(settings, roles, backends).await
+}
+
+pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Result<Running, String> {
+    let (stop, stop_rx) = watch::channel(false);
+    let mut tasks = Vec::new();
+    let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone() };
+    let concurrency = settings.worker_concurrency();
+    if roles.worker {
+        for (topic, handler) in worker_handlers(b.store.clone()) {
+            tasks.extend(idv_workers::runtime::spawn_pool(deps.clone(), topic, handler, concurrency, stop_rx.clone()).await.map_err(|e| e.to_string())?);
+        }
+    }
+    if roles.scorer {
+        tasks.extend(
+            idv_workers::runtime::spawn_pool(deps.clone(), Topic::Behavior, idv_scorer::handler(), concurrency, stop_rx.clone())
+                .await
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    let (mut addr, mut state, mut http) = (None, None, None);
+    if roles.ingest {
+        let config = settings.ingest_config();
+        let st = AppState {
+            limiter: Arc::new(RateLimiter::new(config.rate_limit_per_sec, config.rate_limit_burst)),
+            config: Arc::new(config),
+            store: b.store.clone(),
+            blobs: b.blobs.clone(),
+            bus: b.bus.clone(),
+            keys: Arc::new(KeyResolver::new(b.store.clone(), b.sealer.clone())),
+            pending: Arc::new(PendingTable::default()),
+            metrics: Arc::new(Metrics::new().map_err(|e| e.to_string())?),
+        };
+        let results = idv_ingest::results::subscribe(&st).await.map_err(|e| e.to_string())?;
+        tasks.push(tokio::spawn(idv_ingest::results::run(st.clone(), results, stop_rx.clone())));
+        tasks.push(tokio::spawn(report_lag(st.clone(), stop_rx.clone())));
+        let listener = tokio::net::TcpListener::bind(settings.listen()).await.map_err(|e| format!("{}: {e}", settings.listen()))?;
+        addr = Some(listener.local_addr().map_err(|e| e.to_string())?);
+        let router = idv_ingest::router::build(st.clone());
+        let mut http_stop = stop_rx.clone();
+        http = Some(tokio::spawn(async move {
+            let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+                let _ = http_stop.changed().await;
+            });
+            if let Err(e) = serve.await {
+                tracing::error!(error = %e, "http server failed");
+            }
+        }));
+        state = Some(st);
+    }
+    tracing::info!(?roles, addr = ?addr, bus = b.bus.backend(), store = b.store.backend(), blobs = b.blobs.backend(), "idv started");
+    Ok(Running { addr, state, stop, http, tasks })
+}
+
+/// Publish worker-group lag per job topic as a metric, where the bus can tell.
+async fn report_lag(st: AppState, mut stop: watch::Receiver<bool>) {
+    loop {
+        for topic in Topic::JOBS {
+            if let Some(lag) = st.bus.lag(topic.name(), &idv_workers::runtime::worker_group(topic)).await {
+                st.metrics.bus_lag.with_label_values(&[topic.name()]).set(lag as i64);
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(5)) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
+impl Running {
+    /// Stop accepting requests, let in-flight requests finish (their jobs keep running
+    /// in the workers), then stop the workers between jobs and fail whatever still waits.
+    pub async fn shutdown(self, drain: Duration) {
+        let Running { state, stop, http, tasks, .. } = self;
+        let _ = stop.send(true);
+        if let Some(http) = http {
+            let _ = tokio::time::timeout(drain, http).await;
+        }
+        if let Some(st) = state {
+            st.pending.fail_all();
+        }
+        for t in tasks {
+            let _ = tokio::time::timeout(drain, t).await;
+        }
+    }
+}

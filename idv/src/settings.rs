@@ -1,0 +1,174 @@
+//! Settings: defaults, then a TOML file (`--config`), then environment (`IDV_*`), then
+//! flags. The defaults are the embedded deployment.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, Clone, Default, Deserialize, clap::Args)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Address the HTTP tier listens on [default: 127.0.0.1:8080].
+    #[arg(long, env = "IDV_LISTEN")]
+    pub listen: Option<String>,
+    /// Directory for embedded data (SQLite, blobs, master key) [default: ./idv-data].
+    #[arg(long, env = "IDV_DATA_DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Bus URL: memory:// (default) or kafka://host:port.
+    #[arg(long, env = "IDV_BUS")]
+    pub bus: Option<String>,
+    /// Store URL: sqlite://PATH (default DATA_DIR/idv.db) or scylla://host:port/keyspace.
+    #[arg(long, env = "IDV_STORE")]
+    pub store: Option<String>,
+    /// Blob URL: file://DIR (default DATA_DIR/blobs) or s3://bucket/prefix.
+    #[arg(long, env = "IDV_BLOBS")]
+    pub blobs: Option<String>,
+    /// Master key (base64 of 32 bytes) sealing secrets and blobs at rest. Default: read
+    /// or create DATA_DIR/master.key. Required to be the same on every distributed role.
+    #[arg(long, env = "IDV_MASTER_KEY", hide_env_values = true)]
+    pub master_key: Option<String>,
+    /// Partitions per topic when topics are created [default: 8].
+    #[arg(long, env = "IDV_PARTITIONS")]
+    pub partitions: Option<u32>,
+    /// Consumers per job topic in worker/scorer roles [default: number of CPUs].
+    #[arg(long, env = "IDV_WORKER_CONCURRENCY")]
+    pub worker_concurrency: Option<usize>,
+    /// Sustained requests/s per access key [default: 50].
+    #[arg(long, env = "IDV_RATE_LIMIT_PER_SEC")]
+    pub rate_limit_per_sec: Option<f64>,
+    /// Burst per access key [default: 100].
+    #[arg(long, env = "IDV_RATE_LIMIT_BURST")]
+    pub rate_limit_burst: Option<u32>,
+    /// Milliseconds a synchronous call waits for its result before 408 [default: 30000].
+    #[arg(long, env = "IDV_REQUEST_TIMEOUT_MS")]
+    pub request_timeout_ms: Option<u64>,
+    /// Accepted clock skew of X-TV-Timestamp in seconds [default: 300].
+    #[arg(long, env = "IDV_TIMESTAMP_SKEW_SECS")]
+    pub timestamp_skew_secs: Option<u64>,
+    /// TOML file with any of these settings (flags and env win over it).
+    #[arg(long, env = "IDV_CONFIG")]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
+}
+
+macro_rules! merge_fields {
+    ($self:ident, $other:ident, $($f:ident),*) => { $( if $self.$f.is_none() { $self.$f = $other.$f; } )* };
+}
+
+impl Settings {
+    /// Fill unset values from the `--config` file, if any.
+    pub fn with_file(mut self) -> Result<Self, String> {
+        let Some(path) = self.config.clone() else { return Ok(self) };
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: Settings = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        merge_fields!(self, file, listen, data_dir, bus, store, blobs, master_key, partitions, worker_concurrency,
+            rate_limit_per_sec, rate_limit_burst, request_timeout_ms, timestamp_skew_secs);
+        Ok(self)
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.data_dir.clone().unwrap_or_else(|| PathBuf::from("./idv-data"))
+    }
+    pub fn listen(&self) -> String {
+        self.listen.clone().unwrap_or_else(|| "127.0.0.1:8080".into())
+    }
+    pub fn bus_url(&self) -> String {
+        self.bus.clone().unwrap_or_else(|| "memory://".into())
+    }
+    pub fn store_url(&self) -> String {
+        self.store.clone().unwrap_or_else(|| format!("sqlite://{}", self.data_dir().join("idv.db").display()))
+    }
+    pub fn blobs_url(&self) -> String {
+        self.blobs.clone().unwrap_or_else(|| format!("file://{}", self.data_dir().join("blobs").display()))
+    }
+    pub fn partitions(&self) -> u32 {
+        self.partitions.unwrap_or(8)
+    }
+    pub fn worker_concurrency(&self) -> usize {
+        self.worker_concurrency
+            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2))
+    }
+
+    pub fn ingest_config(&self) -> idv_ingest::IngestConfig {
+        let mut c = idv_ingest::IngestConfig::default();
+        if let Some(v) = self.rate_limit_per_sec {
+            c.rate_limit_per_sec = v;
+        }
+        if let Some(v) = self.rate_limit_burst {
+            c.rate_limit_burst = v;
+        }
+        if let Some(v) = self.request_timeout_ms {
+            c.request_timeout = Duration::from_millis(v);
+        }
+        if let Some(v) = self.timestamp_skew_secs {
+            c.timestamp_skew = Duration::from_secs(v);
+        }
+        c
+    }
+
+    /// The master key: from settings, else DATA_DIR/master.key (created, mode 0600).
+    pub fn master_key(&self) -> Result<Vec<u8>, String> {
+        use base64::Engine as _;
+        let decode = |s: &str| {
+            base64::engine::general_purpose::STANDARD
+                .decode(s.trim())
+                .map_err(|e| format!("master key is not base64: {e}"))
+                .and_then(|k| if k.len() == 32 { Ok(k) } else { Err("master key must be 32 bytes".to_string()) })
+        };
+        if let Some(k) = &self.master_key {
+            return decode(k);
+        }
+        let path = self.data_dir().join("master.key");
+        if path.exists() {
+            return decode(&std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?);
+        }
+        let key = idv_crypto::random_bytes(32);
+        write_private(&path, &base64::engine::general_purpose::STANDARD.encode(&key))?;
+        Ok(key)
+    }
+}
+
+fn write_private(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let mut f = opts.open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::io::Write::write_all(&mut f, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_embedded() {
+        let s = Settings { data_dir: Some("/tmp/x".into()), ..Default::default() };
+        assert_eq!(s.listen(), "127.0.0.1:8080");
+        assert_eq!(s.bus_url(), "memory://");
+        assert_eq!(s.store_url(), "sqlite:///tmp/x/idv.db");
+        assert_eq!(s.blobs_url(), "file:///tmp/x/blobs");
+    }
+
+    #[test]
+    fn file_fills_only_unset_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("idv.toml");
+        std::fs::write(&path, "listen = \"0.0.0.0:9000\"\nbus = \"kafka://k:9092\"\n").unwrap();
+        let s = Settings { bus: Some("memory://".into()), config: Some(path), ..Default::default() }.with_file().unwrap();
+        assert_eq!(s.listen(), "0.0.0.0:9000");
+        assert_eq!(s.bus_url(), "memory://", "flags/env win over the file");
+    }
+
+    #[test]
+    fn master_key_is_created_once_and_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Settings { data_dir: Some(dir.path().into()), ..Default::default() };
+        let k1 = s.master_key().unwrap();
+        assert_eq!(k1, s.master_key().unwrap());
+        assert!(Settings { master_key: Some("short".into()), ..Default::default() }.master_key().is_err());
+    }
+}

@@ -1,0 +1,48 @@
+//! The ingest tier: an axum router whose handlers stay thin (parse, authorize, publish,
+//! await). Each piece of the path lives in its own module:
+//!
+//! - [`auth`]: Access Key signatures, timestamp window, Content-MD5.
+//! - [`rate_limit`]: token bucket per access key.
+//! - [`media`]: resolve image/file ids, move inline base64 to blobs (claim check).
+//! - [`pending`]: the wait-by-request-id table.
+//! - [`submit`]: the generic path every job-backed operation takes.
+//! - [`results`]: the results-topic consumer that wakes waiters.
+//! - [`router`]: routes (`/v1`, `/api/v1`, `/portal`), health, metrics, OpenAPI.
+
+pub mod auth;
+pub mod config;
+pub mod media;
+pub mod metrics;
+pub mod openapi;
+pub mod pending;
+pub mod rate_limit;
+pub mod results;
+pub mod router;
+pub mod submit;
+
+use idv_bus::Bus;
+use idv_store::blobs::BlobStore;
+use idv_store::Store;
+use std::sync::Arc;
+
+pub use config::IngestConfig;
+
+/// Everything a handler needs. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<IngestConfig>,
+    pub store: Arc<dyn Store>,
+    pub blobs: Arc<dyn BlobStore>,
+    pub bus: Arc<dyn Bus>,
+    pub keys: Arc<auth::KeyResolver>,
+    pub pending: Arc<pending::PendingTable>,
+    pub limiter: Arc<rate_limit::RateLimiter>,
+    pub metrics: Arc<metrics::Metrics>,
+}
+
+/// RFC 3339 "now".
+pub fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}

@@ -1,0 +1,46 @@
+//! The results listener: each ingest instance reads the results topic in its own consumer
+//! group (starting at the latest offset) and wakes the waiters it holds. Results for other
+//! instances are skipped. Offsets are committed as they are read: a missed result costs
+//! nothing, because the waiter also checks the store.
+
+use crate::AppState;
+use idv_bus::{Consumer, StartFrom};
+use idv_schemas::jobs::JobResult;
+use idv_schemas::ops::Topic;
+
+pub fn group_for(instance_id: &str) -> String {
+    format!("idv-ingest-{instance_id}")
+}
+
+/// Join the results topic; do this before serving so no early result is missed.
+pub async fn subscribe(state: &AppState) -> Result<Box<dyn Consumer>, idv_bus::BusError> {
+    state.bus.subscribe(Topic::Results.name(), &group_for(&state.config.instance_id), StartFrom::Latest).await
+}
+
+pub async fn run(state: AppState, mut consumer: Box<dyn Consumer>, mut shutdown: tokio::sync::watch::Receiver<bool>) {
+    loop {
+        let delivery = tokio::select! {
+            d = consumer.recv() => d,
+            _ = shutdown.changed() => return,
+        };
+        let delivery = match delivery {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::error!(error = %e, "results consumer failed; retrying");
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                continue;
+            }
+        };
+        match serde_json::from_slice::<JobResult>(&delivery.payload) {
+            Ok(result) if result.reply_to == state.config.instance_id => {
+                state.pending.deliver(&result.request_id, result.envelope);
+                state.metrics.pending.set(state.pending.len() as i64);
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, offset = delivery.offset, "unreadable result skipped"),
+        }
+        if let Err(e) = consumer.commit(&delivery).await {
+            tracing::warn!(error = %e, "results commit failed");
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! Routes. Every operation answers on its spec path, and the `/v1` ones also under
+//! `/api/v1` (the spec's examples use both). Handlers are thin: read the body, hand it to
+//! the operation's path, turn the envelope into a response.
+
+use crate::submit::{authorize, stored_envelope, submit, RawRequest};
+use crate::AppState;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use idv_schemas::api::*;
+use idv_schemas::ops::AuthScheme;
+use idv_schemas::validate::{parse_json, Validate};
+use idv_schemas::{Envelope, ErrorKind, Group, Operation};
+use std::time::Instant;
+
+pub fn build(state: AppState) -> Router {
+    let mut router = Router::new();
+    for op in Operation::ALL.iter().copied() {
+        let handler = move |State(st): State<AppState>, method: Method, uri: axum::http::Uri, headers: HeaderMap, body: Body| async move {
+            handle(st, op, method, uri, headers, body).await
+        };
+        let route = post(handler).fallback(move || async move { respond(Envelope::error(op.group(), &ErrorKind::MethodNotAllowed)) });
+        router = router.route(op.path(), route.clone());
+        if op.path().starts_with("/v1/") {
+            router = router.route(&format!("/api{}", op.path()), route);
+        }
+    }
+    router
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(|State(st): State<AppState>| async move { st.metrics.render() }))
+        .route("/openapi.json", get(|| async { axum::Json(crate::openapi::document()) }))
+        .fallback(|| async { respond(Envelope::error(Group::Face, &ErrorKind::RouteNotFound)) })
+        .with_state(state)
+}
+
+async fn readyz(State(st): State<AppState>) -> Response {
+    // Ready when the store answers; the bus is checked by the results listener itself.
+    match st.store.get_client("readyz-probe").await {
+        Ok(_) => (StatusCode::OK, "ready").into_response(),
+        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+    }
+}
+
+pub fn respond(env: Envelope) -> Response {
+    let status = StatusCode::from_u16(env.http_status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut resp = (status, axum::Json(env.body)).into_response();
+    if let Some(secs) = env.retry_after_secs {
+        if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+            resp.headers_mut().insert("retry-after", v);
+        }
+    }
+    resp
+}
+
+async fn handle(st: AppState, op: Operation, method: Method, uri: axum::http::Uri, headers: HeaderMap, body: Body) -> Response {
+    let started = Instant::now();
+    let env = match axum::body::to_bytes(body, st.config.max_body_bytes).await {
+        Ok(bytes) => {
+            let uri = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+            let raw = RawRequest { method: method.as_str(), uri, headers: &headers, body: &bytes };
+            dispatch(&st, op, &raw).await
+        }
+        Err(_) => Envelope::error(
+            op.group(),
+            &ErrorKind::InvalidParameter {
+                field: None,
+                message: format!("request body is larger than {} bytes", st.config.max_body_bytes),
+            },
+        ),
+    };
+    let status = env.http_status.to_string();
+    st.metrics.request_duration.with_label_values(&[op.name(), &status]).observe(started.elapsed().as_secs_f64());
+    if let Some(code) = env.first_error_code() {
+        st.metrics.errors.with_label_values(&[op.name(), code]).inc();
+    }
+    if env.http_status >= 500 {
+        tracing::warn!(operation = op.name(), status = env.http_status, code = env.first_error_code(), "request failed");
+    }
+    respond(env)
+}
+
+async fn dispatch(st: &AppState, op: Operation, raw: &RawRequest<'_>) -> Envelope {
+    let group = op.group();
+    if op.auth() != AuthScheme::AccessKey {
+        // The device (E2E) and JWT schemes arrive with their issues (#3 behavioral, eKYC).
+        return Envelope::error(
+            group,
+            &ErrorKind::NotAvailable { reason: format!("{} authentication is not available in this build", op.name()) },
+        );
+    }
+    let caller = match authorize(st, raw).await {
+        Ok(c) => c,
+        Err(kind) => return Envelope::error(group, &kind),
+    };
+    let body = raw.body;
+    match op {
+        Operation::FaceAuthRegister => submit::<FaceAuthRegisterRequest>(st, op, &caller, body).await,
+        Operation::FaceAuth => submit::<FaceAuthRequest>(st, op, &caller, body).await,
+        Operation::FaceAuthUser | Operation::FaceAuthUnlock => submit::<CusUserRequest>(st, op, &caller, body).await,
+        Operation::FaceAuthUnregister => submit::<FaceAuthUnregisterRequest>(st, op, &caller, body).await,
+        Operation::MixCompareFacesSync => submit::<MixCompareFacesRequest>(st, op, &caller, body).await,
+        Operation::ReadIdCardInfoWithSanity => submit::<ReadIdCardRequest>(st, op, &caller, body).await,
+        Operation::SimSendOtp => submit::<SimSendOtpRequest>(st, op, &caller, body).await,
+        Operation::SimVerifyOtp => submit::<SimVerifyOtpRequest>(st, op, &caller, body).await,
+        Operation::SimVerifyInfo => submit::<SimVerifyInfoRequest>(st, op, &caller, body).await,
+        Operation::RegisterDevice => submit::<RegisterDeviceRequest>(st, op, &caller, body).await,
+        Operation::BehaviorScore => submit::<BehaviorScoreRequest>(st, op, &caller, body).await,
+        Operation::UploadImage => upload_image(st, &caller, body).await.unwrap_or_else(|k| Envelope::error(group, &k)),
+        Operation::UploadFile => upload_file(st, &caller, body).await.unwrap_or_else(|k| Envelope::error(group, &k)),
+        Operation::GetRequestResult => get_result(st, &caller, body).await.unwrap_or_else(|k| Envelope::error(group, &k)),
+        Operation::EkycFullChecks | Operation::CreateChallenge | Operation::PushEventBatch => {
+            Envelope::error(group, &ErrorKind::NotAvailable { reason: "unreachable auth scheme".into() })
+        }
+    }
+}
+
+fn upload_response(meta: &idv_store::BlobMeta, request_id: String) -> Envelope {
+    let data = UploadResponse {
+        status: "success".into(),
+        id: meta.id.clone(),
+        request_id,
+        size: meta.size,
+        sha256: meta.sha256.clone(),
+        label: meta.label.clone(),
+        created_at: meta.created_at.clone(),
+    };
+    Envelope::ok(Group::Face, serde_json::to_value(data).unwrap_or_default())
+}
+
+async fn upload_image(st: &AppState, caller: &crate::auth::Caller, body: &[u8]) -> Result<Envelope, ErrorKind> {
+    let req: UploadImageRequest = parse_json(body)?;
+    req.validate()?;
+    let data = decode_media("base64", &req.base64, st.config.max_image_bytes)?;
+    let metadata = req.metadata.as_ref().map(|m| serde_json::Value::Object(m.clone()).to_string());
+    let meta = crate::media::store_blob(st, caller, "image", data, req.label.clone(), None, metadata).await?;
+    Ok(upload_response(&meta, uuid::Uuid::new_v4().to_string()))
+}
+
+async fn upload_file(st: &AppState, caller: &crate::auth::Caller, body: &[u8]) -> Result<Envelope, ErrorKind> {
+    let req: UploadFileRequest = parse_json(body)?;
+    req.validate()?;
+    let data = decode_media("base64", &req.base64, st.config.max_file_bytes)?;
+    let metadata = req.metadata.as_ref().map(|m| serde_json::Value::Object(m.clone()).to_string());
+    let meta =
+        crate::media::store_blob(st, caller, "file", data, req.filename.clone(), req.content_type.clone(), metadata).await?;
+    Ok(upload_response(&meta, uuid::Uuid::new_v4().to_string()))
+}
+
+/// Poll a result by request id: the finished envelope exactly as the synchronous call
+/// returned (or would have returned) it; `processing` while a worker has it; 404 for an
+/// unknown id or another client's.
+async fn get_result(st: &AppState, caller: &crate::auth::Caller, body: &[u8]) -> Result<Envelope, ErrorKind> {
+    let req: GetRequestResultRequest = parse_json(body)?;
+    req.validate()?;
+    let rec = st
+        .store
+        .get_request(&req.request_id)
+        .await
+        .map_err(|e| ErrorKind::Internal { message: e.to_string() })?;
+    match rec {
+        Some(r) if r.client_id == caller.client_id => match stored_envelope(st, &r.request_id).await? {
+            Some(env) => Ok(env),
+            None => Ok(Envelope::ok(
+                Group::Face,
+                serde_json::json!({"status": "processing", "request_id": r.request_id, "operation": r.operation}),
+            )),
+        },
+        _ => Err(ErrorKind::RequestNotFound),
+    }
+}

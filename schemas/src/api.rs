@@ -1,0 +1,906 @@
+//! Request and response bodies of every operation (spec, Endpoints), with their checks.
+//!
+//! Unknown request fields are ignored (clients of a versioned API add fields before the
+//! server knows them). Media may come inline (`base64`) or by reference (`id`); ingest
+//! moves inline media to the blob store before a job is published, so jobs on the bus only
+//! carry references (see [`MediaSlot`]).
+
+use crate::error::ErrorKind;
+use crate::validate::{self as v, limits, MetadataKind, Validate};
+use base64::Engine as _;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub type JsonObject = Map<String, Value>;
+
+/// ImageData (spec, Resources): either `id`, or `base64` with optional label and metadata.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ImageData {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base64: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+}
+
+impl ImageData {
+    pub fn check(&self, field: &str, kind: MetadataKind) -> Result<(), ErrorKind> {
+        match (&self.id, &self.base64) {
+            (Some(_), Some(_)) => Err(ErrorKind::invalid(field, "give either id or base64, not both")),
+            (None, None) => Err(ErrorKind::invalid(field, "one of id or base64 is required")),
+            (Some(id), None) => {
+                if self.label.is_some() || self.metadata.is_some() {
+                    return Err(ErrorKind::invalid(field, "label and metadata go with base64, not with id"));
+                }
+                v::required_str(&format!("{field}.id"), id, limits::ID_LEN)
+            }
+            (None, Some(_)) => {
+                v::max_len(&format!("{field}.label"), self.label.as_deref(), limits::LABEL)?;
+                v::metadata(&format!("{field}.metadata"), self.metadata.as_ref(), kind)
+            }
+        }
+    }
+}
+
+/// A frame of an inline video. `id` is an extension: a frame may reference an uploaded
+/// image instead of carrying base64 (ingest uses it when it moves frames to blobs).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FrameData {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base64: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Video {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<Vec<FrameData>>,
+}
+
+impl Video {
+    fn check(&self, field: &str) -> Result<(), ErrorKind> {
+        match (&self.id, &self.frames) {
+            (Some(_), Some(_)) => Err(ErrorKind::invalid(field, "give either id or frames, not both")),
+            (None, None) => Err(ErrorKind::invalid(field, "one of id or frames is required")),
+            (Some(id), None) => {
+                if self.metadata.is_some() {
+                    return Err(ErrorKind::invalid(field, "metadata goes with frames, not with id"));
+                }
+                v::required_str(&format!("{field}.id"), id, limits::ID_LEN)
+            }
+            (None, Some(frames)) => {
+                if frames.is_empty() {
+                    return Err(ErrorKind::invalid(format!("{field}.frames"), "frames must not be empty"));
+                }
+                v::max_items(&format!("{field}.frames"), Some(frames), limits::FRAMES_PER_VIDEO)?;
+                v::metadata(&format!("{field}.metadata"), self.metadata.as_ref(), MetadataKind::StringJson)?;
+                for (i, f) in frames.iter().enumerate() {
+                    let at = format!("{field}.frames[{i}]");
+                    if f.base64.is_none() && f.id.is_none() {
+                        return Err(ErrorKind::invalid(at, "a frame needs base64"));
+                    }
+                    v::max_len(&format!("{at}.label"), f.label.as_deref(), limits::LABEL)?;
+                    v::metadata(&format!("{at}.metadata"), f.metadata.as_ref(), MetadataKind::StringJson)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+pub const GESTURES: &[&str] = &["left", "right", "up", "down"];
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GestureImage {
+    pub gesture: String,
+    pub images: Vec<ImageData>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GestureVideo {
+    pub gesture: String,
+    pub videos: Vec<Video>,
+}
+
+/// What kind of blob a media slot refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaKind {
+    Image,
+    VideoFile,
+}
+
+/// One place in a request where media is referenced (`id`) or inline (`base64`).
+pub struct MediaSlot<'a> {
+    pub field: String,
+    pub kind: MediaKind,
+    pub id: &'a mut Option<String>,
+    /// `None` for slots that can only hold references (uploaded video files).
+    pub base64: Option<&'a mut Option<String>>,
+}
+
+/// Implemented by requests that carry media, so ingest can resolve references and move
+/// inline data to blobs in one generic pass.
+pub trait HasMedia {
+    fn media_slots(&mut self) -> Vec<MediaSlot<'_>>;
+}
+
+fn image_slot<'a>(field: String, img: &'a mut ImageData, out: &mut Vec<MediaSlot<'a>>) {
+    out.push(MediaSlot { field, kind: MediaKind::Image, id: &mut img.id, base64: Some(&mut img.base64) });
+}
+
+fn images_slots<'a>(field: &str, imgs: Option<&'a mut Vec<ImageData>>, out: &mut Vec<MediaSlot<'a>>) {
+    for (i, img) in imgs.into_iter().flatten().enumerate() {
+        image_slot(format!("{field}[{i}]"), img, out);
+    }
+}
+
+fn video_slots<'a>(field: String, video: &'a mut Video, out: &mut Vec<MediaSlot<'a>>) {
+    if video.id.is_some() {
+        out.push(MediaSlot { field, kind: MediaKind::VideoFile, id: &mut video.id, base64: None });
+    } else {
+        for (i, f) in video.frames.iter_mut().flatten().enumerate() {
+            out.push(MediaSlot {
+                field: format!("{field}.frames[{i}]"),
+                kind: MediaKind::Image,
+                id: &mut f.id,
+                base64: Some(&mut f.base64),
+            });
+        }
+    }
+}
+
+fn videos_slots<'a>(field: &str, videos: Option<&'a mut Vec<Video>>, out: &mut Vec<MediaSlot<'a>>) {
+    for (i, video) in videos.into_iter().flatten().enumerate() {
+        video_slots(format!("{field}[{i}]"), video, out);
+    }
+}
+
+fn gesture_slots<'a>(
+    gesture_faces: Option<&'a mut Vec<GestureImage>>,
+    gesture_videos: Option<&'a mut Vec<GestureVideo>>,
+    out: &mut Vec<MediaSlot<'a>>,
+) {
+    for (i, g) in gesture_faces.into_iter().flatten().enumerate() {
+        images_slots(&format!("gesture_faces[{i}].images"), Some(&mut g.images), out);
+    }
+    for (i, g) in gesture_videos.into_iter().flatten().enumerate() {
+        videos_slots(&format!("gesture_videos[{i}].videos"), Some(&mut g.videos), out);
+    }
+}
+
+/// Decode base64 media (standard alphabet, padding optional, data-URL prefix tolerated).
+pub fn decode_media(field: &str, b64: &str, max_bytes: usize) -> Result<Vec<u8>, ErrorKind> {
+    let s = match b64.find(";base64,") {
+        Some(i) if b64.starts_with("data:") => &b64[i + 8..],
+        _ => b64,
+    };
+    let s = s.trim();
+    // Cheap bound before decoding: 4 base64 chars carry 3 bytes.
+    if s.len() / 4 * 3 > max_bytes + 3 {
+        return Err(ErrorKind::invalid(field, format!("{field} is larger than {max_bytes} bytes")));
+    }
+    let engine = base64::engine::GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        base64::engine::GeneralPurposeConfig::new()
+            .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+    );
+    let bytes = engine
+        .decode(s)
+        .map_err(|e| ErrorKind::invalid(field, format!("{field} is not valid base64: {e}")))?;
+    if bytes.is_empty() {
+        return Err(ErrorKind::invalid(field, format!("{field} is empty")));
+    }
+    if bytes.len() > max_bytes {
+        return Err(ErrorKind::invalid(field, format!("{field} is larger than {max_bytes} bytes")));
+    }
+    Ok(bytes)
+}
+
+fn check_images(field: &str, imgs: Option<&Vec<ImageData>>, max: usize, kind: MetadataKind) -> Result<(), ErrorKind> {
+    v::max_items(field, imgs, max)?;
+    for (i, img) in imgs.into_iter().flatten().enumerate() {
+        img.check(&format!("{field}[{i}]"), kind)?;
+    }
+    Ok(())
+}
+
+fn check_face_media(
+    gesture_faces: Option<&Vec<GestureImage>>,
+    videos: Option<&Vec<Video>>,
+    gesture_videos: Option<&Vec<GestureVideo>>,
+) -> Result<(), ErrorKind> {
+    v::max_items("gesture_faces", gesture_faces, limits::MEDIA_ENTRIES)?;
+    for (i, g) in gesture_faces.into_iter().flatten().enumerate() {
+        let at = format!("gesture_faces[{i}]");
+        v::one_of(&format!("{at}.gesture"), Some(&g.gesture), GESTURES)?;
+        if g.images.is_empty() {
+            return Err(ErrorKind::invalid(format!("{at}.images"), "images must not be empty"));
+        }
+        check_images(&format!("{at}.images"), Some(&g.images), limits::MEDIA_ENTRIES, MetadataKind::StringJson)?;
+    }
+    v::max_items("videos", videos, limits::MEDIA_ENTRIES)?;
+    for (i, video) in videos.into_iter().flatten().enumerate() {
+        video.check(&format!("videos[{i}]"))?;
+    }
+    v::max_items("gesture_videos", gesture_videos, limits::MEDIA_ENTRIES)?;
+    for (i, g) in gesture_videos.into_iter().flatten().enumerate() {
+        let at = format!("gesture_videos[{i}]");
+        v::one_of(&format!("{at}.gesture"), Some(&g.gesture), GESTURES)?;
+        if g.videos.is_empty() {
+            return Err(ErrorKind::invalid(format!("{at}.videos"), "videos must not be empty"));
+        }
+        v::max_items(&format!("{at}.videos"), Some(&g.videos), limits::MEDIA_ENTRIES)?;
+        for (j, video) in g.videos.iter().enumerate() {
+            video.check(&format!("{at}.videos[{j}]"))?;
+        }
+    }
+    Ok(())
+}
+
+fn check_history(count: Option<i64>, status: Option<&str>) -> Result<(), ErrorKind> {
+    if let Some(c) = count {
+        if !(0..=limits::HISTORY_RETURN_COUNT_MAX).contains(&c) {
+            return Err(ErrorKind::invalid(
+                "history_return_count",
+                format!("history_return_count must be within 0..={}", limits::HISTORY_RETURN_COUNT_MAX),
+            ));
+        }
+    }
+    v::one_of("history_return_status", status, &["success", "failure", "all"])
+}
+
+// ---------------------------------------------------------------- 1. face_auth_register
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FaceAuthRegisterRequest {
+    pub cus_user_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faces: Option<Vec<ImageData>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gesture_faces: Option<Vec<GestureImage>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub videos: Option<Vec<Video>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gesture_videos: Option<Vec<GestureVideo>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub face_in_id_card: Option<ImageData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lng: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub face_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selfie_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_return_count: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_return_status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub face_priority: Option<String>,
+    /// Report-only; a non-boolean value is ignored with a warning (spec), so it is kept
+    /// as raw JSON here and resolved by [`FaceAuthRegisterRequest::camera_challenge_performed`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<bool>")]
+    pub camera_challenge_performed: Option<Value>,
+}
+
+impl FaceAuthRegisterRequest {
+    /// `(value, warning)`: non-boolean input counts as false and yields a warning.
+    pub fn camera_challenge_performed(&self) -> (bool, Option<&'static str>) {
+        match &self.camera_challenge_performed {
+            None | Some(Value::Null) => (false, None),
+            Some(Value::Bool(b)) => (*b, None),
+            Some(_) => (false, Some("camera_challenge_performed is not a boolean; ignored")),
+        }
+    }
+}
+
+impl Validate for FaceAuthRegisterRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        v::required_str("cus_user_id", &self.cus_user_id, limits::CUS_USER_ID)?;
+        if self.face_in_id_card.is_none() && self.faces.as_ref().is_none_or(|f| f.is_empty()) {
+            return Err(ErrorKind::invalid("faces", "at least one of face_in_id_card or faces is required"));
+        }
+        check_images("faces", self.faces.as_ref(), limits::MEDIA_ENTRIES, MetadataKind::StringJson)?;
+        if let Some(img) = &self.face_in_id_card {
+            img.check("face_in_id_card", MetadataKind::StringJson)?;
+        }
+        check_face_media(self.gesture_faces.as_ref(), self.videos.as_ref(), self.gesture_videos.as_ref())?;
+        v::max_len("device_id", self.device_id.as_deref(), limits::DEVICE_ID)?;
+        v::max_len("app_id", self.app_id.as_deref(), limits::APP_ID)?;
+        v::lat_lng(self.lat, self.lng)?;
+        v::one_of("face_type", self.face_type.as_deref(), &["selfie", "id_card"])?;
+        v::max_len("selfie_type", self.selfie_type.as_deref(), limits::SELFIE_TYPE)?;
+        v::one_of("face_priority", self.face_priority.as_deref(), &["selfie", "id_card"])?;
+        check_history(self.history_return_count, self.history_return_status.as_deref())?;
+        v::json_object("metadata", self.metadata.as_ref())
+    }
+}
+
+impl HasMedia for FaceAuthRegisterRequest {
+    fn media_slots(&mut self) -> Vec<MediaSlot<'_>> {
+        let mut out = Vec::new();
+        images_slots("faces", self.faces.as_mut(), &mut out);
+        if let Some(img) = self.face_in_id_card.as_mut() {
+            image_slot("face_in_id_card".into(), img, &mut out);
+        }
+        videos_slots("videos", self.videos.as_mut(), &mut out);
+        gesture_slots(self.gesture_faces.as_mut(), self.gesture_videos.as_mut(), &mut out);
+        out
+    }
+}
+
+// ---------------------------------------------------------------- 2. face_auth
+
+pub const AUTH_SELFIE_TYPES: &[&str] = &[
+    "light", "passive", "active", "flash", "flash_8", "flash_16", "flash_32", "flash_edge", "flash_advanced",
+];
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FaceAuthRequest {
+    pub cus_user_id: String,
+    pub faces: Vec<ImageData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gesture_faces: Option<Vec<GestureImage>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub videos: Option<Vec<Video>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gesture_videos: Option<Vec<GestureVideo>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lng: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_transaction_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selfie_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_return_count: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_return_status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+}
+
+impl Validate for FaceAuthRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        v::required_str("cus_user_id", &self.cus_user_id, limits::CUS_USER_ID)?;
+        if self.faces.is_empty() {
+            return Err(ErrorKind::invalid("faces", "faces must not be empty"));
+        }
+        check_images("faces", Some(&self.faces), limits::MEDIA_ENTRIES, MetadataKind::StringJson)?;
+        check_face_media(self.gesture_faces.as_ref(), self.videos.as_ref(), self.gesture_videos.as_ref())?;
+        v::max_len("device_id", self.device_id.as_deref(), limits::DEVICE_ID)?;
+        v::max_len("app_id", self.app_id.as_deref(), limits::APP_ID)?;
+        v::lat_lng(self.lat, self.lng)?;
+        v::max_len("auth_type", self.auth_type.as_deref(), limits::AUTH_TYPE)?;
+        v::max_len("client_transaction_id", self.client_transaction_id.as_deref(), limits::CLIENT_TRANSACTION_ID)?;
+        v::max_len("selfie_type", self.selfie_type.as_deref(), limits::SELFIE_TYPE)?;
+        v::one_of("selfie_type", self.selfie_type.as_deref(), AUTH_SELFIE_TYPES)?;
+        check_history(self.history_return_count, self.history_return_status.as_deref())?;
+        v::json_object("metadata", self.metadata.as_ref())
+    }
+}
+
+impl HasMedia for FaceAuthRequest {
+    fn media_slots(&mut self) -> Vec<MediaSlot<'_>> {
+        let mut out = Vec::new();
+        images_slots("faces", Some(&mut self.faces), &mut out);
+        videos_slots("videos", self.videos.as_mut(), &mut out);
+        gesture_slots(self.gesture_faces.as_mut(), self.gesture_videos.as_mut(), &mut out);
+        out
+    }
+}
+
+// ---------------------------------------------------------------- 3-5. user, unregister, unlock
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CusUserRequest {
+    pub cus_user_id: String,
+}
+
+impl Validate for CusUserRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        v::required_str("cus_user_id", &self.cus_user_id, limits::CUS_USER_ID)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FaceAuthUnregisterRequest {
+    pub cus_user_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lat: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lng: Option<f64>,
+}
+
+impl Validate for FaceAuthUnregisterRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        v::required_str("cus_user_id", &self.cus_user_id, limits::CUS_USER_ID)?;
+        v::max_len("device_id", self.device_id.as_deref(), limits::DEVICE_ID)?;
+        v::max_len("app_id", self.app_id.as_deref(), limits::APP_ID)?;
+        v::lat_lng(self.lat, self.lng)
+    }
+}
+
+// ---------------------------------------------------------------- 6. mix_compare_faces_sync
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct MixCompareFacesRequest {
+    pub image1: ImageData,
+    pub image2: ImageData,
+}
+
+impl Validate for MixCompareFacesRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        self.image1.check("image1", MetadataKind::StringsOnly)?;
+        self.image2.check("image2", MetadataKind::StringsOnly)
+    }
+}
+
+impl HasMedia for MixCompareFacesRequest {
+    fn media_slots(&mut self) -> Vec<MediaSlot<'_>> {
+        let mut out = Vec::new();
+        image_slot("image1".into(), &mut self.image1, &mut out);
+        image_slot("image2".into(), &mut self.image2, &mut out);
+        out
+    }
+}
+
+// ---------------------------------------------------------------- 7. read_id_card_info_with_sanity
+
+pub const CARD_TYPES: &[&str] = &["in.aadhaar", "in.pan", "in.voter", "in.passport", "in.national_id", "vn.national_id"];
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ReadIdCardRequest {
+    pub card_type: String,
+    pub image1: ImageData,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image2: Option<ImageData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qr1_images: Option<Vec<ImageData>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qr2_images: Option<Vec<ImageData>>,
+}
+
+impl Validate for ReadIdCardRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        v::one_of("card_type", Some(&self.card_type), CARD_TYPES)?;
+        self.image1.check("image1", MetadataKind::StringsOnly)?;
+        if let Some(img) = &self.image2 {
+            img.check("image2", MetadataKind::StringsOnly)?;
+        }
+        check_images("qr1_images", self.qr1_images.as_ref(), limits::QR_IMAGES, MetadataKind::StringsOnly)?;
+        check_images("qr2_images", self.qr2_images.as_ref(), limits::QR_IMAGES, MetadataKind::StringsOnly)
+    }
+}
+
+impl HasMedia for ReadIdCardRequest {
+    fn media_slots(&mut self) -> Vec<MediaSlot<'_>> {
+        let mut out = Vec::new();
+        image_slot("image1".into(), &mut self.image1, &mut out);
+        if let Some(img) = self.image2.as_mut() {
+            image_slot("image2".into(), img, &mut out);
+        }
+        images_slots("qr1_images", self.qr1_images.as_mut(), &mut out);
+        images_slots("qr2_images", self.qr2_images.as_mut(), &mut out);
+        out
+    }
+}
+
+// ---------------------------------------------------------------- 8. portal/ekyc/full_checks
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct EkycFullChecksRequest {
+    pub card_type: String,
+    pub image1: ImageData,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image2: Option<ImageData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selfies: Option<Vec<ImageData>>,
+    pub metadata: JsonObject,
+}
+
+impl Validate for EkycFullChecksRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        v::required_str("card_type", &self.card_type, limits::ID_LEN)?;
+        if self.image1.base64.is_none() {
+            return Err(ErrorKind::invalid("image1.base64", "image1.base64 is required"));
+        }
+        self.image1.check("image1", MetadataKind::StringJson)?;
+        if let Some(img) = &self.image2 {
+            img.check("image2", MetadataKind::StringJson)?;
+        }
+        check_images("selfies", self.selfies.as_ref(), limits::FULL_CHECK_SELFIES, MetadataKind::StringJson)?;
+        match self.metadata.get("client_uid") {
+            Some(Value::String(s)) if !s.trim().is_empty() => {}
+            _ => return Err(ErrorKind::invalid("metadata.client_uid", "metadata.client_uid must not be empty")),
+        }
+        v::json_object("metadata", Some(&self.metadata))
+    }
+}
+
+impl HasMedia for EkycFullChecksRequest {
+    fn media_slots(&mut self) -> Vec<MediaSlot<'_>> {
+        let mut out = Vec::new();
+        image_slot("image1".into(), &mut self.image1, &mut out);
+        if let Some(img) = self.image2.as_mut() {
+            image_slot("image2".into(), img, &mut out);
+        }
+        images_slots("selfies", self.selfies.as_mut(), &mut out);
+        out
+    }
+}
+
+// ---------------------------------------------------------------- 9-11. SIM verification
+
+fn check_phone(field: &str, phone: &str) -> Result<(), ErrorKind> {
+    v::required_str(field, phone, limits::PHONE_NUMBER)
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SimSendOtpRequest {
+    pub phone_number: String,
+}
+
+impl Validate for SimSendOtpRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        check_phone("phone_number", &self.phone_number)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SimVerifyOtpRequest {
+    pub phone_number: String,
+    pub otp: String,
+}
+
+impl Validate for SimVerifyOtpRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        check_phone("phone_number", &self.phone_number)?;
+        v::required_str("otp", &self.otp, limits::OTP)
+    }
+}
+
+pub const SIM_INFO_FIELDS: &[&str] = &[
+    "is_id", "is_name", "is_dob", "is_issue_date", "is_port_out", "is_port_in", "is_active_last_90",
+    "is_subscriber_active", "has_usage_last_90", "has_changed_device_last_30", "is_use_cf_service",
+    "has_changed_id_last_30", "is_top_20_contact_last_30",
+];
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SimInfoField {
+    pub name: String,
+    pub value: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SimVerifyInfoRequest {
+    pub phone_number: String,
+    pub fields: Vec<SimInfoField>,
+}
+
+impl Validate for SimVerifyInfoRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        check_phone("phone_number", &self.phone_number)?;
+        if self.fields.is_empty() {
+            return Err(ErrorKind::invalid("fields", "fields must not be empty"));
+        }
+        v::max_items("fields", Some(&self.fields), limits::SIM_FIELDS)?;
+        for (i, f) in self.fields.iter().enumerate() {
+            v::one_of(&format!("fields[{i}].name"), Some(&f.name), SIM_INFO_FIELDS)?;
+            v::max_len(&format!("fields[{i}].value"), Some(&f.value), limits::SIM_FIELD_VALUE)?;
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- 12-15. behavioral
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RegisterDeviceRequest {
+    pub key_pair_id: String,
+    pub device_public_key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encrypted_secret_key: Option<String>,
+    pub cus_user_id: String,
+    pub device_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+}
+
+impl Validate for RegisterDeviceRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        if uuid::Uuid::parse_str(&self.key_pair_id).is_err() {
+            return Err(ErrorKind::invalid("key_pair_id", "key_pair_id must be a UUID"));
+        }
+        v::required_str("device_public_key", &self.device_public_key, 8192)?;
+        v::required_str("cus_user_id", &self.cus_user_id, limits::CUS_USER_ID)?;
+        v::required_str("device_id", &self.device_id, limits::DEVICE_ID)?;
+        v::one_of("protocol", self.protocol.as_deref(), &["", "encrypted"])?;
+        if self.protocol.as_deref() == Some("encrypted") && self.encrypted_secret_key.as_deref().is_none_or(str::is_empty) {
+            return Err(ErrorKind::invalid("encrypted_secret_key", "encrypted_secret_key is required when protocol is encrypted"));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CreateChallengeRequest {
+    pub session_id: String,
+}
+
+impl Validate for CreateChallengeRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        v::required_str("session_id", &self.session_id, limits::SESSION_ID)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PushEventBatchRequest {
+    #[serde(default)]
+    pub nonce: Option<String>,
+    pub batch_hash: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prev_batch_hash: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<i64>,
+    pub data: JsonObject,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TransactionData {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_timestamp: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_amount: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency_code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_status: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_number: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account_holder_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank_code: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beneficiary_account_number: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beneficiary_account_holder_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beneficiary_bank_code: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BehaviorScoreRequest {
+    pub challenge_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_data: Option<TransactionData>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_update: Option<bool>,
+}
+
+impl Validate for BehaviorScoreRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        if self.challenge_id.is_empty() {
+            return Err(ErrorKind::MissingChallengeId);
+        }
+        if uuid::Uuid::parse_str(&self.challenge_id).is_err() {
+            return Err(ErrorKind::InvalidChallengeId);
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- operations the spec references
+
+/// Image upload (spec: referenced, not shown). The returned `id` is accepted by ImageData.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UploadImageRequest {
+    pub base64: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+}
+
+impl Validate for UploadImageRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        v::max_len("label", self.label.as_deref(), limits::LABEL)?;
+        v::metadata("metadata", self.metadata.as_ref(), MetadataKind::StringJson)
+    }
+}
+
+/// File upload (videos; spec: referenced, not shown). The returned `id` is accepted by Video.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UploadFileRequest {
+    pub base64: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<JsonObject>,
+}
+
+impl Validate for UploadFileRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        v::max_len("filename", self.filename.as_deref(), 255)?;
+        v::max_len("content_type", self.content_type.as_deref(), 128)?;
+        v::metadata("metadata", self.metadata.as_ref(), MetadataKind::StringJson)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct UploadResponse {
+    pub status: String,
+    pub id: String,
+    pub request_id: String,
+    pub size: u64,
+    pub sha256: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    pub created_at: String,
+}
+
+/// Poll a result by request id (spec: referenced, not shown).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GetRequestResultRequest {
+    pub request_id: String,
+}
+
+impl Validate for GetRequestResultRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        v::required_str("request_id", &self.request_id, limits::ID_LEN)
+    }
+}
+
+macro_rules! no_media {
+    ($($t:ty),*) => { $(impl HasMedia for $t { fn media_slots(&mut self) -> Vec<MediaSlot<'_>> { Vec::new() } })* };
+}
+no_media!(
+    CusUserRequest, FaceAuthUnregisterRequest, SimSendOtpRequest, SimVerifyOtpRequest, SimVerifyInfoRequest,
+    RegisterDeviceRequest, CreateChallengeRequest, BehaviorScoreRequest, GetRequestResultRequest
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::validate::parse_json;
+
+    fn img_b64() -> ImageData {
+        ImageData { base64: Some("aGVsbG8=".into()), ..Default::default() }
+    }
+
+    #[test]
+    fn register_requires_a_face() {
+        let r = FaceAuthRegisterRequest { cus_user_id: "u".into(), ..Default::default() };
+        assert_eq!(
+            r.validate(),
+            Err(ErrorKind::invalid("faces", "at least one of face_in_id_card or faces is required"))
+        );
+        let r = FaceAuthRegisterRequest { cus_user_id: "u".into(), face_in_id_card: Some(img_b64()), ..Default::default() };
+        assert!(r.validate().is_ok());
+    }
+
+    #[test]
+    fn fifty_one_faces_are_rejected_with_the_field() {
+        let r = FaceAuthRequest { cus_user_id: "u".into(), faces: vec![img_b64(); 51], ..Default::default() };
+        match r.validate() {
+            Err(ErrorKind::InvalidParameter { field, .. }) => assert_eq!(field.as_deref(), Some("faces")),
+            other => panic!("{other:?}"),
+        }
+        let r = FaceAuthRequest { cus_user_id: "u".into(), faces: vec![img_b64(); 50], ..Default::default() };
+        assert!(r.validate().is_ok());
+    }
+
+    #[test]
+    fn image_id_and_base64_are_exclusive() {
+        let both = ImageData { id: Some("x".into()), base64: Some("aA==".into()), ..Default::default() };
+        assert!(both.check("image1", MetadataKind::StringsOnly).is_err());
+        let id_with_label = ImageData { id: Some("x".into()), label: Some("l".into()), ..Default::default() };
+        assert!(id_with_label.check("image1", MetadataKind::StringsOnly).is_err());
+    }
+
+    #[test]
+    fn camera_challenge_non_boolean_is_ignored_with_warning() {
+        let r: FaceAuthRegisterRequest =
+            parse_json(br#"{"cus_user_id":"u","faces":[{"base64":"aA=="}],"camera_challenge_performed":"yes"}"#).unwrap();
+        assert_eq!(r.camera_challenge_performed(), (false, Some("camera_challenge_performed is not a boolean; ignored")));
+        assert!(r.validate().is_ok());
+    }
+
+    #[test]
+    fn wrong_selfie_type_on_authenticate() {
+        let r = FaceAuthRequest { cus_user_id: "u".into(), faces: vec![img_b64()], selfie_type: Some("Standard".into()), ..Default::default() };
+        assert!(r.validate().is_err());
+    }
+
+    #[test]
+    fn decode_media_rejects_broken_and_oversize() {
+        assert_eq!(decode_media("f", "aGVsbG8=", 100).unwrap(), b"hello");
+        assert_eq!(decode_media("f", "aGVsbG8", 100).unwrap(), b"hello");
+        assert_eq!(decode_media("f", "data:image/png;base64,aGVsbG8=", 100).unwrap(), b"hello");
+        assert!(decode_media("f", "a$$$", 100).is_err());
+        assert!(decode_media("f", "aGVsbG8=", 3).is_err());
+        assert!(decode_media("f", "", 3).is_err());
+    }
+
+    #[test]
+    fn media_slots_cover_every_inline_image() {
+        let mut r: FaceAuthRegisterRequest = parse_json(
+            br#"{"cus_user_id":"u","faces":[{"base64":"aA=="},{"id":"img-1"}],
+                 "face_in_id_card":{"base64":"aA=="},
+                 "videos":[{"frames":[{"base64":"aA=="},{"base64":"aA=="}],"metadata":{}}],
+                 "gesture_faces":[{"gesture":"left","images":[{"base64":"aA=="}]}],
+                 "gesture_videos":[{"gesture":"up","videos":[{"id":"vid-1"}]}]}"#,
+        )
+        .unwrap();
+        r.validate().unwrap();
+        let fields: Vec<String> = r.media_slots().into_iter().map(|s| s.field).collect();
+        assert_eq!(
+            fields,
+            vec![
+                "faces[0]", "faces[1]", "face_in_id_card", "videos[0].frames[0]", "videos[0].frames[1]",
+                "gesture_faces[0].images[0]", "gesture_videos[0].videos[0]"
+            ]
+        );
+    }
+
+    #[test]
+    fn ekyc_requires_client_uid() {
+        let mut r = EkycFullChecksRequest { card_type: "vn.national_id".into(), image1: img_b64(), ..Default::default() };
+        assert!(r.validate().is_err());
+        r.metadata.insert("client_uid".into(), Value::String("c1".into()));
+        assert!(r.validate().is_ok());
+        r.selfies = Some(vec![img_b64(); 4]);
+        assert!(r.validate().is_err());
+    }
+
+    #[test]
+    fn score_challenge_id_errors() {
+        let r = BehaviorScoreRequest { challenge_id: "nope".into(), ..Default::default() };
+        assert_eq!(r.validate(), Err(ErrorKind::InvalidChallengeId));
+        let r = BehaviorScoreRequest { challenge_id: "".into(), ..Default::default() };
+        assert_eq!(r.validate(), Err(ErrorKind::MissingChallengeId));
+    }
+}

@@ -1,0 +1,125 @@
+//! The operation table: every operation's path, error group, auth scheme and the bus topic
+//! its jobs go to. Routing, auth, OpenAPI and workers all read this one table.
+
+use crate::error::Group;
+use serde::{Deserialize, Serialize};
+
+/// Job families, one bus topic each (plus the results topic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Topic {
+    Behavior,
+    Face,
+    Card,
+    Compare,
+    Sim,
+    Results,
+}
+
+impl Topic {
+    pub const JOBS: [Topic; 5] = [Topic::Behavior, Topic::Face, Topic::Card, Topic::Compare, Topic::Sim];
+    pub const ALL: [Topic; 6] =
+        [Topic::Behavior, Topic::Face, Topic::Card, Topic::Compare, Topic::Sim, Topic::Results];
+
+    /// The topic name on the bus (Kafka topic names are these strings).
+    pub fn name(self) -> &'static str {
+        match self {
+            Topic::Behavior => "idv.jobs.behavior",
+            Topic::Face => "idv.jobs.face",
+            Topic::Card => "idv.jobs.card",
+            Topic::Compare => "idv.jobs.compare",
+            Topic::Sim => "idv.jobs.sim",
+            Topic::Results => "idv.results",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Topic> {
+        Topic::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// How a caller proves who it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthScheme {
+    /// `Authorization: TV <access_key_id>:<signature>` (HMAC-SHA256).
+    AccessKey,
+    /// `Authorization: TV <customer_user_device_id>:<encrypted_secret_key>:<signature>` + E2E.
+    CustomerUserDevice,
+    /// JWT bearer token (deprecated eKYC full check).
+    Jwt,
+}
+
+macro_rules! operations {
+    ($($variant:ident => ($path:literal, $group:ident, $auth:ident, $topic:expr)),* $(,)?) => {
+        /// Every operation the service answers.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Operation { $($variant),* }
+
+        impl Operation {
+            pub const ALL: &'static [Operation] = &[$(Operation::$variant),*];
+            /// Path without the optional `/api` prefix.
+            pub fn path(self) -> &'static str { match self { $(Operation::$variant => $path),* } }
+            pub fn group(self) -> Group { match self { $(Operation::$variant => Group::$group),* } }
+            pub fn auth(self) -> AuthScheme { match self { $(Operation::$variant => AuthScheme::$auth),* } }
+            /// The job topic, or `None` when ingest answers by itself (uploads, polling).
+            pub fn topic(self) -> Option<Topic> { match self { $(Operation::$variant => $topic),* } }
+        }
+    };
+}
+
+operations! {
+    FaceAuthRegister => ("/v1/face_auth_register", Face, AccessKey, Some(Topic::Face)),
+    FaceAuth => ("/v1/face_auth", Face, AccessKey, Some(Topic::Face)),
+    FaceAuthUser => ("/v1/face_auth_user", Face, AccessKey, Some(Topic::Face)),
+    FaceAuthUnregister => ("/v1/face_auth_unregister", Face, AccessKey, Some(Topic::Face)),
+    FaceAuthUnlock => ("/v1/face_auth_unlock", Face, AccessKey, Some(Topic::Face)),
+    MixCompareFacesSync => ("/v1/mix_compare_faces_sync", CompareCard, AccessKey, Some(Topic::Compare)),
+    ReadIdCardInfoWithSanity => ("/v1/read_id_card_info_with_sanity", CompareCard, AccessKey, Some(Topic::Card)),
+    EkycFullChecks => ("/portal/ekyc/full_checks", Ekyc, Jwt, Some(Topic::Card)),
+    SimSendOtp => ("/v1/sim_verification_send_otp", Sim, AccessKey, Some(Topic::Sim)),
+    SimVerifyOtp => ("/v1/sim_verification_verify_otp", Sim, AccessKey, Some(Topic::Sim)),
+    SimVerifyInfo => ("/v1/sim_verification_verify_info", Sim, AccessKey, Some(Topic::Sim)),
+    RegisterDevice => ("/v1/register_device", Behavior, AccessKey, Some(Topic::Behavior)),
+    CreateChallenge => ("/v1/behavior/create_challenge", Behavior, CustomerUserDevice, Some(Topic::Behavior)),
+    PushEventBatch => ("/v1/behavior/push_event_batch", Behavior, CustomerUserDevice, Some(Topic::Behavior)),
+    BehaviorScore => ("/v1/behavior/score", Behavior, AccessKey, Some(Topic::Behavior)),
+    // Referenced by the spec, shapes not shown: see docs/API.md.
+    UploadImage => ("/v1/upload_image", Face, AccessKey, None),
+    UploadFile => ("/v1/upload_file", Face, AccessKey, None),
+    GetRequestResult => ("/v1/get_request_result", Face, AccessKey, None),
+}
+
+impl Operation {
+    pub fn name(self) -> &'static str {
+        self.path().rsplit('/').next().unwrap_or("unknown")
+    }
+
+    /// Find the operation for a request path, with or without the `/api` prefix.
+    pub fn from_path(path: &str) -> Option<Operation> {
+        let path = path.strip_prefix("/api").unwrap_or(path);
+        Operation::ALL.iter().copied().find(|op| op.path() == path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_resolve_with_and_without_api_prefix() {
+        for op in Operation::ALL {
+            assert_eq!(Operation::from_path(op.path()), Some(*op));
+            assert_eq!(Operation::from_path(&format!("/api{}", op.path())), Some(*op));
+        }
+        assert_eq!(Operation::from_path("/v1/nope"), None);
+    }
+
+    #[test]
+    fn topic_names_round_trip() {
+        for t in Topic::ALL {
+            assert_eq!(Topic::from_name(t.name()), Some(t));
+        }
+    }
+}

@@ -1,0 +1,27 @@
+# Shared install steps for scripts/*.sh. Every step is idempotent and cached.
+TOOLS_DIR="${IDV_TOOLS_DIR:-$HOME/.cache/idv/tools}"
+TANSU_VERSION="0.6.0"
+TANSU_BIN="$TOOLS_DIR/bin/tansu"
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# cmake and the C libraries rdkafka's vendored librdkafka build links against.
+ensure_build_tools() {
+  local missing=()
+  command -v cmake >/dev/null || missing+=(cmake)
+  for pkg in libcurl4-openssl-dev libssl-dev zlib1g-dev libsasl2-dev; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing build tools: ${missing[*]}" >&2
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+# The Kafka-protocol broker the Kafka tests run against (~15-20 min to build once).
+ensure_tansu() {
+  if [ -x "$TANSU_BIN" ]; then return; fi
+  echo "building tansu $TANSU_VERSION into $TOOLS_DIR (once; cached)" >&2
+  cargo install tansu --version "$TANSU_VERSION" --locked --features dynostore --root "$TOOLS_DIR" >&2
+}

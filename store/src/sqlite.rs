@@ -1,0 +1,378 @@
+//! The embedded store: bundled SQLite in WAL mode. One connection behind a mutex, used
+//! from tokio's blocking pool so the async executor never waits on disk.
+//! Why one connection: the embedded deployment's writes are small and serialized anyway;
+//! a pool can come when a benchmark shows the mutex in a profile.
+
+use crate::{
+    AccessKeyRecord, BlobMeta, ClientRecord, Completion, FaceUserRecord, RequestRecord, Result, Store, StoreError,
+};
+use async_trait::async_trait;
+use rusqlite::{params, Connection, OptionalExtension};
+use std::sync::{Arc, Mutex};
+
+const SCHEMA: &str = r#"
+CREATE TABLE IF NOT EXISTS clients (
+    client_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS access_keys (
+    access_key_id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL,
+    sealed_secret BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS requests (
+    request_id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    response TEXT,
+    finished_at TEXT
+);
+CREATE TABLE IF NOT EXISTS blobs (
+    id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    label TEXT,
+    content_type TEXT,
+    metadata TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS face_users (
+    client_id TEXT NOT NULL,
+    cus_user_id TEXT NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (client_id, cus_user_id)
+);
+"#;
+
+#[derive(Clone)]
+pub struct SqliteStore {
+    conn: Arc<Mutex<Connection>>,
+}
+
+fn backend(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+fn is_unique_violation(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ConstraintViolation)
+}
+
+impl SqliteStore {
+    /// `sqlite://PATH`, `sqlite:PATH`, or `sqlite::memory:`.
+    pub fn open_url(url: &str) -> Result<Self> {
+        let path = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+            .ok_or_else(|| StoreError::BadUrl(url.into(), "expected sqlite://PATH".into()))?;
+        if path.is_empty() {
+            return Err(StoreError::BadUrl(url.into(), "empty path".into()));
+        }
+        if path == ":memory:" {
+            return Self::from_connection(Connection::open_in_memory().map_err(backend)?);
+        }
+        if let Some(dir) = std::path::Path::new(path).parent() {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir).map_err(backend)?;
+            }
+        }
+        Self::from_connection(Connection::open(path).map_err(backend)?)
+    }
+
+    fn from_connection(conn: Connection) -> Result<Self> {
+        conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;")
+            .map_err(backend)?;
+        conn.execute_batch(SCHEMA).map_err(backend)?;
+        Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)) })
+    }
+
+    async fn run<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
+        let conn = self.conn.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+            f(&mut guard)
+        })
+        .await
+        .map_err(backend)?
+    }
+}
+
+fn row_to_request(r: &rusqlite::Row<'_>) -> rusqlite::Result<RequestRecord> {
+    Ok(RequestRecord {
+        request_id: r.get(0)?,
+        client_id: r.get(1)?,
+        operation: r.get(2)?,
+        created_at: r.get(3)?,
+        response: r.get(4)?,
+        finished_at: r.get(5)?,
+    })
+}
+
+fn row_to_key(r: &rusqlite::Row<'_>) -> rusqlite::Result<AccessKeyRecord> {
+    Ok(AccessKeyRecord {
+        access_key_id: r.get(0)?,
+        client_id: r.get(1)?,
+        sealed_secret: r.get(2)?,
+        created_at: r.get(3)?,
+        revoked: r.get::<_, i64>(4)? != 0,
+    })
+}
+
+fn row_to_client(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
+    Ok(ClientRecord { client_id: r.get(0)?, name: r.get(1)?, created_at: r.get(2)? })
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn create_client(&self, client: &ClientRecord) -> Result<()> {
+        let c = client.clone();
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT INTO clients (client_id, name, created_at) VALUES (?1, ?2, ?3)",
+                params![c.client_id, c.name, c.created_at],
+            )
+            .map(|_| ())
+            .map_err(|e| if is_unique_violation(&e) { StoreError::AlreadyExists(format!("client {}", c.name)) } else { backend(e) })
+        })
+        .await
+    }
+
+    async fn get_client(&self, client_id: &str) -> Result<Option<ClientRecord>> {
+        let id = client_id.to_string();
+        self.run(move |conn| {
+            conn.query_row("SELECT client_id, name, created_at FROM clients WHERE client_id = ?1", [id], row_to_client)
+                .optional()
+                .map_err(backend)
+        })
+        .await
+    }
+
+    async fn find_client_by_name(&self, name: &str) -> Result<Option<ClientRecord>> {
+        let name = name.to_string();
+        self.run(move |conn| {
+            conn.query_row("SELECT client_id, name, created_at FROM clients WHERE name = ?1", [name], row_to_client)
+                .optional()
+                .map_err(backend)
+        })
+        .await
+    }
+
+    async fn create_access_key(&self, key: &AccessKeyRecord) -> Result<()> {
+        let k = key.clone();
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT INTO access_keys (access_key_id, client_id, sealed_secret, created_at, revoked) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![k.access_key_id, k.client_id, k.sealed_secret, k.created_at, k.revoked as i64],
+            )
+            .map(|_| ())
+            .map_err(|e| {
+                if is_unique_violation(&e) { StoreError::AlreadyExists(format!("access key {}", k.access_key_id)) } else { backend(e) }
+            })
+        })
+        .await
+    }
+
+    async fn get_access_key(&self, access_key_id: &str) -> Result<Option<AccessKeyRecord>> {
+        let id = access_key_id.to_string();
+        self.run(move |conn| {
+            conn.query_row(
+                "SELECT access_key_id, client_id, sealed_secret, created_at, revoked FROM access_keys WHERE access_key_id = ?1",
+                [id],
+                row_to_key,
+            )
+            .optional()
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn list_access_keys(&self) -> Result<Vec<AccessKeyRecord>> {
+        self.run(|conn| {
+            let mut st = conn
+                .prepare("SELECT access_key_id, client_id, sealed_secret, created_at, revoked FROM access_keys ORDER BY created_at, access_key_id")
+                .map_err(backend)?;
+            let rows = st.query_map([], row_to_key).map_err(backend)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(backend)
+        })
+        .await
+    }
+
+    async fn revoke_access_key(&self, access_key_id: &str) -> Result<bool> {
+        let id = access_key_id.to_string();
+        self.run(move |conn| {
+            conn.execute("UPDATE access_keys SET revoked = 1 WHERE access_key_id = ?1", [id])
+                .map(|n| n > 0)
+                .map_err(backend)
+        })
+        .await
+    }
+
+    async fn create_request(&self, request: &RequestRecord) -> Result<()> {
+        let r = request.clone();
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT INTO requests (request_id, client_id, operation, created_at, response, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![r.request_id, r.client_id, r.operation, r.created_at, r.response, r.finished_at],
+            )
+            .map(|_| ())
+            .map_err(|e| if is_unique_violation(&e) { StoreError::AlreadyExists(format!("request {}", r.request_id)) } else { backend(e) })
+        })
+        .await
+    }
+
+    async fn complete_request(&self, request_id: &str, response: &str, finished_at: &str) -> Result<Completion> {
+        let (id, resp, at) = (request_id.to_string(), response.to_string(), finished_at.to_string());
+        self.run(move |conn| {
+            let tx = conn.transaction().map_err(backend)?;
+            let n = tx
+                .execute(
+                    "UPDATE requests SET response = ?2, finished_at = ?3 WHERE request_id = ?1 AND response IS NULL",
+                    params![id, resp, at],
+                )
+                .map_err(backend)?;
+            let outcome = if n == 1 {
+                Completion::Stored
+            } else {
+                let existing: Option<Option<String>> = tx
+                    .query_row("SELECT response FROM requests WHERE request_id = ?1", [&id], |r| r.get(0))
+                    .optional()
+                    .map_err(backend)?;
+                match existing {
+                    None => Completion::UnknownRequest,
+                    Some(Some(response)) => Completion::AlreadyCompleted { response },
+                    Some(None) => return Err(StoreError::Backend("completion raced".into())),
+                }
+            };
+            tx.commit().map_err(backend)?;
+            Ok(outcome)
+        })
+        .await
+    }
+
+    async fn get_request(&self, request_id: &str) -> Result<Option<RequestRecord>> {
+        let id = request_id.to_string();
+        self.run(move |conn| {
+            conn.query_row(
+                "SELECT request_id, client_id, operation, created_at, response, finished_at FROM requests WHERE request_id = ?1",
+                [id],
+                row_to_request,
+            )
+            .optional()
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn put_blob_meta(&self, meta: &BlobMeta) -> Result<()> {
+        let m = meta.clone();
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT OR REPLACE INTO blobs (id, client_id, kind, size, sha256, label, content_type, metadata, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![m.id, m.client_id, m.kind, m.size as i64, m.sha256, m.label, m.content_type, m.metadata, m.created_at],
+            )
+            .map(|_| ())
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn get_blob_meta(&self, id: &str) -> Result<Option<BlobMeta>> {
+        let id = id.to_string();
+        self.run(move |conn| {
+            conn.query_row(
+                "SELECT id, client_id, kind, size, sha256, label, content_type, metadata, created_at FROM blobs WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok(BlobMeta {
+                        id: r.get(0)?,
+                        client_id: r.get(1)?,
+                        kind: r.get(2)?,
+                        size: r.get::<_, i64>(3)?.max(0) as u64,
+                        sha256: r.get(4)?,
+                        label: r.get(5)?,
+                        content_type: r.get(6)?,
+                        metadata: r.get(7)?,
+                        created_at: r.get(8)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn put_face_user(&self, user: &FaceUserRecord) -> Result<()> {
+        let record = serde_json::to_string(user).map_err(backend)?;
+        let (client, cus) = (user.client_id.clone(), user.cus_user_id.clone());
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT OR REPLACE INTO face_users (client_id, cus_user_id, record) VALUES (?1, ?2, ?3)",
+                params![client, cus, record],
+            )
+            .map(|_| ())
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn get_face_user(&self, client_id: &str, cus_user_id: &str) -> Result<Option<FaceUserRecord>> {
+        let (client, cus) = (client_id.to_string(), cus_user_id.to_string());
+        self.run(move |conn| {
+            let rec: Option<String> = conn
+                .query_row(
+                    "SELECT record FROM face_users WHERE client_id = ?1 AND cus_user_id = ?2",
+                    params![client, cus],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(backend)?;
+            rec.map(|s| serde_json::from_str(&s).map_err(backend)).transpose()
+        })
+        .await
+    }
+
+    fn backend(&self) -> &'static str {
+        "sqlite"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn conformance_in_memory() {
+        crate::conformance::run_all(|| async {
+            Arc::new(SqliteStore::open_url("sqlite::memory:").unwrap()) as Arc<dyn Store>
+        })
+        .await;
+    }
+
+    #[tokio::test]
+    async fn conformance_on_disk_and_data_survives_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}/idv.db", dir.path().display());
+        crate::conformance::run_all(|| async { Arc::new(SqliteStore::open_url(&url).unwrap()) as Arc<dyn Store> }).await;
+        let client = ClientRecord { client_id: "c-persist".into(), name: "persist".into(), created_at: "t".into() };
+        SqliteStore::open_url(&url).unwrap().create_client(&client).await.unwrap();
+        let reopened = SqliteStore::open_url(&url).unwrap();
+        assert_eq!(reopened.get_client("c-persist").await.unwrap(), Some(client));
+    }
+
+    #[test]
+    fn bad_urls() {
+        assert!(SqliteStore::open_url("sqlite://").is_err());
+        assert!(SqliteStore::open_url("postgres://x").is_err());
+    }
+}

@@ -1,0 +1,12 @@
+//! Worker pools. A pool consumes one job topic in the group `idv-workers-<topic>` and runs
+//! each job through a [`runtime::JobHandler`]; [`runtime`] owns the at-least-once
+//! discipline (result durably stored, then sent back, then the offset committed).
+//!
+//! Handlers here: [`face`] (face-authentication users), and honest "not performed"
+//! answers for capabilities whose engines are not in this build ([`unavailable`]).
+
+pub mod face;
+pub mod runtime;
+pub mod unavailable;
+
+pub use runtime::{JobHandler, WorkerDeps};
