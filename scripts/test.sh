@@ -1,7 +1,20 @@
 #!/usr/bin/env bash
-# The one test command (README, .ci/run). Installs what the suite needs when missing.
-# Tests start their own servers on loopback; nothing has to be running beforehand.
+# The one test command (README, .ci/run). Installs what the suite needs when missing:
+# cmake and C headers for librdkafka (apt), and the tansu Kafka-protocol broker (cargo
+# install, cached in ~/.cache/idv/tools). Tests start their own servers on loopback;
+# nothing has to be running beforehand. Every backend is compiled in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
-cargo test --workspace "$@"
+ensure_build_tools
+ensure_tansu
+export IDV_TANSU_BIN="$TANSU_BIN"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --workspace --features "idv/distributed,idv-tests/kafka,idv-bus/testing,idv-benches/kafka" "$@" 2>&1 | tee "$log" || status=$?
+# One closing line over every test binary (cargo prints one per binary, doc tests last).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
+     END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' "$log"
+grep -h '^SKIPPED:' "$log" || true
+exit "$status"

@@ -1,1 +1,105 @@
-//! Shared helpers for the benchmarks.
+//! Load-tool helpers: run a closed-loop load (C concurrent callers, N requests in all)
+//! and summarise throughput and latency percentiles.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub label: String,
+    pub requests: usize,
+    pub errors: usize,
+    pub elapsed: Duration,
+    pub p50: Duration,
+    pub p99: Duration,
+}
+
+impl Summary {
+    pub fn rps(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    pub fn print(&self) {
+        println!(
+            "{:<44} {:>9.0} req/s   p50 {:>8.3} ms   p99 {:>8.3} ms   ({} requests, {} errors)",
+            self.label,
+            self.rps(),
+            self.p50.as_secs_f64() * 1e3,
+            self.p99.as_secs_f64() * 1e3,
+            self.requests,
+            self.errors
+        );
+    }
+}
+
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let idx = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[idx.min(sorted.len() - 1)]
+}
+
+/// `call` returns whether the request succeeded.
+pub async fn closed_loop<F, Fut>(label: &str, total: usize, concurrency: usize, call: F) -> Summary
+where
+    F: Fn(usize) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = bool> + Send,
+{
+    let call = Arc::new(call);
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..concurrency.max(1) {
+        let call = call.clone();
+        let next = next.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut lat = Vec::new();
+            let mut errors = 0;
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= total {
+                    break;
+                }
+                let t = Instant::now();
+                if !call(i).await {
+                    errors += 1;
+                }
+                lat.push(t.elapsed());
+            }
+            (lat, errors)
+        }));
+    }
+    let mut all = Vec::with_capacity(total);
+    let mut errors = 0;
+    for t in tasks {
+        if let Ok((lat, e)) = t.await {
+            all.extend(lat);
+            errors += e;
+        }
+    }
+    let elapsed = started.elapsed();
+    all.sort_unstable();
+    Summary {
+        label: label.to_string(),
+        requests: all.len(),
+        errors,
+        elapsed,
+        p50: percentile(&all, 0.50),
+        p99: percentile(&all, 0.99),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles() {
+        let v: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        assert_eq!(percentile(&v, 0.5), Duration::from_millis(51));
+        assert_eq!(percentile(&v, 0.99), Duration::from_millis(99));
+        assert_eq!(percentile(&[], 0.5), Duration::ZERO);
+    }
+}

@@ -132,6 +132,19 @@ impl Settings {
         c
     }
 
+    /// Only the options meant for every client (security, timeouts), none of the
+    /// producer's or consumers' own.
+    fn admin_config(&self) -> ClientConfig {
+        let mut c = ClientConfig::new();
+        c.set("bootstrap.servers", &self.bootstrap).set_log_level(RDKafkaLogLevel::Info);
+        for (k, v, producer, consumer) in &self.overrides {
+            if *producer && *consumer {
+                c.set(k, v);
+            }
+        }
+        c
+    }
+
     fn consumer_config(&self, group: &str, start: StartFrom) -> ClientConfig {
         let mut c = ClientConfig::new();
         c.set("bootstrap.servers", &self.bootstrap)
@@ -198,8 +211,7 @@ impl KafkaBus {
         let config = settings.producer_config();
         let producer = FutureProducer::from_config_and_context(&config, TracingContext)
             .map_err(|e| backend("kafka producer config", e))?;
-        let mut admin_config = ClientConfig::new();
-        admin_config.set("bootstrap.servers", &settings.bootstrap).set_log_level(RDKafkaLogLevel::Info);
+        let admin_config = settings.admin_config();
         let admin = AdminClient::from_config_and_context(&admin_config, TracingContext)
             .map_err(|e| backend("kafka admin config", e))?;
         Ok(KafkaBus { settings, producer, admin })
@@ -255,9 +267,7 @@ impl Bus for KafkaBus {
             .iter()
             .map(|t| NewTopic::new(t, partitions, TopicReplication::Fixed(self.settings.replication)))
             .collect();
-        let opts = AdminOptions::new()
-            .operation_timeout(Some(ADMIN_TIMEOUT))
-            .request_timeout(Some(ADMIN_TIMEOUT));
+        let opts = AdminOptions::new().operation_timeout(Some(ADMIN_TIMEOUT)).request_timeout(Some(ADMIN_TIMEOUT));
         let results = self.admin.create_topics(&new, &opts).await.map_err(|e| backend("create topics", e))?;
         for result in results {
             match result {
@@ -290,14 +300,15 @@ impl Bus for KafkaBus {
         let assignment = Arc::new(Assignment::default());
         let context = GroupContext { topic: topic.to_string(), assignment: assignment.clone(), assigned: assigned_tx };
         let config = self.settings.consumer_config(group, start);
-        let consumer: BaseConsumer<GroupContext> = BaseConsumer::from_config_and_context(&config, context)
-            .map_err(|e| backend("kafka consumer config", e))?;
+        let consumer: BaseConsumer<GroupContext> =
+            BaseConsumer::from_config_and_context(&config, context).map_err(|e| backend("kafka consumer config", e))?;
         consumer.subscribe(&[topic]).map_err(|e| backend(format_args!("subscribe to {topic}"), e))?;
         let consumer = Arc::new(consumer);
         let weak = Arc::downgrade(&consumer);
         let (tx, rx) = mpsc::channel(HANDOFF_CAPACITY);
         std::thread::Builder::new()
-            .name(format!("kafka-{group}"))
+            // Fixed name: a group name could hold a NUL, which thread names must not.
+            .name("idv-kafka-consumer".into())
             .spawn(move || poll_loop(consumer, tx))
             .map_err(|e| backend("spawn consumer thread", e))?;
         // Wait until this member holds its partitions (possibly none, in a group with more
@@ -402,7 +413,8 @@ fn poll_loop(consumer: Arc<BaseConsumer<GroupContext>>, tx: mpsc::Sender<Fetched
             // Messages of partitions we no longer hold go to their new owner from the
             // committed offset; handing them out here would duplicate work.
             backlog.retain(|f| assignment.generation(f.delivery.partition) == Some(f.generation));
-            // Pause state does not reliably survive a rebalance; start over unpaused.
+            // Whether librdkafka keeps a pause across a rebalance is not something to rely on:
+            // start over unpaused (the check below pauses again if still needed).
             if paused {
                 set_paused(&consumer, false);
                 paused = false;
@@ -522,14 +534,18 @@ mod tests {
 
     #[test]
     fn parses_urls() {
-        let s = Settings::parse("kafka://a:9092,b:9093/?replication=3&session.timeout.ms=6000&consumer.fetch.wait.max.ms=50")
-            .expect("valid url");
+        let s = Settings::parse(
+            "kafka://a:9092,b:9093/?replication=3&session.timeout.ms=6000&consumer.fetch.wait.max.ms=50",
+        )
+        .expect("valid url");
         assert_eq!(s.bootstrap, "a:9092,b:9093");
         assert_eq!(s.replication, 3);
         assert_eq!(s.overrides.len(), 2);
         assert!(s.overrides.contains(&("session.timeout.ms".into(), "6000".into(), true, true)));
         assert!(s.overrides.contains(&("fetch.wait.max.ms".into(), "50".into(), false, true)));
-        for bad in ["kafka://", "kafka://host", "kafka://h:x", "kafka://h:1?replication=0", "kafka://h:1?nope=1", "memory://"] {
+        for bad in
+            ["kafka://", "kafka://host", "kafka://h:x", "kafka://h:1?replication=0", "kafka://h:1?nope=1", "memory://"]
+        {
             assert!(matches!(Settings::parse(bad), Err(BusError::BadUrl(..))), "{bad}");
         }
     }

@@ -9,7 +9,7 @@
 //! let Some(broker) = idv_bus::testing::TansuBroker::start_unless_skipped()? else {
 //!     return Ok(()); // IDV_SKIP_KAFKA=1
 //! };
-//! let url = broker.url.clone(); // kafka://127.0.0.1:PORT
+//! let url = broker.url.clone(); // kafka://127.0.0.1:PORT?producer.batch.num.messages=1
 //! # Ok(()) }
 //! ```
 //!
@@ -17,8 +17,17 @@
 //! for a fixed 3 s (`PAUSE_MS` in its group coordinator), so every rebalance that adds a
 //! member, or replaces a departed one, takes about 3 s however short the client timeouts.
 //!
-//! The binary is found via `IDV_TANSU_BIN`, else `$HOME/.cache/idv/tools/bin/tansu`, else
-//! `tansu` on `PATH`. Install it with `cargo install tansu --locked --features dynostore
+//! A second one, which loses messages: a Fetch from an offset inside a record batch
+//! returns only the batches that *start* at or after that offset (tansu-storage 0.6
+//! dynostore `fetch`: `offsets.split_off(&offset)` over batch base offsets), so the rest
+//! of the batch is skipped. That happens whenever a consumer resumes mid-batch: after a
+//! commit, a rebalance or a pause. [`TansuBroker::url`] therefore makes the producer send
+//! one record per batch (`producer.batch.num.messages=1`); any other tansu deployment
+//! needs the same URL option. Apache Kafka returns the containing batch and needs nothing.
+//!
+//! The binary is found via `IDV_TANSU_BIN`, else `$IDV_TOOLS_DIR/bin/tansu` (default
+//! `$HOME/.cache/idv/tools/bin/tansu`, where `scripts/lib.sh` installs it), else `tansu` on
+//! `PATH`. Install it with `cargo install tansu --locked --features dynostore
 //! --root ~/.cache/idv/tools` (the default features lack the `memory://` store).
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -39,7 +48,8 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A running tansu broker, killed on drop.
 pub struct TansuBroker {
-    /// `kafka://127.0.0.1:PORT`, for [`crate::open`].
+    /// `kafka://127.0.0.1:PORT?producer.batch.num.messages=1`, for [`crate::open`]
+    /// (the option works around tansu's mid-batch fetch bug, see the module docs).
     pub url: String,
     /// `127.0.0.1:PORT`, for raw clients.
     pub addr: SocketAddr,
@@ -54,11 +64,13 @@ impl TansuBroker {
             // An explicit setting wins, even if wrong: start() then reports it.
             return Some(PathBuf::from(p));
         }
-        if let Some(home) = std::env::var_os("HOME") {
-            let p = Path::new(&home).join(".cache/idv/tools/bin/tansu");
-            if p.is_file() {
-                return Some(p);
-            }
+        // Where scripts/lib.sh installs it: $IDV_TOOLS_DIR, default $HOME/.cache/idv/tools.
+        let tools = std::env::var_os("IDV_TOOLS_DIR")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/idv/tools")));
+        if let Some(p) = tools.map(|d| d.join("bin/tansu")).filter(|p| p.is_file()) {
+            return Some(p);
         }
         let path = std::env::var_os("PATH")?;
         std::env::split_paths(&path).map(|d| d.join("tansu")).find(|p| p.is_file())
@@ -83,6 +95,9 @@ impl TansuBroker {
                  --root ~/.cache/idv/tools`, or put it on PATH); set {SKIP_ENV}=1 to skip Kafka tests"
             )
         })?;
+        if !bin.is_file() {
+            return Err(format!("tansu broker binary {} does not exist (from {TANSU_BIN_ENV}?)", bin.display()));
+        }
         // The port is free when we look; another process could take it before tansu binds.
         // Then tansu exits, and we try another port.
         let mut last_error = String::new();
@@ -114,10 +129,17 @@ impl TansuBroker {
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
-            .spawn()
-            .map_err(|e| format!("could not run {}: {e}", bin.display()))?;
+            .spawn();
+        let child = match child {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = std::fs::remove_file(&log);
+                return Err(format!("could not run {}: {e}", bin.display()));
+            }
+        };
         // From here on, Drop kills the child on every error path.
-        let mut broker = TansuBroker { url: format!("kafka://{addr}"), addr, child, log };
+        let url = format!("kafka://{addr}?producer.batch.num.messages=1");
+        let mut broker = TansuBroker { url, addr, child, log };
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
             if let Ok(Some(status)) = broker.child.try_wait() {
@@ -127,7 +149,10 @@ impl TansuBroker {
                 return Ok(broker);
             }
             if Instant::now() >= deadline {
-                return Err(format!("tansu not listening on {addr} after {START_TIMEOUT:?}; log:\n{}", broker.log_tail()));
+                return Err(format!(
+                    "tansu not listening on {addr} after {START_TIMEOUT:?}; log:\n{}",
+                    broker.log_tail()
+                ));
             }
             std::thread::sleep(Duration::from_millis(100));
         }

@@ -49,7 +49,9 @@ async fn backpressure_and_slow_consumer() {
         }
         Err(e) => panic!("cannot start the Kafka test broker: {e}"),
     };
-    let url = format!("{}?producer.queue.buffering.max.messages=8", broker.url);
+    // A tiny local producer queue, so concurrent publishers really hit QueueFull.
+    let sep = if broker.url.contains('?') { '&' } else { '?' };
+    let url = format!("{}{sep}producer.queue.buffering.max.messages=8", broker.url);
     let bus: Arc<dyn Bus> = Arc::new(KafkaBus::connect(&url).expect("connect"));
     let topic = "flow";
     bus.ensure_topics(&[topic], 1).await.expect("ensure_topics");
@@ -72,10 +74,8 @@ async fn backpressure_and_slow_consumer() {
     let mut last_offset = -1;
     let mut seen = std::collections::HashSet::new();
     for _ in 0..total {
-        let d = tokio::time::timeout(std::time::Duration::from_secs(30), c.recv())
-            .await
-            .expect("no stall")
-            .expect("recv");
+        let d =
+            tokio::time::timeout(std::time::Duration::from_secs(30), c.recv()).await.expect("no stall").expect("recv");
         assert_eq!(d.offset, last_offset + 1, "offsets are contiguous");
         last_offset = d.offset;
         assert!(seen.insert(u32::from_be_bytes(d.payload[..4].try_into().expect("4 bytes"))));

@@ -1,6 +1,784 @@
-//! stub (being written)
-use crate::{Result, StoreError};
-pub struct ScyllaStore;
+//! The distributed store: ScyllaDB through the `scylla` driver (1.x).
+//!
+//! URL: `scylla://host:port[,host:port...]/keyspace[?replication_factor=N]`. A host without
+//! a port gets 9042; IPv6 hosts are written in brackets (`[::1]:9042`).
+//! `replication_factor` (default 3) is only used when this store creates the keyspace.
+//!
+//! # Schema
+//!
+//! `ops/scylla/schema.cql` is embedded and run on connect when a table is missing (every
+//! statement is `CREATE ... IF NOT EXISTS`); see that file for the table layout. When every
+//! table already exists no DDL is sent, so many replicas starting at once do not race
+//! schema changes.
+//!
+//! # Consistency
+//!
+//! * Plain reads and writes run at `LOCAL_QUORUM`: with RF 3 a write is acknowledged by two
+//!   replicas of the local datacenter and a read asks two, so a read always overlaps the
+//!   last acknowledged write in that datacenter (read-your-writes for callers served by
+//!   one DC), while an API call (which reads its access key) never waits on another DC.
+//!   Other DCs converge asynchronously (normally within milliseconds); a key revoked in
+//!   one DC can validate in another for that long.
+//! * Compare-and-set (creating clients, names, access keys and requests; revoking a key;
+//!   completing a request) is a lightweight transaction with serial consistency `SERIAL`:
+//!   the Paxos round needs a majority of *all* replicas, so uniqueness holds cluster-wide
+//!   (two DCs can never both accept the same client name or request id), which
+//!   `LOCAL_SERIAL` would not guarantee. The commit phase of those statements runs at
+//!   `LOCAL_QUORUM`, so the plain reads above see the outcome in the local DC.
+//! * Each table is written either only by LWTs or only by plain writes, never both:
+//!   mixing them on one row breaks Paxos' linearizability.
+//! * Reads and plain upserts are marked idempotent (the driver may retry or speculate);
+//!   LWTs are not: a blind retry of an `INSERT ... IF NOT EXISTS` that did apply would
+//!   report `AlreadyExists` for the caller's own row.
+//!
+//! # Expiry
+//!
+//! * Requests (results kept for polling) live [`REQUEST_TTL_SECS`] (7 days) from their
+//!   creation; the completion is written with the same TTL, so its cells outlive the
+//!   creation cells by the job's duration. A row whose creation cells expired reads as
+//!   absent (`get_request` → `None`, `complete_request` → `UnknownRequest`).
+//! * Blob metadata has no TTL: the blob bytes have no retention policy either (local dir
+//!   and S3 keep them), and registered face users reference their images by id, so
+//!   metadata expiring under live bytes would break them. Retention, when it comes, must be
+//!   set for bytes and metadata together.
+//! * Clients, access keys and face users never expire.
+//!
+//! # Layout choices
+//!
+//! * `face_users` is keyed by `((client_id, cus_user_id))`: one small partition per user,
+//!   always read by both keys; the record is stored as JSON text, as in SQLite, because it
+//!   is only ever read and written whole.
+//! * `clients_by_name` is the unique index for names, claimed with `IF NOT EXISTS` before
+//!   the client row is written. If a process dies between the two writes the name stays
+//!   claimed by an id with no client row: `find_client_by_name` ignores such a claim, and
+//!   retrying the same `create_client` completes it.
+//! * `list_access_keys` is a paged full scan of `access_keys`, acceptable because the
+//!   table holds a few keys per client, and it is an admin operation.
+
+use crate::{
+    AccessKeyRecord, BlobMeta, ClientRecord, Completion, FaceUserRecord, RequestRecord, Result, Store, StoreError,
+};
+use async_trait::async_trait;
+use futures::TryStreamExt;
+use scylla::client::execution_profile::ExecutionProfile;
+use scylla::client::session::Session;
+use scylla::client::session_builder::SessionBuilder;
+use scylla::response::query_result::QueryResult;
+use scylla::statement::prepared::PreparedStatement;
+use scylla::statement::{Consistency, SerialConsistency, Statement};
+use scylla::value::{CqlValue, MaybeUnset, Row};
+use std::collections::{HashMap, HashSet};
+
+/// How long a request and its result stay readable for polling: 7 days, in seconds.
+/// `ops/scylla/schema.cql` sets the same value as the table default (a test checks).
+pub const REQUEST_TTL_SECS: i32 = 7 * 24 * 3600;
+
+const DEFAULT_PORT: u16 = 9042;
+const DEFAULT_REPLICATION_FACTOR: u32 = 3;
+const SCHEMA: &str = include_str!("../../ops/scylla/schema.cql");
+const KEYSPACE_PLACEHOLDER: &str = "__KEYSPACE__";
+const RF_PLACEHOLDER: &str = "__REPLICATION_FACTOR__";
+
+/// Consistency for plain reads/writes and for the commit phase of LWTs (see module docs).
+const CONSISTENCY: Consistency = Consistency::LocalQuorum;
+/// Serial consistency of the Paxos phase of LWTs (see module docs).
+const SERIAL: SerialConsistency = SerialConsistency::Serial;
+
+fn driver(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Backend(format!("scylla: {e}"))
+}
+
+/// A parsed `scylla://` URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScyllaUrl {
+    /// `host:port` contact points, in URL order.
+    pub hosts: Vec<String>,
+    /// Lower-cased keyspace name (CQL folds unquoted identifiers to lower case).
+    pub keyspace: String,
+    /// Used only when the keyspace is created by [`ScyllaStore::connect`].
+    pub replication_factor: u32,
+}
+
+impl ScyllaUrl {
+    pub fn parse(url: &str) -> Result<Self> {
+        let bad = |why: &str| StoreError::BadUrl(url.into(), why.into());
+        let rest =
+            url.strip_prefix("scylla://").ok_or_else(|| bad("expected scylla://host:port[,host:port]/keyspace"))?;
+        let (hosts_part, path) = rest.split_once('/').ok_or_else(|| bad("missing /keyspace"))?;
+        let (keyspace, query) = match path.split_once('?') {
+            Some((k, q)) => (k, Some(q)),
+            None => (path, None),
+        };
+
+        let mut hosts = Vec::new();
+        for host in hosts_part.split(',') {
+            hosts.push(parse_host(host.trim()).map_err(|why| bad(&why))?);
+        }
+
+        if keyspace.is_empty() {
+            return Err(bad("missing keyspace"));
+        }
+        // Validated strictly: the name is spliced into CQL text.
+        let valid = keyspace.len() <= 48
+            && keyspace.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && keyspace.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(bad("keyspace must be a letter followed by up to 47 letters, digits or underscores"));
+        }
+
+        let mut replication_factor = DEFAULT_REPLICATION_FACTOR;
+        for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+            match pair.split_once('=') {
+                Some(("replication_factor", v)) => {
+                    replication_factor = v
+                        .parse()
+                        .ok()
+                        .filter(|n| (1..=64).contains(n))
+                        .ok_or_else(|| bad("replication_factor must be a number from 1 to 64"))?;
+                }
+                _ => return Err(bad(&format!("unknown URL parameter {pair:?} (known: replication_factor)"))),
+            }
+        }
+
+        Ok(ScyllaUrl { hosts, keyspace: keyspace.to_ascii_lowercase(), replication_factor })
+    }
+}
+
+/// `host`, `host:port`, `[v6]` or `[v6]:port` → `host:port`.
+fn parse_host(host: &str) -> std::result::Result<String, String> {
+    if host.is_empty() {
+        return Err("empty host in host list".into());
+    }
+    let (name, port) = if let Some(v6) = host.strip_prefix('[') {
+        let (addr, after) = v6.split_once(']').ok_or_else(|| format!("unclosed [ in host {host:?}"))?;
+        if addr.is_empty() {
+            return Err(format!("empty address in host {host:?}"));
+        }
+        let port = match after {
+            "" => None,
+            p => Some(p.strip_prefix(':').ok_or_else(|| format!("expected :port after ] in host {host:?}"))?),
+        };
+        (format!("[{addr}]"), port)
+    } else {
+        match host.split_once(':') {
+            Some((name, port)) => (name.to_string(), Some(port)),
+            None => (host.to_string(), None),
+        }
+    };
+    if name.is_empty() || name.contains(['@', '/', '?', '#', ' ']) {
+        return Err(format!("invalid host {host:?}"));
+    }
+    let port = match port {
+        None => DEFAULT_PORT,
+        Some(p) => p.parse::<u16>().ok().filter(|p| *p != 0).ok_or_else(|| format!("invalid port in host {host:?}"))?,
+    };
+    Ok(format!("{name}:{port}"))
+}
+
+/// One statement of the embedded schema, placeholders replaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SchemaStatement {
+    /// The table it creates; `None` for the keyspace.
+    table: Option<String>,
+    cql: String,
+}
+
+/// Splits the embedded schema into statements: whole-line `--` comments dropped, split on
+/// `;` (the file promises no other semicolons), placeholders replaced.
+fn schema_statements(keyspace: &str, replication_factor: u32) -> Result<Vec<SchemaStatement>> {
+    let text: String = SCHEMA.lines().filter(|l| !l.trim_start().starts_with("--")).collect::<Vec<_>>().join("\n");
+    let table_prefix = format!("CREATE TABLE IF NOT EXISTS {KEYSPACE_PLACEHOLDER}.");
+    let mut out = Vec::new();
+    for raw in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        let table = if let Some(after) = raw.strip_prefix(&table_prefix) {
+            let name: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            Some(name)
+        } else if raw.starts_with("CREATE KEYSPACE IF NOT EXISTS ") {
+            None
+        } else {
+            return Err(StoreError::Backend(format!("unexpected statement in ops/scylla/schema.cql: {raw:.60}")));
+        };
+        let cql = raw.replace(KEYSPACE_PLACEHOLDER, keyspace).replace(RF_PLACEHOLDER, &replication_factor.to_string());
+        out.push(SchemaStatement { table, cql });
+    }
+    Ok(out)
+}
+
+/// The outcome of a lightweight transaction: `[applied]`, and the old row's columns the
+/// server sent back. ScyllaDB always sends the whole old row (nulls where there was no
+/// row); Cassandra sends only the conditioned columns, and only when not applied. Columns
+/// are therefore looked up by name, and an absent column reads as null.
+struct Lwt {
+    applied: bool,
+    old: HashMap<String, Option<CqlValue>>,
+}
+
+impl Lwt {
+    fn from_result(result: QueryResult) -> Result<Self> {
+        let rows = result.into_rows_result().map_err(driver)?;
+        let names: Vec<String> = rows.column_specs().iter().map(|c| c.name().to_string()).collect();
+        let row = rows.maybe_first_row::<Row>().map_err(driver)?.ok_or_else(|| driver("LWT result has no row"))?;
+        let mut applied = None;
+        let mut old = HashMap::new();
+        for (name, value) in names.into_iter().zip(row.columns) {
+            if name == "[applied]" {
+                applied = value.as_ref().and_then(CqlValue::as_boolean);
+            } else {
+                old.insert(name, value);
+            }
+        }
+        let applied = applied.ok_or_else(|| driver("LWT result has no [applied] column"))?;
+        Ok(Lwt { applied, old })
+    }
+
+    fn text(&self, column: &str) -> Option<String> {
+        self.old.get(column).cloned().flatten().and_then(CqlValue::into_string)
+    }
+}
+
+/// Statements prepared once at connect.
+struct Statements {
+    claim_client_name: PreparedStatement,
+    release_client_name: PreparedStatement,
+    get_client_id_by_name: PreparedStatement,
+    insert_client: PreparedStatement,
+    get_client: PreparedStatement,
+    insert_access_key: PreparedStatement,
+    get_access_key: PreparedStatement,
+    list_access_keys: PreparedStatement,
+    revoke_access_key: PreparedStatement,
+    insert_request: PreparedStatement,
+    complete_request: PreparedStatement,
+    get_request: PreparedStatement,
+    put_blob_meta: PreparedStatement,
+    get_blob_meta: PreparedStatement,
+    put_face_user: PreparedStatement,
+    get_face_user: PreparedStatement,
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    /// Reads and plain upserts: LOCAL_QUORUM, idempotent.
+    Plain,
+    /// Lightweight transactions: SERIAL Paxos, LOCAL_QUORUM commit, not idempotent.
+    Lwt,
+}
+
+async fn prepare(session: &Session, cql: String, kind: Kind) -> Result<PreparedStatement> {
+    let mut p = session.prepare(cql.as_str()).await.map_err(|e| driver(format!("preparing {cql:?}: {e}")))?;
+    p.set_consistency(CONSISTENCY);
+    match kind {
+        Kind::Plain => {
+            p.set_serial_consistency(None);
+            p.set_is_idempotent(true);
+        }
+        Kind::Lwt => {
+            p.set_serial_consistency(Some(SERIAL));
+            p.set_is_idempotent(false);
+        }
+    }
+    Ok(p)
+}
+
+impl Statements {
+    async fn prepare(s: &Session, ks: &str) -> Result<Self> {
+        use Kind::*;
+        Ok(Statements {
+            claim_client_name: prepare(
+                s,
+                format!("INSERT INTO {ks}.clients_by_name (name, client_id) VALUES (?, ?) IF NOT EXISTS"),
+                Lwt,
+            )
+            .await?,
+            release_client_name: prepare(s, format!("DELETE FROM {ks}.clients_by_name WHERE name = ? IF client_id = ?"), Lwt)
+                .await?,
+            get_client_id_by_name: prepare(s, format!("SELECT client_id FROM {ks}.clients_by_name WHERE name = ?"), Plain)
+                .await?,
+            insert_client: prepare(
+                s,
+                format!("INSERT INTO {ks}.clients (client_id, name, created_at) VALUES (?, ?, ?) IF NOT EXISTS"),
+                Lwt,
+            )
+            .await?,
+            get_client: prepare(s, format!("SELECT client_id, name, created_at FROM {ks}.clients WHERE client_id = ?"), Plain)
+                .await?,
+            insert_access_key: prepare(
+                s,
+                format!(
+                    "INSERT INTO {ks}.access_keys (access_key_id, client_id, sealed_secret, created_at, revoked) \
+                     VALUES (?, ?, ?, ?, ?) IF NOT EXISTS"
+                ),
+                Lwt,
+            )
+            .await?,
+            get_access_key: prepare(
+                s,
+                format!(
+                    "SELECT access_key_id, client_id, sealed_secret, created_at, revoked FROM {ks}.access_keys \
+                     WHERE access_key_id = ?"
+                ),
+                Plain,
+            )
+            .await?,
+            list_access_keys: prepare(
+                s,
+                format!("SELECT access_key_id, client_id, sealed_secret, created_at, revoked FROM {ks}.access_keys"),
+                Plain,
+            )
+            .await?,
+            revoke_access_key: prepare(
+                s,
+                format!("UPDATE {ks}.access_keys SET revoked = true WHERE access_key_id = ? IF EXISTS"),
+                Lwt,
+            )
+            .await?,
+            insert_request: prepare(
+                s,
+                format!(
+                    "INSERT INTO {ks}.requests (request_id, client_id, operation, created_at, response, finished_at) \
+                     VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ?"
+                ),
+                Lwt,
+            )
+            .await?,
+            // `IF client_id != null` makes a missing (or expired) row fail the condition:
+            // `response = null` alone holds for a missing row, and the UPDATE would then
+            // create a stray row holding only a response.
+            complete_request: prepare(
+                s,
+                format!(
+                    "UPDATE {ks}.requests USING TTL ? SET response = ?, finished_at = ? WHERE request_id = ? \
+                     IF client_id != null AND response = null"
+                ),
+                Lwt,
+            )
+            .await?,
+            get_request: prepare(
+                s,
+                format!(
+                    "SELECT request_id, client_id, operation, created_at, response, finished_at FROM {ks}.requests \
+                     WHERE request_id = ?"
+                ),
+                Plain,
+            )
+            .await?,
+            put_blob_meta: prepare(
+                s,
+                format!(
+                    "INSERT INTO {ks}.blobs (id, client_id, kind, size, sha256, label, content_type, metadata, created_at) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                ),
+                Plain,
+            )
+            .await?,
+            get_blob_meta: prepare(
+                s,
+                format!(
+                    "SELECT id, client_id, kind, size, sha256, label, content_type, metadata, created_at FROM {ks}.blobs \
+                     WHERE id = ?"
+                ),
+                Plain,
+            )
+            .await?,
+            put_face_user: prepare(
+                s,
+                format!("INSERT INTO {ks}.face_users (client_id, cus_user_id, record) VALUES (?, ?, ?)"),
+                Plain,
+            )
+            .await?,
+            get_face_user: prepare(
+                s,
+                format!("SELECT record FROM {ks}.face_users WHERE client_id = ? AND cus_user_id = ?"),
+                Plain,
+            )
+            .await?,
+        })
+    }
+}
+
+pub struct ScyllaStore {
+    session: Session,
+    keyspace: String,
+    st: Statements,
+}
+
+type AccessKeyRow = (String, String, Vec<u8>, String, bool);
+
+fn key_from_row((access_key_id, client_id, sealed_secret, created_at, revoked): AccessKeyRow) -> AccessKeyRecord {
+    AccessKeyRecord { access_key_id, client_id, sealed_secret, created_at, revoked }
+}
+
+fn unset_if_none(v: &Option<String>) -> MaybeUnset<&str> {
+    match v {
+        Some(s) => MaybeUnset::Set(s.as_str()),
+        None => MaybeUnset::Unset,
+    }
+}
+
 impl ScyllaStore {
-    pub async fn connect(url: &str) -> Result<std::sync::Arc<dyn crate::Store>> { Err(StoreError::BadUrl(url.into(), "x".into())) }
+    /// Connects, creates the keyspace and tables when missing, prepares every statement.
+    pub async fn connect(url: &str) -> Result<Self> {
+        let cfg = ScyllaUrl::parse(url)?;
+        let profile =
+            ExecutionProfile::builder().consistency(CONSISTENCY).serial_consistency(Some(SERIAL)).build().into_handle();
+        let session = SessionBuilder::new()
+            .known_nodes(&cfg.hosts)
+            .default_execution_profile_handle(profile)
+            .build()
+            .await
+            .map_err(|e| driver(format!("connecting to {}: {e}", cfg.hosts.join(","))))?;
+        ensure_schema(&session, &cfg).await?;
+        let st = Statements::prepare(&session, &cfg.keyspace).await?;
+        Ok(ScyllaStore { session, keyspace: cfg.keyspace, st })
+    }
+
+    /// The keyspace this store uses.
+    pub fn keyspace(&self) -> &str {
+        &self.keyspace
+    }
+
+    async fn get_client_by_id(&self, client_id: &str) -> Result<Option<ClientRecord>> {
+        let res = self.session.execute_unpaged(&self.st.get_client, (client_id,)).await.map_err(driver)?;
+        let row =
+            res.into_rows_result().map_err(driver)?.maybe_first_row::<(String, String, String)>().map_err(driver)?;
+        Ok(row.map(|(client_id, name, created_at)| ClientRecord { client_id, name, created_at }))
+    }
+}
+
+/// Runs the embedded schema unless every table of it already exists in the keyspace.
+async fn ensure_schema(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
+    let statements = schema_statements(&cfg.keyspace, cfg.replication_factor)?;
+    let mut lookup = Statement::new("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?");
+    lookup.set_consistency(Consistency::One);
+    let existing: HashSet<String> = session
+        .query_unpaged(lookup, (cfg.keyspace.as_str(),))
+        .await
+        .map_err(driver)?
+        .into_rows_result()
+        .map_err(driver)?
+        .rows::<(String,)>()
+        .map_err(driver)?
+        .map(|r| r.map(|(t,)| t))
+        .collect::<std::result::Result<_, _>>()
+        .map_err(driver)?;
+    if statements.iter().filter_map(|s| s.table.as_ref()).all(|t| existing.contains(t)) {
+        return Ok(());
+    }
+    tracing::info!(keyspace = %cfg.keyspace, "creating the ScyllaDB keyspace and tables that are missing");
+    for s in statements {
+        // Unprepared and not marked idempotent, so the driver does not retry it blindly;
+        // IF NOT EXISTS makes a rerun of connect harmless, and the driver awaits schema
+        // agreement after each statement before the next one (and before preparing).
+        session.query_unpaged(s.cql.as_str(), ()).await.map_err(|e| driver(format!("{e} in: {}", s.cql)))?;
+    }
+    Ok(())
+}
+
+#[async_trait]
+impl Store for ScyllaStore {
+    async fn create_client(&self, client: &ClientRecord) -> Result<()> {
+        let exists = || StoreError::AlreadyExists(format!("client {}", client.name));
+        // 1. Claim the name. A claim already held by this very id is a retry of a creation
+        //    that died between the two steps: carry on and finish it.
+        let claim = self
+            .session
+            .execute_unpaged(&self.st.claim_client_name, (&client.name, &client.client_id))
+            .await
+            .map_err(driver)?;
+        let claim = Lwt::from_result(claim)?;
+        if !claim.applied && claim.text("client_id").as_deref() != Some(client.client_id.as_str()) {
+            return Err(exists());
+        }
+        // 2. Create the client row.
+        let insert = self
+            .session
+            .execute_unpaged(&self.st.insert_client, (&client.client_id, &client.name, &client.created_at))
+            .await
+            .map_err(driver)?;
+        if Lwt::from_result(insert)?.applied {
+            return Ok(());
+        }
+        // The id is taken: give back the name if this call claimed it.
+        if claim.applied {
+            let release = self
+                .session
+                .execute_unpaged(&self.st.release_client_name, (&client.name, &client.client_id))
+                .await
+                .map_err(driver)?;
+            if !Lwt::from_result(release)?.applied {
+                tracing::warn!(name = %client.name, "client name claim changed before it could be released");
+            }
+        }
+        Err(exists())
+    }
+
+    async fn get_client(&self, client_id: &str) -> Result<Option<ClientRecord>> {
+        self.get_client_by_id(client_id).await
+    }
+
+    async fn find_client_by_name(&self, name: &str) -> Result<Option<ClientRecord>> {
+        let res = self.session.execute_unpaged(&self.st.get_client_id_by_name, (name,)).await.map_err(driver)?;
+        let id = res.into_rows_result().map_err(driver)?.maybe_first_row::<(Option<String>,)>().map_err(driver)?;
+        let Some((Some(client_id),)) = id else { return Ok(None) };
+        // A claim whose client row is missing (creation died half-way) or names another
+        // client is not an answer.
+        Ok(self.get_client_by_id(&client_id).await?.filter(|c| c.name == name))
+    }
+
+    async fn create_access_key(&self, key: &AccessKeyRecord) -> Result<()> {
+        let res = self
+            .session
+            .execute_unpaged(
+                &self.st.insert_access_key,
+                (&key.access_key_id, &key.client_id, &key.sealed_secret, &key.created_at, key.revoked),
+            )
+            .await
+            .map_err(driver)?;
+        if Lwt::from_result(res)?.applied {
+            Ok(())
+        } else {
+            Err(StoreError::AlreadyExists(format!("access key {}", key.access_key_id)))
+        }
+    }
+
+    async fn get_access_key(&self, access_key_id: &str) -> Result<Option<AccessKeyRecord>> {
+        let res = self.session.execute_unpaged(&self.st.get_access_key, (access_key_id,)).await.map_err(driver)?;
+        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<AccessKeyRow>().map_err(driver)?;
+        Ok(row.map(key_from_row))
+    }
+
+    async fn list_access_keys(&self) -> Result<Vec<AccessKeyRecord>> {
+        // Full scan, paged by the driver; see the module docs.
+        let pager = self.session.execute_iter(self.st.list_access_keys.clone(), ()).await.map_err(driver)?;
+        let mut keys: Vec<AccessKeyRecord> = pager
+            .rows_stream::<AccessKeyRow>()
+            .map_err(driver)?
+            .map_ok(key_from_row)
+            .try_collect()
+            .await
+            .map_err(driver)?;
+        // Same order as the SQLite store.
+        keys.sort_by(|a, b| (&a.created_at, &a.access_key_id).cmp(&(&b.created_at, &b.access_key_id)));
+        Ok(keys)
+    }
+
+    async fn revoke_access_key(&self, access_key_id: &str) -> Result<bool> {
+        let res = self.session.execute_unpaged(&self.st.revoke_access_key, (access_key_id,)).await.map_err(driver)?;
+        Ok(Lwt::from_result(res)?.applied)
+    }
+
+    async fn create_request(&self, request: &RequestRecord) -> Result<()> {
+        let r = request;
+        let res = self
+            .session
+            .execute_unpaged(
+                &self.st.insert_request,
+                (
+                    &r.request_id,
+                    &r.client_id,
+                    &r.operation,
+                    &r.created_at,
+                    // Unset, not null: a null would write a tombstone.
+                    unset_if_none(&r.response),
+                    unset_if_none(&r.finished_at),
+                    REQUEST_TTL_SECS,
+                ),
+            )
+            .await
+            .map_err(driver)?;
+        if Lwt::from_result(res)?.applied {
+            Ok(())
+        } else {
+            Err(StoreError::AlreadyExists(format!("request {}", r.request_id)))
+        }
+    }
+
+    async fn complete_request(&self, request_id: &str, response: &str, finished_at: &str) -> Result<Completion> {
+        let res = self
+            .session
+            .execute_unpaged(&self.st.complete_request, (REQUEST_TTL_SECS, response, finished_at, request_id))
+            .await
+            .map_err(driver)?;
+        let lwt = Lwt::from_result(res)?;
+        if lwt.applied {
+            return Ok(Completion::Stored);
+        }
+        // Not applied: the condition `client_id != null AND response = null` was false
+        // when Paxos evaluated it, so either there is no (live) row, or it has a response.
+        if lwt.text("client_id").is_none() {
+            return Ok(Completion::UnknownRequest);
+        }
+        match lwt.text("response") {
+            Some(response) => Ok(Completion::AlreadyCompleted { response }),
+            None => Err(StoreError::Backend(format!(
+                "scylla: completion of request {request_id} was not applied, yet the server reports it open"
+            ))),
+        }
+    }
+
+    async fn get_request(&self, request_id: &str) -> Result<Option<RequestRecord>> {
+        type RequestRow = (String, Option<String>, Option<String>, Option<String>, Option<String>, Option<String>);
+        let res = self.session.execute_unpaged(&self.st.get_request, (request_id,)).await.map_err(driver)?;
+        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<RequestRow>().map_err(driver)?;
+        // A row without its creation cells is the tail of an expired request.
+        Ok(row.and_then(|(request_id, client_id, operation, created_at, response, finished_at)| {
+            Some(RequestRecord {
+                request_id,
+                client_id: client_id?,
+                operation: operation?,
+                created_at: created_at?,
+                response,
+                finished_at,
+            })
+        }))
+    }
+
+    async fn put_blob_meta(&self, meta: &BlobMeta) -> Result<()> {
+        let size =
+            i64::try_from(meta.size).map_err(|_| StoreError::Backend(format!("blob size {} too large", meta.size)))?;
+        // Nulls (not unset) for absent optional fields: this is a replace, like SQLite's
+        // INSERT OR REPLACE, so an earlier value must not survive.
+        self.session
+            .execute_unpaged(
+                &self.st.put_blob_meta,
+                (
+                    &meta.id,
+                    &meta.client_id,
+                    &meta.kind,
+                    size,
+                    &meta.sha256,
+                    &meta.label,
+                    &meta.content_type,
+                    &meta.metadata,
+                    &meta.created_at,
+                ),
+            )
+            .await
+            .map_err(driver)?
+            .result_not_rows()
+            .map_err(driver)
+    }
+
+    async fn get_blob_meta(&self, id: &str) -> Result<Option<BlobMeta>> {
+        type BlobRow = (String, String, String, i64, String, Option<String>, Option<String>, Option<String>, String);
+        let res = self.session.execute_unpaged(&self.st.get_blob_meta, (id,)).await.map_err(driver)?;
+        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<BlobRow>().map_err(driver)?;
+        Ok(row.map(|(id, client_id, kind, size, sha256, label, content_type, metadata, created_at)| BlobMeta {
+            id,
+            client_id,
+            kind,
+            size: size.max(0) as u64,
+            sha256,
+            label,
+            content_type,
+            metadata,
+            created_at,
+        }))
+    }
+
+    async fn put_face_user(&self, user: &FaceUserRecord) -> Result<()> {
+        let record = serde_json::to_string(user).map_err(|e| StoreError::Backend(e.to_string()))?;
+        self.session
+            .execute_unpaged(&self.st.put_face_user, (&user.client_id, &user.cus_user_id, record))
+            .await
+            .map_err(driver)?
+            .result_not_rows()
+            .map_err(driver)
+    }
+
+    async fn get_face_user(&self, client_id: &str, cus_user_id: &str) -> Result<Option<FaceUserRecord>> {
+        let res =
+            self.session.execute_unpaged(&self.st.get_face_user, (client_id, cus_user_id)).await.map_err(driver)?;
+        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<(String,)>().map_err(driver)?;
+        row.map(|(s,)| serde_json::from_str(&s).map_err(|e| StoreError::Backend(format!("face user record: {e}"))))
+            .transpose()
+    }
+
+    fn backend(&self) -> &'static str {
+        "scylla"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(url: &str) -> Result<ScyllaUrl> {
+        ScyllaUrl::parse(url)
+    }
+
+    #[test]
+    fn url_with_one_host() {
+        let u = parse("scylla://127.0.0.1:9042/idv").expect("valid url");
+        assert_eq!(u.hosts, vec!["127.0.0.1:9042"]);
+        assert_eq!(u.keyspace, "idv");
+        assert_eq!(u.replication_factor, DEFAULT_REPLICATION_FACTOR);
+    }
+
+    #[test]
+    fn url_with_host_list_default_port_ipv6_and_parameters() {
+        let u =
+            parse("scylla://db1:9042, db2 ,[::1]:19042,[fe80::1]/IDV_Test?replication_factor=1").expect("valid url");
+        assert_eq!(u.hosts, vec!["db1:9042", "db2:9042", "[::1]:19042", "[fe80::1]:9042"]);
+        assert_eq!(u.keyspace, "idv_test", "unquoted CQL identifiers fold to lower case");
+        assert_eq!(u.replication_factor, 1);
+    }
+
+    #[test]
+    fn bad_urls() {
+        for url in [
+            "scylla://127.0.0.1:9042",  // no keyspace
+            "scylla://127.0.0.1:9042/", // empty keyspace
+            "scylla://127.0.0.1:9042/?replication_factor=1",
+            "scylla:///idv",               // no host
+            "scylla://a:9042,,b:9042/idv", // empty host in list
+            "scylla://a:port/idv",         // bad port
+            "scylla://a:0/idv",
+            "scylla://a:70000/idv",
+            "scylla://[::1/idv",
+            "scylla://a/idv;DROP", // keyspace is spliced into CQL
+            "scylla://a/1idv",
+            "scylla://a/idv.x",
+            "scylla://a/idv?replication_factor=0",
+            "scylla://a/idv?replication_factor=x",
+            "scylla://a/idv?consistency=one",
+            "scylla://user@a/idv",
+            "sqlite://x",
+        ] {
+            assert!(matches!(parse(url), Err(StoreError::BadUrl(..))), "{url} must be refused");
+        }
+        let long = format!("scylla://a/{}", "k".repeat(49));
+        assert!(matches!(parse(&long), Err(StoreError::BadUrl(..))));
+    }
+
+    #[tokio::test]
+    async fn connect_refuses_a_bad_url_before_touching_the_network() {
+        assert!(matches!(ScyllaStore::connect("scylla://127.0.0.1:9042").await, Err(StoreError::BadUrl(..))));
+        assert!(matches!(crate::open("scylla://127.0.0.1:9042/").await, Err(StoreError::BadUrl(..))));
+    }
+
+    #[test]
+    fn embedded_schema_splits_into_the_expected_statements() {
+        let st = schema_statements("idv_x", 1).expect("schema parses");
+        assert_eq!(st[0].table, None);
+        assert!(st[0].cql.starts_with("CREATE KEYSPACE IF NOT EXISTS idv_x"));
+        assert!(st[0].cql.contains("'replication_factor': 1}"));
+        let tables: Vec<_> = st.iter().filter_map(|s| s.table.as_deref()).collect();
+        assert_eq!(tables, ["clients", "clients_by_name", "access_keys", "requests", "blobs", "face_users"]);
+        for s in &st {
+            assert!(!s.cql.contains("__"), "placeholder left in {}", s.cql);
+            assert!(!s.cql.contains("--"), "comment left in {}", s.cql);
+            if s.table.is_some() {
+                assert!(s.cql.starts_with("CREATE TABLE IF NOT EXISTS idv_x."), "{}", s.cql);
+            }
+        }
+    }
+
+    #[test]
+    fn schema_default_ttl_matches_the_request_ttl() {
+        let st = schema_statements("k", 3).expect("schema parses");
+        let requests = st.iter().find(|s| s.table.as_deref() == Some("requests")).expect("requests table");
+        assert!(requests.cql.contains(&format!("default_time_to_live = {REQUEST_TTL_SECS}")), "{}", requests.cql);
+        assert_eq!(REQUEST_TTL_SECS, 604_800);
+    }
 }

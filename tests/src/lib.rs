@@ -10,6 +10,7 @@ use sha2::Sha256;
 use std::path::PathBuf;
 
 pub mod platform;
+pub mod redelivery;
 
 pub const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
@@ -131,7 +132,7 @@ impl Harness {
             listen: Some("127.0.0.1:0".into()),
             data_dir: Some(tmp.path().to_path_buf()),
             bus: Some(bus_url.to_string()),
-            worker_concurrency: Some(2),
+            worker_concurrency: Some(1),
             partitions: Some(3),
             ..Default::default()
         };

@@ -1,0 +1,46 @@
+//! The binary's interfaces that scripts rely on.
+
+use std::process::Command;
+
+fn idv(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_idv")).args(args).env_remove("IDV_MASTER_KEY").output().expect("idv runs")
+}
+
+#[test]
+fn keys_create_prints_one_json_object_and_list_never_prints_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = idv(&["keys", "create", "--client", "acme", "--data-dir", d]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "one line on stdout: {stdout}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let obj = v.as_object().unwrap();
+    let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["access_key_id", "client_id", "secret_key"]);
+    let secret = v["secret_key"].as_str().unwrap();
+    assert!(secret.len() >= 40);
+
+    let list = idv(&["keys", "list", "--data-dir", d]);
+    let listed = String::from_utf8(list.stdout).unwrap();
+    assert!(listed.contains(v["access_key_id"].as_str().unwrap()));
+    assert!(!listed.contains(secret), "list never shows a secret");
+    // The secret is not on disk in the clear either.
+    let db = std::fs::read(dir.path().join("idv.db")).unwrap();
+    assert!(!db.windows(secret.len()).any(|w| w == secret.as_bytes()));
+
+    let revoke = idv(&["keys", "revoke", v["access_key_id"].as_str().unwrap(), "--data-dir", d]);
+    assert!(revoke.status.success());
+    let list = String::from_utf8(idv(&["keys", "list", "--data-dir", d]).stdout).unwrap();
+    assert!(list.contains("\"revoked\":true"));
+    assert!(!idv(&["keys", "revoke", "AKNOPE", "--data-dir", d]).status.success());
+}
+
+#[test]
+fn a_backend_not_compiled_in_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = idv(&["keys", "list", "--data-dir", dir.path().to_str().unwrap(), "--store", "mysql://x"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("mysql://x"));
+}

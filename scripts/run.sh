@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The run command (README): builds idv and starts the embedded deployment
+# (`idv serve`: every role in one process, SQLite + local blobs under ./idv-data).
+# Needs only the Rust toolchain; extra arguments go to `idv serve`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -p idv
+if [ ! -f "${IDV_DATA_DIR:-./idv-data}/idv.db" ]; then
+  echo "first start: create an access key with  target/release/idv keys create --client my-client" >&2
+fi
+exec target/release/idv serve "$@"

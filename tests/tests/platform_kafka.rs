@@ -1,0 +1,26 @@
+//! The same end-to-end scenario over Kafka: a real Kafka-protocol broker (tansu) started
+//! on a loopback port for this test. Built with `--features idv-tests/kafka`.
+#![cfg(feature = "kafka")]
+
+use idv_bus::testing::TansuBroker;
+use std::sync::Arc;
+
+async fn broker() -> Option<TansuBroker> {
+    tokio::task::spawn_blocking(TansuBroker::start_unless_skipped)
+        .await
+        .expect("broker start task")
+        .unwrap_or_else(|e| panic!("tansu broker: {e}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn platform_end_to_end_over_kafka() {
+    let Some(broker) = broker().await else { return };
+    idv_tests::platform::run(&broker.url).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worker_dies_before_commit_and_the_effect_happens_once_over_kafka() {
+    let Some(broker) = broker().await else { return };
+    let bus = Arc::new(idv_bus::kafka::KafkaBus::connect(&broker.url).expect("kafka bus"));
+    idv_tests::redelivery::run(bus).await;
+}
