@@ -1,0 +1,1 @@
+//! Reference client for the behavioral SDK protocol (issue #3).
