@@ -83,7 +83,7 @@ mod tests {
         let w2 = t.register("r2").unwrap();
         drop(w2);
         assert!(t.is_empty(), "a dropped waiter (timeout) is removed");
-        assert!(!t.deliver("r2", Envelope::error(Group::Face, &ErrorKind::Timeout)));
+        assert!(!t.deliver("r2", Envelope::error(Group::Face, &ErrorKind::Timeout { request_id: None })));
     }
 
     #[tokio::test]

@@ -11,6 +11,7 @@ use idv_schemas::validate::{parse_json, Validate};
 use idv_schemas::{Envelope, ErrorKind, Operation};
 use idv_store::RequestRecord;
 use serde::{de::DeserializeOwned, Serialize};
+use tracing::Instrument;
 
 /// The raw request as the router hands it over.
 pub struct RawRequest<'a> {
@@ -90,9 +91,24 @@ where
         created_at: crate::now_rfc3339(),
         payload: serde_json::to_value(&req).map_err(internal)?,
     };
+    // Every log line of this request carries its id (never the payload: it holds PII).
+    let span = tracing::info_span!("request", request_id = %request_id, operation = op.name(), client_id = %caller.client_id);
+    run_job(state, job, key, topic).instrument(span).await
+}
+
+/// Record a job's request, register its waiter, publish it and await its result.
+pub async fn run_job(
+    state: &AppState,
+    job: Job,
+    key: Vec<u8>,
+    topic: idv_schemas::ops::Topic,
+) -> Result<Envelope, ErrorKind> {
+    let request_id = job.request_id.clone();
+    let caller_client = job.client_id.clone();
+    let op = job.operation;
     let record = RequestRecord {
         request_id: request_id.clone(),
-        client_id: caller.client_id.clone(),
+        client_id: caller_client,
         operation: op.name().to_string(),
         created_at: job.created_at.clone(),
         response: None,
@@ -124,7 +140,10 @@ where
                     return Ok(env);
                 }
             }
-            _ = tokio::time::sleep_until(deadline) => return Err(ErrorKind::Timeout),
+            _ = tokio::time::sleep_until(deadline) => {
+                tracing::warn!("no result within the wait; the client may poll it later");
+                return Err(ErrorKind::Timeout { request_id: Some(request_id) });
+            }
         }
     }
 }

@@ -34,7 +34,8 @@ pub enum ErrorKind {
     AccessDenied,
     TimeSkewed,
     RateLimited { retry_after_secs: u64 },
-    Timeout,
+    /// The wait ran out; `request_id` lets the caller poll the result later.
+    Timeout { request_id: Option<String> },
     ImageNotFound { field: Option<String> },
     RequestNotFound,
     FaceUserNotFound,
@@ -83,7 +84,7 @@ impl ErrorKind {
             RateLimited { .. } => (429, "rate_limit_exception"),
             // choice: 408 in every group (the comparison/card table omits it, but a
             // request that outlives the wait still has to be answered).
-            Timeout => (408, "request_timeout_exception"),
+            Timeout { .. } => (408, "request_timeout_exception"),
             // choice: comparison and card operations accept image ids too, so the face
             // table's code is used there as well.
             ImageNotFound { .. } => (404, "image_not_found_exception"),
@@ -116,7 +117,7 @@ impl ErrorKind {
             AccessDenied => "not authorized".into(),
             TimeSkewed => "X-TV-Timestamp is too far from server time".into(),
             RateLimited { .. } => "throughput limit exceeded".into(),
-            Timeout => "processing took too long; poll the result by request_id".into(),
+            Timeout { .. } => "processing took too long; poll the result by request_id".into(),
             ImageNotFound { .. } => "image id not found".into(),
             RequestNotFound => "request id not found".into(),
             FaceUserNotFound => "face authentication user not found".into(),
@@ -148,6 +149,7 @@ impl ErrorKind {
                 Some(json!({ "field": f }))
             }
             RateLimited { retry_after_secs } => Some(json!({ "retry_after": retry_after_secs })),
+            Timeout { request_id: Some(id) } => Some(json!({ "request_id": id })),
             NotAvailable { reason } => Some(json!({ "reason": "not_performed", "detail": reason })),
             _ => None,
         }

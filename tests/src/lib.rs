@@ -121,12 +121,19 @@ pub struct Harness {
     pub client: Client,
     pub data_dir: PathBuf,
     pub settings: idv::Settings,
+    pub backends: idv::app::Backends,
     running: Option<idv::Running>,
+    extra: Vec<idv::Running>,
     _tmp: tempfile::TempDir,
 }
 
 impl Harness {
     pub async fn start(bus_url: &str, tweak: impl FnOnce(&mut idv::Settings)) -> Harness {
+        Self::start_roles(bus_url, idv::Roles::ALL, tweak).await
+    }
+
+    /// Start only some roles (must include ingest); more can join with [`Harness::start_more`].
+    pub async fn start_roles(bus_url: &str, roles: idv::Roles, tweak: impl FnOnce(&mut idv::Settings)) -> Harness {
         let tmp = tempfile::tempdir().expect("tempdir");
         let mut settings = idv::Settings {
             listen: Some("127.0.0.1:0".into()),
@@ -137,14 +144,30 @@ impl Harness {
             ..Default::default()
         };
         tweak(&mut settings);
-        let running = idv::start(&settings, idv::Roles::ALL).await.expect("idv starts");
+        let backends = idv::app::open_backends(&settings).await.expect("backends open");
+        let running = idv::app::start_with(&settings, roles, backends.clone()).await.expect("idv starts");
         let addr = running.addr.expect("ingest role listens");
         Harness {
             client: Client::new(format!("http://{addr}")),
             data_dir: tmp.path().to_path_buf(),
             settings,
+            backends,
             running: Some(running),
+            extra: Vec::new(),
             _tmp: tmp,
+        }
+    }
+
+    /// Start more roles over the same backends (for example the workers, later).
+    pub async fn start_more(&mut self, roles: idv::Roles) {
+        let r = idv::app::start_with(&self.settings, roles, self.backends.clone()).await.expect("roles start");
+        self.extra.push(r);
+    }
+
+    /// Stop the process that holds the HTTP tier, draining for at most `drain`.
+    pub async fn shutdown_ingest(&mut self, drain: std::time::Duration) {
+        if let Some(r) = self.running.take() {
+            r.shutdown(drain).await;
         }
     }
 
@@ -161,6 +184,9 @@ impl Harness {
 
     pub async fn stop(mut self) {
         if let Some(r) = self.running.take() {
+            r.shutdown(std::time::Duration::from_secs(5)).await;
+        }
+        for r in self.extra.drain(..) {
             r.shutdown(std::time::Duration::from_secs(5)).await;
         }
     }

@@ -14,6 +14,7 @@ use idv_store::{Completion, Store};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::watch;
+use tracing::Instrument;
 
 #[async_trait]
 pub trait JobHandler: Send + Sync + 'static {
@@ -119,8 +120,14 @@ pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Del
             }
         }
     }
-    let env = handler.handle(&job).await?;
-    finish(deps, &job.request_id, &job.reply_to, env).await
+    let span = tracing::info_span!("job", request_id = %job.request_id, operation = job.operation.name());
+    async {
+        let env = handler.handle(&job).await?;
+        tracing::debug!(status = env.http_status, "job done");
+        finish(deps, &job.request_id, &job.reply_to, env).await
+    }
+    .instrument(span)
+    .await
 }
 
 async fn finish(deps: &WorkerDeps, request_id: &str, reply_to: &str, env: Envelope) -> Result<(), idv_store::StoreError> {
