@@ -85,6 +85,30 @@ pub trait Consumer: Send {
     async fn commit(&mut self, delivery: &Delivery) -> Result<(), BusError>;
 }
 
+/// The next delivery, or `None` once `shutdown` flips. Receive errors (a broker away, a
+/// rebalance) are logged and retried after a second: consumer loops never exit on them.
+pub async fn recv_until_shutdown(
+    consumer: &mut Box<dyn Consumer>,
+    shutdown: &mut tokio::sync::watch::Receiver<bool>,
+) -> Option<Delivery> {
+    loop {
+        let delivery = tokio::select! {
+            d = consumer.recv() => d,
+            _ = shutdown.changed() => return None,
+        };
+        match delivery {
+            Ok(d) => return Some(d),
+            Err(e) => {
+                tracing::error!(error = %e, "consumer failed; retrying");
+                tokio::select! {
+                    _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
+                    _ = shutdown.changed() => return None,
+                }
+            }
+        }
+    }
+}
+
 /// Open a bus from its URL. A scheme whose backend is not compiled in is an error.
 pub async fn open(url: &str) -> Result<Arc<dyn Bus>, BusError> {
     let scheme = url.split_once("://").map(|(s, _)| s).unwrap_or("");

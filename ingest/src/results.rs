@@ -19,18 +19,7 @@ pub async fn subscribe(state: &AppState) -> Result<Box<dyn Consumer>, idv_bus::B
 
 pub async fn run(state: AppState, mut consumer: Box<dyn Consumer>, mut shutdown: tokio::sync::watch::Receiver<bool>) {
     loop {
-        let delivery = tokio::select! {
-            d = consumer.recv() => d,
-            _ = shutdown.changed() => return,
-        };
-        let delivery = match delivery {
-            Ok(d) => d,
-            Err(e) => {
-                tracing::error!(error = %e, "results consumer failed; retrying");
-                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-                continue;
-            }
-        };
+        let Some(delivery) = idv_bus::recv_until_shutdown(&mut consumer, &mut shutdown).await else { return };
         match serde_json::from_slice::<JobResult>(&delivery.payload) {
             Ok(result) if result.reply_to == state.config.instance_id => {
                 state.pending.deliver(&result.request_id, result.envelope);

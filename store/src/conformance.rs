@@ -1,7 +1,10 @@
 //! The one conformance suite every [`Store`] backend runs. Ids are fresh per run, so it
 //! can run against a shared ScyllaDB keyspace.
 
-use crate::{AccessKeyRecord, BlobMeta, ClientRecord, Completion, FaceUserRecord, RequestRecord, Store, StoreError};
+use crate::{
+    AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
+    FaceUserRecord, KeyPairRecord, RequestRecord, Store, StoreError, CHALLENGE_OPEN, CHALLENGE_SCORED,
+};
 use std::future::Future;
 use std::sync::Arc;
 
@@ -18,6 +21,9 @@ where
     request_completion_is_compare_and_set(make().await).await;
     blob_meta_round_trip(make().await).await;
     face_users_are_scoped_by_client(make().await).await;
+    key_pairs_and_devices(make().await).await;
+    batch_chain_is_compare_and_set(make().await).await;
+    baseline_writes_are_compare_and_set(make().await).await;
 }
 
 pub async fn clients_and_keys(store: Arc<dyn Store>) {
@@ -116,4 +122,118 @@ pub async fn face_users_are_scoped_by_client(store: Arc<dyn Store>) {
     user.updated_at = "2026-01-02T00:00:00Z".into();
     store.put_face_user(&user).await.expect("update");
     assert_eq!(store.get_face_user(&user.client_id, &cus).await.expect("get"), Some(user));
+}
+
+pub async fn key_pairs_and_devices(store: Arc<dyn Store>) {
+    let client = fresh("client");
+    let kp = KeyPairRecord {
+        key_pair_id: uuid::Uuid::new_v4().to_string(),
+        client_id: client.clone(),
+        public_der: vec![0x30, 0x82, 1, 2],
+        sealed_private: vec![9; 40],
+        created_at: "2026-01-01T00:00:00Z".into(),
+        active: true,
+    };
+    store.create_key_pair(&kp).await.expect("create key pair");
+    assert!(matches!(store.create_key_pair(&kp).await, Err(StoreError::AlreadyExists(_))));
+    assert_eq!(store.get_key_pair(&kp.key_pair_id).await.expect("get"), Some(kp.clone()));
+    let listed = store.list_key_pairs(Some(&client)).await.expect("list");
+    assert_eq!(listed, vec![kp.clone()]);
+    assert!(store.list_key_pairs(Some(&fresh("other"))).await.expect("list").is_empty());
+    assert!(store.list_key_pairs(None).await.expect("list all").iter().any(|k| k.key_pair_id == kp.key_pair_id));
+    assert!(store.set_key_pair_active(&kp.key_pair_id, false).await.expect("deactivate"));
+    assert!(!store.get_key_pair(&kp.key_pair_id).await.expect("get").expect("present").active);
+    assert!(!store.set_key_pair_active(&fresh("kp"), false).await.expect("missing"));
+
+    let device = DeviceRecord {
+        customer_user_device_id: uuid::Uuid::new_v4().to_string(),
+        client_id: client.clone(),
+        cus_user_id: "user-1".into(),
+        device_id: "device-1".into(),
+        key_pair_id: kp.key_pair_id.clone(),
+        public_der: vec![1, 2, 3],
+        deactivated: false,
+        created_at: "2026-01-01T00:00:00Z".into(),
+    };
+    store.create_device(&device).await.expect("create device");
+    assert!(matches!(store.create_device(&device).await, Err(StoreError::AlreadyExists(_))));
+    assert_eq!(store.get_device(&device.customer_user_device_id).await.expect("get"), Some(device.clone()));
+    assert!(store.set_device_deactivated(&device.customer_user_device_id, true).await.expect("deactivate"));
+    assert!(store.get_device(&device.customer_user_device_id).await.expect("get").expect("present").deactivated);
+    assert!(!store.set_device_deactivated(&fresh("dev"), true).await.expect("missing"));
+}
+
+fn batch(challenge_id: &str, seq: i64, prev: &str, hash: &str) -> BatchRecord {
+    BatchRecord {
+        challenge_id: challenge_id.to_string(),
+        seq,
+        prev_batch_hash: prev.to_string(),
+        batch_hash: hash.to_string(),
+        data: format!(r#"{{"events":[{seq}]}}"#),
+        received_at: "2026-01-01T00:00:00Z".into(),
+    }
+}
+
+pub async fn batch_chain_is_compare_and_set(store: Arc<dyn Store>) {
+    let challenge = ChallengeRecord {
+        challenge_id: uuid::Uuid::new_v4().to_string(),
+        client_id: "c".into(),
+        customer_user_device_id: "d".into(),
+        cus_user_id: "u".into(),
+        session_id: "s".into(),
+        nonce: "ab".repeat(32),
+        status: CHALLENGE_OPEN.into(),
+        created_at: "2026-01-01T00:00:00Z".into(),
+        expires_at: 1_800_000_000,
+        last_seq: -1,
+        last_hash: String::new(),
+    };
+    store.create_challenge(&challenge).await.expect("create challenge");
+    assert!(matches!(store.create_challenge(&challenge).await, Err(StoreError::AlreadyExists(_))));
+    assert_eq!(store.get_challenge(&challenge.challenge_id).await.expect("get"), Some(challenge.clone()));
+    let id = challenge.challenge_id.as_str();
+
+    assert!(store.append_batch(&batch(id, 0, "", "h0")).await.expect("append 0"));
+    assert!(!store.append_batch(&batch(id, 0, "", "h0-again")).await.expect("replayed seq"), "seq 0 is taken");
+    assert!(!store.append_batch(&batch(id, 2, "h0", "h2")).await.expect("skipped seq"), "gap");
+    assert!(!store.append_batch(&batch(id, 1, "wrong", "h1")).await.expect("broken link"), "prev hash must match");
+    assert!(store.append_batch(&batch(id, 1, "h0", "h1")).await.expect("append 1"));
+    let head = store.get_challenge(id).await.expect("get").expect("present");
+    assert_eq!((head.last_seq, head.last_hash.as_str()), (1, "h1"));
+
+    // Two racing pushes of the same next seq: exactly one extends the chain.
+    let (b2a, b2b) = (batch(id, 2, "h1", "h2a"), batch(id, 2, "h1", "h2b"));
+    let (a, b) = tokio::join!(store.append_batch(&b2a), store.append_batch(&b2b));
+    assert_eq!([a.expect("a"), b.expect("b")].iter().filter(|x| **x).count(), 1, "one winner");
+    let chain = store.list_batches(id).await.expect("list");
+    assert_eq!(chain.iter().map(|b| b.seq).collect::<Vec<_>>(), vec![0, 1, 2]);
+    assert_eq!(chain[2].batch_hash, store.get_challenge(id).await.expect("get").expect("present").last_hash);
+    assert_eq!(chain[1].data, r#"{"events":[1]}"#);
+
+    assert!(store.finalize_challenge(id).await.expect("finalize"));
+    assert_eq!(store.get_challenge(id).await.expect("get").expect("present").status, CHALLENGE_SCORED);
+    assert!(!store.append_batch(&batch(id, 3, &chain[2].batch_hash, "h3")).await.expect("after score"), "scored challenges take no batches");
+    assert!(!store.finalize_challenge(&uuid::Uuid::new_v4().to_string()).await.expect("missing"));
+    assert!(store.list_batches(&uuid::Uuid::new_v4().to_string()).await.expect("list missing").is_empty());
+}
+
+pub async fn baseline_writes_are_compare_and_set(store: Arc<dyn Store>) {
+    let client = fresh("client");
+    assert_eq!(store.get_baseline(&client, "u").await.expect("get"), None);
+    let mut b = BaselineRecord {
+        client_id: client.clone(),
+        cus_user_id: "u".into(),
+        version: 1,
+        data: vec![1, 2, 3],
+        updated_at: "2026-01-01T00:00:00Z".into(),
+    };
+    assert!(store.put_baseline(&b, None).await.expect("enroll"));
+    assert!(!store.put_baseline(&b, None).await.expect("second enroll"), "only one enrollment wins");
+    assert_eq!(store.get_baseline(&client, "u").await.expect("get"), Some(b.clone()));
+    b.version = 2;
+    b.data = vec![4];
+    assert!(!store.put_baseline(&b, Some(0)).await.expect("stale"), "stale version refused");
+    assert!(store.put_baseline(&b, Some(1)).await.expect("update"));
+    assert_eq!(store.get_baseline(&client, "u").await.expect("get").expect("present").data, vec![4]);
+    assert_eq!(store.get_baseline(&fresh("c"), "u").await.expect("get"), None);
 }

@@ -127,6 +127,91 @@ pub struct FaceUserRecord {
     pub updated_at: String,
 }
 
+/// A server RSA key pair for the behavioral SDK protocol. The private key (PKCS#8 DER) is
+/// sealed by the caller.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyPairRecord {
+    pub key_pair_id: String,
+    pub client_id: String,
+    /// PKIX DER.
+    pub public_der: Vec<u8>,
+    pub sealed_private: Vec<u8>,
+    pub created_at: String,
+    /// Inactive key pairs keep serving registered devices but take no new registrations.
+    pub active: bool,
+}
+
+impl std::fmt::Debug for KeyPairRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyPairRecord")
+            .field("key_pair_id", &self.key_pair_id)
+            .field("client_id", &self.client_id)
+            .field("active", &self.active)
+            .finish_non_exhaustive()
+    }
+}
+
+/// customer_user_device (spec: created by register_device).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceRecord {
+    pub customer_user_device_id: String,
+    pub client_id: String,
+    pub cus_user_id: String,
+    pub device_id: String,
+    pub key_pair_id: String,
+    /// Device public key, PKIX DER.
+    pub public_der: Vec<u8>,
+    pub deactivated: bool,
+    pub created_at: String,
+}
+
+pub const CHALLENGE_OPEN: &str = "open";
+pub const CHALLENGE_SCORED: &str = "scored";
+
+/// A behavioral challenge and the head of its batch hash chain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChallengeRecord {
+    pub challenge_id: String,
+    pub client_id: String,
+    pub customer_user_device_id: String,
+    pub cus_user_id: String,
+    pub session_id: String,
+    /// 64 hex characters.
+    pub nonce: String,
+    /// [`CHALLENGE_OPEN`] or [`CHALLENGE_SCORED`].
+    pub status: String,
+    pub created_at: String,
+    /// Unix seconds after which the nonce is no longer accepted.
+    pub expires_at: i64,
+    /// Seq of the last accepted batch; -1 before the first.
+    pub last_seq: i64,
+    /// batch_hash of the last accepted batch; empty before the first.
+    pub last_hash: String,
+}
+
+/// One accepted batch of behavioral events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchRecord {
+    pub challenge_id: String,
+    pub seq: i64,
+    pub prev_batch_hash: String,
+    pub batch_hash: String,
+    /// The batch's `data` value, JSON text exactly as received.
+    pub data: String,
+    pub received_at: String,
+}
+
+/// A (client, user) behavioral baseline. `data` is sealed by the caller (biometric
+/// template); `version` increases by one on every write (compare-and-set).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaselineRecord {
+    pub client_id: String,
+    pub cus_user_id: String,
+    pub version: i64,
+    pub data: Vec<u8>,
+    pub updated_at: String,
+}
+
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
     // Clients and access keys.
@@ -153,6 +238,40 @@ pub trait Store: Send + Sync + 'static {
     // Face-authentication users.
     async fn put_face_user(&self, user: &FaceUserRecord) -> Result<()>;
     async fn get_face_user(&self, client_id: &str, cus_user_id: &str) -> Result<Option<FaceUserRecord>>;
+
+    // Behavioral: server key pairs.
+    async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()>;
+    async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>>;
+    /// All key pairs, or those of one client.
+    async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>>;
+    /// `false` when no such key pair exists.
+    async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool>;
+
+    // Behavioral: devices.
+    /// Fails with `AlreadyExists` if the id is taken.
+    async fn create_device(&self, device: &DeviceRecord) -> Result<()>;
+    async fn get_device(&self, customer_user_device_id: &str) -> Result<Option<DeviceRecord>>;
+    /// `false` when no such device exists.
+    async fn set_device_deactivated(&self, customer_user_device_id: &str, deactivated: bool) -> Result<bool>;
+
+    // Behavioral: challenges and their hash chains.
+    /// Fails with `AlreadyExists` if the id is taken.
+    async fn create_challenge(&self, challenge: &ChallengeRecord) -> Result<()>;
+    async fn get_challenge(&self, challenge_id: &str) -> Result<Option<ChallengeRecord>>;
+    /// Extend the chain by `batch` only if the challenge is open and its head is still
+    /// (`batch.seq - 1`, `batch.prev_batch_hash`): compare-and-set, so of two racing
+    /// pushes at most one extends the chain. `false` when the condition does not hold.
+    async fn append_batch(&self, batch: &BatchRecord) -> Result<bool>;
+    /// The accepted batches of a challenge, in seq order (only the committed chain).
+    async fn list_batches(&self, challenge_id: &str) -> Result<Vec<BatchRecord>>;
+    /// Mark a challenge scored (later pushes are refused). `false` if it does not exist.
+    async fn finalize_challenge(&self, challenge_id: &str) -> Result<bool>;
+
+    // Behavioral: baselines.
+    async fn get_baseline(&self, client_id: &str, cus_user_id: &str) -> Result<Option<BaselineRecord>>;
+    /// Write `baseline` if the stored version is `expected_version` (`None`: no baseline
+    /// yet). `false` when another writer got there first.
+    async fn put_baseline(&self, baseline: &BaselineRecord, expected_version: Option<i64>) -> Result<bool>;
 
     fn backend(&self) -> &'static str;
 }

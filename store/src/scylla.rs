@@ -8,8 +8,11 @@
 //!
 //! `ops/scylla/schema.cql` is embedded and run on connect when a table is missing (every
 //! statement is `CREATE ... IF NOT EXISTS`); see that file for the table layout. When every
-//! table already exists no DDL is sent, so many replicas starting at once do not race
-//! schema changes.
+//! table the file creates already exists no DDL is sent, so many replicas starting at once
+//! do not race schema changes; the list of tables checked is taken from the file itself,
+//! so a table added there (e.g. the behavioral tables `key_pairs`, `key_pairs_by_client`,
+//! `devices`, `challenges`, `batches`, `baselines`) is created on the next connect to an
+//! older keyspace.
 //!
 //! # Consistency
 //!
@@ -19,17 +22,24 @@
 //!   one DC), while an API call (which reads its access key) never waits on another DC.
 //!   Other DCs converge asynchronously (normally within milliseconds); a key revoked in
 //!   one DC can validate in another for that long.
-//! * Compare-and-set (creating clients, names, access keys and requests; revoking a key;
-//!   completing a request) is a lightweight transaction with serial consistency `SERIAL`:
+//! * Compare-and-set (creating clients, names, access keys, requests, key pairs, devices,
+//!   challenges and baselines; revoking a key; completing a request; (de)activating a key
+//!   pair or device; moving a challenge's chain head; scoring a challenge; replacing a
+//!   baseline) is a lightweight transaction with serial consistency `SERIAL`:
 //!   the Paxos round needs a majority of *all* replicas, so uniqueness holds cluster-wide
 //!   (two DCs can never both accept the same client name or request id), which
 //!   `LOCAL_SERIAL` would not guarantee. The commit phase of those statements runs at
 //!   `LOCAL_QUORUM`, so the plain reads above see the outcome in the local DC.
 //! * Each table is written either only by LWTs or only by plain writes, never both:
 //!   mixing them on one row breaks Paxos' linearizability.
+//!   LWT-written: `clients`, `clients_by_name`, `access_keys`, `requests`, `key_pairs`,
+//!   `devices`, `challenges`, `baselines`. Plain-written: `blobs`, `face_users`,
+//!   `key_pairs_by_client`, `batches`.
 //! * Reads and plain upserts are marked idempotent (the driver may retry or speculate);
 //!   LWTs are not: a blind retry of an `INSERT ... IF NOT EXISTS` that did apply would
-//!   report `AlreadyExists` for the caller's own row.
+//!   report `AlreadyExists` for the caller's own row. As with any LWT, one that fails with
+//!   a driver error (e.g. a timeout) may still have applied: a caller that retries an
+//!   `append_batch` or `put_baseline` then sees `false` for its own write.
 //!
 //! # Expiry
 //!
@@ -41,7 +51,14 @@
 //!   and S3 keep them), and registered face users reference their images by id, so
 //!   metadata expiring under live bytes would break them. Retention, when it comes, must be
 //!   set for bytes and metadata together.
-//! * Clients, access keys and face users never expire.
+//! * Challenges and their batches live [`CHALLENGE_TTL_SECS`] (7 days): the nonce is only
+//!   accepted for minutes, but scoring (and re-scoring) reads the batches afterwards. Every
+//!   write to either table (creation, each chain-head move, scoring, each batch row) carries
+//!   that TTL, so cells written later outlive the creation cells by up to the challenge's
+//!   active life. A challenge row whose creation cells expired reads as absent
+//!   (`get_challenge` → `None`, `list_batches` → empty, `finalize_challenge` → `false`,
+//!   `append_batch` → `false`, because its `status` is gone or `scored`).
+//! * Clients, access keys, face users, key pairs, devices and baselines never expire.
 //!
 //! # Layout choices
 //!
@@ -53,13 +70,41 @@
 //!   claimed by an id with no client row: `find_client_by_name` ignores such a claim, and
 //!   retrying the same `create_client` completes it.
 //! * `list_access_keys` is a paged full scan of `access_keys`, acceptable because the
-//!   table holds a few keys per client, and it is an admin operation.
+//!   table holds a few keys per client, and it is an admin operation. `list_key_pairs(None)`
+//!   is the same kind of scan of `key_pairs`.
+//! * `list_key_pairs(Some(client))` reads the client's partition of the lookup table
+//!   `key_pairs_by_client` and then each key pair by id, instead of `ALLOW FILTERING` over
+//!   `key_pairs`: its cost stays one partition plus a few point reads however many clients
+//!   there are. `create_key_pair` writes the lookup row (plain write) *before* the LWT
+//!   insert, so a key pair is never unlisted (a crash between the two leaves only a lookup
+//!   row, and a retry completes the creation). Lookup rows whose key pair is missing or
+//!   belongs to another client (its id was taken) are ignored on read; the lookup row
+//!   carries no mutable state (the `active` flag is read from `key_pairs`).
+//! * The batch hash chain: `batches` is keyed by `((challenge_id), seq, batch_hash)`, and
+//!   `append_batch` (1) writes the batch row (plain write; two racing pushes of different
+//!   batches for the same seq write two different rows, neither overwrites the other), then
+//!   (2) moves the head with `UPDATE challenges SET last_seq, last_hash ... IF status =
+//!   'open' AND last_seq = seq - 1 AND last_hash = prev_batch_hash`. Writing the row first means a
+//!   committed head never points at a missing batch. The losing racer's row stays (it
+//!   expires with the TTL); it is never deleted, because a replay of the committed batch
+//!   has the same key as the committed row. Since `batch_hash` covers seq, prev hash and
+//!   the exact data (docs/BEHAVIOR_PROTOCOL.md, checked by the caller), a row with the
+//!   winner's key holds the winner's data; such a replay can only rewrite `received_at`.
+//!   `list_batches` reads the head first, then the whole partition, and walks back from
+//!   `last_hash` via `prev_batch_hash` to seq 0, so only the committed chain is returned.
+//!   In the local DC the rows it needs are always there (each was acknowledged at
+//!   `LOCAL_QUORUM` before its head move began); a reader in another DC may briefly see a
+//!   head whose batch row has not arrived yet, and then gets an error rather than a
+//!   truncated chain.
+//! * `baselines` is keyed by `((client_id, cus_user_id))`: the first write is
+//!   `INSERT ... IF NOT EXISTS`, later ones `UPDATE ... IF version = expected`.
 
 use crate::{
-    AccessKeyRecord, BlobMeta, ClientRecord, Completion, FaceUserRecord, RequestRecord, Result, Store, StoreError,
+    AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
+    FaceUserRecord, KeyPairRecord, RequestRecord, Result, Store, StoreError,
 };
 use async_trait::async_trait;
-use futures::TryStreamExt;
+use futures::{StreamExt, TryStreamExt};
 use scylla::client::execution_profile::ExecutionProfile;
 use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
@@ -72,6 +117,14 @@ use std::collections::{HashMap, HashSet};
 /// How long a request and its result stay readable for polling: 7 days, in seconds.
 /// `ops/scylla/schema.cql` sets the same value as the table default (a test checks).
 pub const REQUEST_TTL_SECS: i32 = 7 * 24 * 3600;
+
+/// How long a challenge and its batches stay readable: 7 days, in seconds. Every write to
+/// `challenges` and `batches` carries it; `ops/scylla/schema.cql` sets the same value as
+/// both tables' default (a test checks).
+pub const CHALLENGE_TTL_SECS: i32 = 7 * 24 * 3600;
+
+/// How many key pairs `list_key_pairs(Some(client))` reads at once.
+const KEY_PAIR_READ_CONCURRENCY: usize = 16;
 
 const DEFAULT_PORT: u16 = 9042;
 const DEFAULT_REPLICATION_FACTOR: u32 = 3;
@@ -254,7 +307,31 @@ struct Statements {
     get_blob_meta: PreparedStatement,
     put_face_user: PreparedStatement,
     get_face_user: PreparedStatement,
+    insert_key_pair: PreparedStatement,
+    index_key_pair: PreparedStatement,
+    get_key_pair: PreparedStatement,
+    list_key_pairs: PreparedStatement,
+    list_key_pair_ids_of_client: PreparedStatement,
+    set_key_pair_active: PreparedStatement,
+    insert_device: PreparedStatement,
+    get_device: PreparedStatement,
+    set_device_deactivated: PreparedStatement,
+    insert_challenge: PreparedStatement,
+    get_challenge: PreparedStatement,
+    move_challenge_head: PreparedStatement,
+    finalize_challenge: PreparedStatement,
+    insert_batch: PreparedStatement,
+    list_batch_rows: PreparedStatement,
+    get_baseline: PreparedStatement,
+    insert_baseline: PreparedStatement,
+    update_baseline: PreparedStatement,
 }
+
+const KEY_PAIR_COLUMNS: &str = "key_pair_id, client_id, public_der, sealed_private, created_at, active";
+const DEVICE_COLUMNS: &str =
+    "customer_user_device_id, client_id, cus_user_id, device_id, key_pair_id, public_der, deactivated, created_at";
+const CHALLENGE_COLUMNS: &str = "challenge_id, client_id, customer_user_device_id, cus_user_id, session_id, nonce, \
+                                 status, created_at, expires_at, last_seq, last_hash";
 
 #[derive(Clone, Copy)]
 enum Kind {
@@ -392,6 +469,135 @@ impl Statements {
                 Plain,
             )
             .await?,
+            insert_key_pair: prepare(
+                s,
+                format!("INSERT INTO {ks}.key_pairs ({KEY_PAIR_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS"),
+                Lwt,
+            )
+            .await?,
+            index_key_pair: prepare(
+                s,
+                format!("INSERT INTO {ks}.key_pairs_by_client (client_id, key_pair_id) VALUES (?, ?)"),
+                Plain,
+            )
+            .await?,
+            get_key_pair: prepare(s, format!("SELECT {KEY_PAIR_COLUMNS} FROM {ks}.key_pairs WHERE key_pair_id = ?"), Plain)
+                .await?,
+            list_key_pairs: prepare(s, format!("SELECT {KEY_PAIR_COLUMNS} FROM {ks}.key_pairs"), Plain).await?,
+            list_key_pair_ids_of_client: prepare(
+                s,
+                format!("SELECT key_pair_id FROM {ks}.key_pairs_by_client WHERE client_id = ?"),
+                Plain,
+            )
+            .await?,
+            set_key_pair_active: prepare(
+                s,
+                format!("UPDATE {ks}.key_pairs SET active = ? WHERE key_pair_id = ? IF EXISTS"),
+                Lwt,
+            )
+            .await?,
+            insert_device: prepare(
+                s,
+                format!("INSERT INTO {ks}.devices ({DEVICE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS"),
+                Lwt,
+            )
+            .await?,
+            get_device: prepare(
+                s,
+                format!("SELECT {DEVICE_COLUMNS} FROM {ks}.devices WHERE customer_user_device_id = ?"),
+                Plain,
+            )
+            .await?,
+            set_device_deactivated: prepare(
+                s,
+                format!("UPDATE {ks}.devices SET deactivated = ? WHERE customer_user_device_id = ? IF EXISTS"),
+                Lwt,
+            )
+            .await?,
+            insert_challenge: prepare(
+                s,
+                format!(
+                    "INSERT INTO {ks}.challenges ({CHALLENGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                     IF NOT EXISTS USING TTL ?"
+                ),
+                Lwt,
+            )
+            .await?,
+            get_challenge: prepare(
+                s,
+                format!("SELECT {CHALLENGE_COLUMNS} FROM {ks}.challenges WHERE challenge_id = ?"),
+                Plain,
+            )
+            .await?,
+            // A missing (or expired) row has no status, so it fails `status = 'open'`.
+            move_challenge_head: prepare(
+                s,
+                format!(
+                    "UPDATE {ks}.challenges USING TTL ? SET last_seq = ?, last_hash = ? WHERE challenge_id = ? \
+                     IF status = '{open}' AND last_seq = ? AND last_hash = ?",
+                    open = crate::CHALLENGE_OPEN
+                ),
+                Lwt,
+            )
+            .await?,
+            // `IF client_id != null` rather than `IF EXISTS`: a row whose creation cells
+            // expired (only later-written cells left) counts as missing, as in get_challenge.
+            finalize_challenge: prepare(
+                s,
+                format!(
+                    "UPDATE {ks}.challenges USING TTL ? SET status = '{scored}' WHERE challenge_id = ? \
+                     IF client_id != null",
+                    scored = crate::CHALLENGE_SCORED
+                ),
+                Lwt,
+            )
+            .await?,
+            insert_batch: prepare(
+                s,
+                format!(
+                    "INSERT INTO {ks}.batches (challenge_id, seq, batch_hash, prev_batch_hash, data, received_at) \
+                     VALUES (?, ?, ?, ?, ?, ?) USING TTL ?"
+                ),
+                Plain,
+            )
+            .await?,
+            list_batch_rows: prepare(
+                s,
+                format!(
+                    "SELECT seq, batch_hash, prev_batch_hash, data, received_at FROM {ks}.batches \
+                     WHERE challenge_id = ?"
+                ),
+                Plain,
+            )
+            .await?,
+            get_baseline: prepare(
+                s,
+                format!(
+                    "SELECT client_id, cus_user_id, version, data, updated_at FROM {ks}.baselines \
+                     WHERE client_id = ? AND cus_user_id = ?"
+                ),
+                Plain,
+            )
+            .await?,
+            insert_baseline: prepare(
+                s,
+                format!(
+                    "INSERT INTO {ks}.baselines (client_id, cus_user_id, version, data, updated_at) \
+                     VALUES (?, ?, ?, ?, ?) IF NOT EXISTS"
+                ),
+                Lwt,
+            )
+            .await?,
+            // A missing row has a null version, so it fails the condition.
+            update_baseline: prepare(
+                s,
+                format!(
+                    "UPDATE {ks}.baselines SET version = ?, data = ?, updated_at = ? \
+                     WHERE client_id = ? AND cus_user_id = ? IF version = ?"
+                ),
+                Lwt,
+            )
+            .await?,
         })
     }
 }
@@ -406,6 +612,121 @@ type AccessKeyRow = (String, String, Vec<u8>, String, bool);
 
 fn key_from_row((access_key_id, client_id, sealed_secret, created_at, revoked): AccessKeyRow) -> AccessKeyRecord {
     AccessKeyRecord { access_key_id, client_id, sealed_secret, created_at, revoked }
+}
+
+type KeyPairRow = (String, String, Vec<u8>, Vec<u8>, String, bool);
+
+fn key_pair_from_row(
+    (key_pair_id, client_id, public_der, sealed_private, created_at, active): KeyPairRow,
+) -> KeyPairRecord {
+    KeyPairRecord { key_pair_id, client_id, public_der, sealed_private, created_at, active }
+}
+
+type DeviceRow = (String, String, String, String, String, Vec<u8>, bool, String);
+
+fn device_from_row(
+    (customer_user_device_id, client_id, cus_user_id, device_id, key_pair_id, public_der, deactivated, created_at): DeviceRow,
+) -> DeviceRecord {
+    DeviceRecord {
+        customer_user_device_id,
+        client_id,
+        cus_user_id,
+        device_id,
+        key_pair_id,
+        public_der,
+        deactivated,
+        created_at,
+    }
+}
+
+/// Everything but the key is optional: a row whose creation cells expired keeps the cells
+/// written later (chain head, status) a while longer.
+type ChallengeRow = (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+);
+
+/// `None` for the tail of an expired challenge (see the module docs).
+fn challenge_from_row(row: ChallengeRow) -> Option<ChallengeRecord> {
+    let (
+        challenge_id,
+        client_id,
+        customer_user_device_id,
+        cus_user_id,
+        session_id,
+        nonce,
+        status,
+        created_at,
+        expires_at,
+        last_seq,
+        last_hash,
+    ) = row;
+    Some(ChallengeRecord {
+        challenge_id,
+        client_id: client_id?,
+        customer_user_device_id: customer_user_device_id?,
+        cus_user_id: cus_user_id?,
+        session_id: session_id?,
+        nonce: nonce?,
+        status: status?,
+        created_at: created_at?,
+        expires_at: expires_at?,
+        last_seq: last_seq?,
+        last_hash: last_hash?,
+    })
+}
+
+/// A row of `batches` without its partition key: seq, batch_hash, prev_batch_hash, data,
+/// received_at.
+type BatchRow = (i64, String, String, String, String);
+
+/// The committed chain of a challenge whose head is (`last_seq`, `last_hash`), from all
+/// rows of its `batches` partition: walk back from the head via `prev_batch_hash` to seq 0
+/// and return the chain in seq order. Rows off that path (pushes that lost the
+/// compare-and-set) are ignored. A missing link is an error, never a shorter chain.
+fn committed_chain(
+    challenge_id: &str,
+    last_seq: i64,
+    last_hash: &str,
+    rows: Vec<BatchRow>,
+) -> Result<Vec<BatchRecord>> {
+    let mut by_key: HashMap<(i64, String), (String, String, String)> = rows
+        .into_iter()
+        .map(|(seq, batch_hash, prev_batch_hash, data, received_at)| {
+            ((seq, batch_hash), (prev_batch_hash, data, received_at))
+        })
+        .collect();
+    let mut chain = Vec::new();
+    let (mut seq, mut hash) = (last_seq, last_hash.to_string());
+    while seq >= 0 {
+        let Some((prev_batch_hash, data, received_at)) = by_key.remove(&(seq, hash.clone())) else {
+            return Err(StoreError::Backend(format!(
+                "scylla: the batch chain of challenge {challenge_id} has no batch {seq} with hash {hash:?} \
+                 (head: {last_seq}, {last_hash:?}); its row may not have reached this datacenter yet"
+            )));
+        };
+        let next = prev_batch_hash.clone();
+        chain.push(BatchRecord {
+            challenge_id: challenge_id.to_string(),
+            seq,
+            prev_batch_hash,
+            batch_hash: std::mem::replace(&mut hash, next),
+            data,
+            received_at,
+        });
+        seq -= 1;
+    }
+    chain.reverse();
+    Ok(chain)
 }
 
 fn unset_if_none(v: &Option<String>) -> MaybeUnset<&str> {
@@ -694,6 +1015,268 @@ impl Store for ScyllaStore {
             .transpose()
     }
 
+    async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()> {
+        let k = key_pair;
+        // 1. The lookup row first (see the module docs): harmless if step 2 fails.
+        self.session
+            .execute_unpaged(&self.st.index_key_pair, (&k.client_id, &k.key_pair_id))
+            .await
+            .map_err(driver)?
+            .result_not_rows()
+            .map_err(driver)?;
+        // 2. The key pair itself.
+        let res = self
+            .session
+            .execute_unpaged(
+                &self.st.insert_key_pair,
+                (&k.key_pair_id, &k.client_id, &k.public_der, &k.sealed_private, &k.created_at, k.active),
+            )
+            .await
+            .map_err(driver)?;
+        if Lwt::from_result(res)?.applied {
+            Ok(())
+        } else {
+            Err(StoreError::AlreadyExists(format!("key pair {}", k.key_pair_id)))
+        }
+    }
+
+    async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>> {
+        let res = self.session.execute_unpaged(&self.st.get_key_pair, (key_pair_id,)).await.map_err(driver)?;
+        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<KeyPairRow>().map_err(driver)?;
+        Ok(row.map(key_pair_from_row))
+    }
+
+    async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>> {
+        let mut key_pairs: Vec<KeyPairRecord> = match client_id {
+            // Full scan, paged by the driver; see the module docs.
+            None => self
+                .session
+                .execute_iter(self.st.list_key_pairs.clone(), ())
+                .await
+                .map_err(driver)?
+                .rows_stream::<KeyPairRow>()
+                .map_err(driver)?
+                .map_ok(key_pair_from_row)
+                .try_collect()
+                .await
+                .map_err(driver)?,
+            // The client's lookup partition, then each key pair by id.
+            Some(client_id) => {
+                let ids: Vec<String> = self
+                    .session
+                    .execute_iter(self.st.list_key_pair_ids_of_client.clone(), (client_id,))
+                    .await
+                    .map_err(driver)?
+                    .rows_stream::<(String,)>()
+                    .map_err(driver)?
+                    .map_ok(|(id,)| id)
+                    .try_collect()
+                    .await
+                    .map_err(driver)?;
+                let found: Vec<Option<KeyPairRecord>> = futures::stream::iter(ids)
+                    .map(|id| async move { self.get_key_pair(&id).await })
+                    .buffer_unordered(KEY_PAIR_READ_CONCURRENCY)
+                    .try_collect()
+                    .await?;
+                // Lookup rows left by failed creations point at no key pair, or at another
+                // client's.
+                found.into_iter().flatten().filter(|k| k.client_id == client_id).collect()
+            }
+        };
+        // Same order as the SQLite store.
+        key_pairs.sort_by(|a, b| (&a.created_at, &a.key_pair_id).cmp(&(&b.created_at, &b.key_pair_id)));
+        Ok(key_pairs)
+    }
+
+    async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool> {
+        let res =
+            self.session.execute_unpaged(&self.st.set_key_pair_active, (active, key_pair_id)).await.map_err(driver)?;
+        Ok(Lwt::from_result(res)?.applied)
+    }
+
+    async fn create_device(&self, device: &DeviceRecord) -> Result<()> {
+        let d = device;
+        let res = self
+            .session
+            .execute_unpaged(
+                &self.st.insert_device,
+                (
+                    &d.customer_user_device_id,
+                    &d.client_id,
+                    &d.cus_user_id,
+                    &d.device_id,
+                    &d.key_pair_id,
+                    &d.public_der,
+                    d.deactivated,
+                    &d.created_at,
+                ),
+            )
+            .await
+            .map_err(driver)?;
+        if Lwt::from_result(res)?.applied {
+            Ok(())
+        } else {
+            Err(StoreError::AlreadyExists(format!("device {}", d.customer_user_device_id)))
+        }
+    }
+
+    async fn get_device(&self, customer_user_device_id: &str) -> Result<Option<DeviceRecord>> {
+        let res =
+            self.session.execute_unpaged(&self.st.get_device, (customer_user_device_id,)).await.map_err(driver)?;
+        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<DeviceRow>().map_err(driver)?;
+        Ok(row.map(device_from_row))
+    }
+
+    async fn set_device_deactivated(&self, customer_user_device_id: &str, deactivated: bool) -> Result<bool> {
+        let res = self
+            .session
+            .execute_unpaged(&self.st.set_device_deactivated, (deactivated, customer_user_device_id))
+            .await
+            .map_err(driver)?;
+        Ok(Lwt::from_result(res)?.applied)
+    }
+
+    async fn create_challenge(&self, challenge: &ChallengeRecord) -> Result<()> {
+        let c = challenge;
+        let res = self
+            .session
+            .execute_unpaged(
+                &self.st.insert_challenge,
+                (
+                    &c.challenge_id,
+                    &c.client_id,
+                    &c.customer_user_device_id,
+                    &c.cus_user_id,
+                    &c.session_id,
+                    &c.nonce,
+                    &c.status,
+                    &c.created_at,
+                    c.expires_at,
+                    c.last_seq,
+                    &c.last_hash,
+                    CHALLENGE_TTL_SECS,
+                ),
+            )
+            .await
+            .map_err(driver)?;
+        if Lwt::from_result(res)?.applied {
+            Ok(())
+        } else {
+            Err(StoreError::AlreadyExists(format!("challenge {}", c.challenge_id)))
+        }
+    }
+
+    async fn get_challenge(&self, challenge_id: &str) -> Result<Option<ChallengeRecord>> {
+        let res = self.session.execute_unpaged(&self.st.get_challenge, (challenge_id,)).await.map_err(driver)?;
+        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<ChallengeRow>().map_err(driver)?;
+        Ok(row.and_then(challenge_from_row))
+    }
+
+    async fn append_batch(&self, batch: &BatchRecord) -> Result<bool> {
+        let b = batch;
+        // No seq can follow a head below -1; refusing here also keeps `seq - 1` in range.
+        if b.seq < 0 {
+            return Ok(false);
+        }
+        let expected_seq = b.seq - 1;
+        // 1. The batch row, before the head can point at it (see the module docs). Keyed
+        //    by its hash too, so it cannot overwrite a racing push's row.
+        self.session
+            .execute_unpaged(
+                &self.st.insert_batch,
+                (
+                    &b.challenge_id,
+                    b.seq,
+                    &b.batch_hash,
+                    &b.prev_batch_hash,
+                    &b.data,
+                    &b.received_at,
+                    CHALLENGE_TTL_SECS,
+                ),
+            )
+            .await
+            .map_err(driver)?
+            .result_not_rows()
+            .map_err(driver)?;
+        // 2. Move the head: compare-and-set on (status, last_seq, last_hash). A losing
+        //    push's row from step 1 stays behind, off the chain, until its TTL.
+        let res = self
+            .session
+            .execute_unpaged(
+                &self.st.move_challenge_head,
+                (CHALLENGE_TTL_SECS, b.seq, &b.batch_hash, &b.challenge_id, expected_seq, &b.prev_batch_hash),
+            )
+            .await
+            .map_err(driver)?;
+        Ok(Lwt::from_result(res)?.applied)
+    }
+
+    async fn list_batches(&self, challenge_id: &str) -> Result<Vec<BatchRecord>> {
+        // The head first, then the rows: every row the head (or an older head) reaches was
+        // written before that head was committed, so reading in this order finds it.
+        let Some(head) = self.get_challenge(challenge_id).await? else { return Ok(Vec::new()) };
+        if head.last_seq < 0 {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<BatchRow> = self
+            .session
+            .execute_iter(self.st.list_batch_rows.clone(), (challenge_id,))
+            .await
+            .map_err(driver)?
+            .rows_stream::<BatchRow>()
+            .map_err(driver)?
+            .try_collect()
+            .await
+            .map_err(driver)?;
+        committed_chain(challenge_id, head.last_seq, &head.last_hash, rows)
+    }
+
+    async fn finalize_challenge(&self, challenge_id: &str) -> Result<bool> {
+        let res = self
+            .session
+            .execute_unpaged(&self.st.finalize_challenge, (CHALLENGE_TTL_SECS, challenge_id))
+            .await
+            .map_err(driver)?;
+        Ok(Lwt::from_result(res)?.applied)
+    }
+
+    async fn get_baseline(&self, client_id: &str, cus_user_id: &str) -> Result<Option<BaselineRecord>> {
+        type BaselineRow = (String, String, i64, Vec<u8>, String);
+        let res =
+            self.session.execute_unpaged(&self.st.get_baseline, (client_id, cus_user_id)).await.map_err(driver)?;
+        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<BaselineRow>().map_err(driver)?;
+        Ok(row.map(|(client_id, cus_user_id, version, data, updated_at)| BaselineRecord {
+            client_id,
+            cus_user_id,
+            version,
+            data,
+            updated_at,
+        }))
+    }
+
+    async fn put_baseline(&self, baseline: &BaselineRecord, expected_version: Option<i64>) -> Result<bool> {
+        let b = baseline;
+        let res = match expected_version {
+            None => self
+                .session
+                .execute_unpaged(
+                    &self.st.insert_baseline,
+                    (&b.client_id, &b.cus_user_id, b.version, &b.data, &b.updated_at),
+                )
+                .await
+                .map_err(driver)?,
+            Some(expected) => self
+                .session
+                .execute_unpaged(
+                    &self.st.update_baseline,
+                    (b.version, &b.data, &b.updated_at, &b.client_id, &b.cus_user_id, expected),
+                )
+                .await
+                .map_err(driver)?,
+        };
+        Ok(Lwt::from_result(res)?.applied)
+    }
+
     fn backend(&self) -> &'static str {
         "scylla"
     }
@@ -764,7 +1347,23 @@ mod tests {
         assert!(st[0].cql.starts_with("CREATE KEYSPACE IF NOT EXISTS idv_x"));
         assert!(st[0].cql.contains("'replication_factor': 1}"));
         let tables: Vec<_> = st.iter().filter_map(|s| s.table.as_deref()).collect();
-        assert_eq!(tables, ["clients", "clients_by_name", "access_keys", "requests", "blobs", "face_users"]);
+        assert_eq!(
+            tables,
+            [
+                "clients",
+                "clients_by_name",
+                "access_keys",
+                "requests",
+                "blobs",
+                "face_users",
+                "key_pairs",
+                "key_pairs_by_client",
+                "devices",
+                "challenges",
+                "batches",
+                "baselines",
+            ]
+        );
         for s in &st {
             assert!(!s.cql.contains("__"), "placeholder left in {}", s.cql);
             assert!(!s.cql.contains("--"), "comment left in {}", s.cql);
@@ -780,5 +1379,66 @@ mod tests {
         let requests = st.iter().find(|s| s.table.as_deref() == Some("requests")).expect("requests table");
         assert!(requests.cql.contains(&format!("default_time_to_live = {REQUEST_TTL_SECS}")), "{}", requests.cql);
         assert_eq!(REQUEST_TTL_SECS, 604_800);
+    }
+
+    #[test]
+    fn schema_default_ttl_matches_the_challenge_ttl() {
+        let st = schema_statements("k", 3).expect("schema parses");
+        for table in ["challenges", "batches"] {
+            let s = st.iter().find(|s| s.table.as_deref() == Some(table)).expect("table");
+            assert!(s.cql.contains(&format!("default_time_to_live = {CHALLENGE_TTL_SECS}")), "{}", s.cql);
+        }
+        for table in ["key_pairs", "key_pairs_by_client", "devices", "baselines"] {
+            let s = st.iter().find(|s| s.table.as_deref() == Some(table)).expect("table");
+            assert!(!s.cql.contains("default_time_to_live"), "{table} must not expire: {}", s.cql);
+        }
+        assert_eq!(CHALLENGE_TTL_SECS, 604_800);
+    }
+
+    #[test]
+    fn batches_key_includes_the_hash() {
+        let st = schema_statements("k", 3).expect("schema parses");
+        let batches = st.iter().find(|s| s.table.as_deref() == Some("batches")).expect("batches table");
+        assert!(batches.cql.contains("PRIMARY KEY ((challenge_id), seq, batch_hash)"), "{}", batches.cql);
+    }
+
+    fn row(seq: i64, prev: &str, hash: &str) -> BatchRow {
+        (seq, hash.into(), prev.into(), format!("data-{hash}"), "t".into())
+    }
+
+    #[test]
+    fn committed_chain_follows_the_head_and_ignores_losing_rows() {
+        let rows = vec![
+            row(2, "h1", "h2-lost"),
+            row(1, "h0", "h1"),
+            row(0, "", "h0-lost"),
+            row(0, "", "h0"),
+            row(2, "h1", "h2"),
+            row(1, "h0-lost", "h1-lost"),
+            row(3, "h2-lost", "h3-lost"),
+        ];
+        let chain = committed_chain("c", 2, "h2", rows).expect("chain");
+        let links: Vec<_> = chain.iter().map(|b| (b.seq, b.prev_batch_hash.as_str(), b.batch_hash.as_str())).collect();
+        assert_eq!(links, [(0, "", "h0"), (1, "h0", "h1"), (2, "h1", "h2")]);
+        assert!(chain.iter().all(|b| b.challenge_id == "c" && b.data == format!("data-{}", b.batch_hash)));
+    }
+
+    #[test]
+    fn committed_chain_of_an_empty_head_is_empty() {
+        assert!(committed_chain("c", -1, "", vec![row(0, "", "h0")]).expect("chain").is_empty());
+    }
+
+    #[test]
+    fn committed_chain_with_a_missing_link_is_an_error() {
+        let rows = vec![row(0, "", "h0"), row(2, "h1", "h2")];
+        assert!(matches!(committed_chain("c", 2, "h2", rows), Err(StoreError::Backend(_))));
+        assert!(matches!(committed_chain("c", 0, "h0", vec![]), Err(StoreError::Backend(_))));
+    }
+
+    #[test]
+    fn expired_challenge_tail_reads_as_absent() {
+        let tail: ChallengeRow =
+            ("c".into(), None, None, None, None, None, Some("scored".into()), None, None, Some(3), Some("h3".into()));
+        assert_eq!(challenge_from_row(tail), None);
     }
 }

@@ -4,7 +4,8 @@
 //! a pool can come when a benchmark shows the mutex in a profile.
 
 use crate::{
-    AccessKeyRecord, BlobMeta, ClientRecord, Completion, FaceUserRecord, RequestRecord, Result, Store, StoreError,
+    AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
+    FaceUserRecord, KeyPairRecord, RequestRecord, Result, Store, StoreError,
 };
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -41,6 +42,54 @@ CREATE TABLE IF NOT EXISTS blobs (
     content_type TEXT,
     metadata TEXT,
     created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS key_pairs (
+    key_pair_id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL,
+    public_der BLOB NOT NULL,
+    sealed_private BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    active INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS devices (
+    customer_user_device_id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL,
+    cus_user_id TEXT NOT NULL,
+    device_id TEXT NOT NULL,
+    key_pair_id TEXT NOT NULL,
+    public_der BLOB NOT NULL,
+    deactivated INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS challenges (
+    challenge_id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL,
+    customer_user_device_id TEXT NOT NULL,
+    cus_user_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    nonce TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    last_seq INTEGER NOT NULL,
+    last_hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS batches (
+    challenge_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    prev_batch_hash TEXT NOT NULL,
+    batch_hash TEXT NOT NULL,
+    data TEXT NOT NULL,
+    received_at TEXT NOT NULL,
+    PRIMARY KEY (challenge_id, seq)
+);
+CREATE TABLE IF NOT EXISTS baselines (
+    client_id TEXT NOT NULL,
+    cus_user_id TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (client_id, cus_user_id)
 );
 CREATE TABLE IF NOT EXISTS face_users (
     client_id TEXT NOT NULL,
@@ -126,6 +175,52 @@ fn row_to_key(r: &rusqlite::Row<'_>) -> rusqlite::Result<AccessKeyRecord> {
         revoked: r.get::<_, i64>(4)? != 0,
     })
 }
+
+fn row_to_key_pair(r: &rusqlite::Row<'_>) -> rusqlite::Result<KeyPairRecord> {
+    Ok(KeyPairRecord {
+        key_pair_id: r.get(0)?,
+        client_id: r.get(1)?,
+        public_der: r.get(2)?,
+        sealed_private: r.get(3)?,
+        created_at: r.get(4)?,
+        active: r.get::<_, i64>(5)? != 0,
+    })
+}
+
+fn row_to_device(r: &rusqlite::Row<'_>) -> rusqlite::Result<DeviceRecord> {
+    Ok(DeviceRecord {
+        customer_user_device_id: r.get(0)?,
+        client_id: r.get(1)?,
+        cus_user_id: r.get(2)?,
+        device_id: r.get(3)?,
+        key_pair_id: r.get(4)?,
+        public_der: r.get(5)?,
+        deactivated: r.get::<_, i64>(6)? != 0,
+        created_at: r.get(7)?,
+    })
+}
+
+fn row_to_challenge(r: &rusqlite::Row<'_>) -> rusqlite::Result<ChallengeRecord> {
+    Ok(ChallengeRecord {
+        challenge_id: r.get(0)?,
+        client_id: r.get(1)?,
+        customer_user_device_id: r.get(2)?,
+        cus_user_id: r.get(3)?,
+        session_id: r.get(4)?,
+        nonce: r.get(5)?,
+        status: r.get(6)?,
+        created_at: r.get(7)?,
+        expires_at: r.get(8)?,
+        last_seq: r.get(9)?,
+        last_hash: r.get(10)?,
+    })
+}
+
+const KEY_PAIR_COLUMNS: &str = "key_pair_id, client_id, public_der, sealed_private, created_at, active";
+const DEVICE_COLUMNS: &str =
+    "customer_user_device_id, client_id, cus_user_id, device_id, key_pair_id, public_der, deactivated, created_at";
+const CHALLENGE_COLUMNS: &str =
+    "challenge_id, client_id, customer_user_device_id, cus_user_id, session_id, nonce, status, created_at, expires_at, last_seq, last_hash";
 
 fn row_to_client(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
     Ok(ClientRecord { client_id: r.get(0)?, name: r.get(1)?, created_at: r.get(2)? })
@@ -338,6 +433,229 @@ impl Store for SqliteStore {
                 .optional()
                 .map_err(backend)?;
             rec.map(|s| serde_json::from_str(&s).map_err(backend)).transpose()
+        })
+        .await
+    }
+
+    async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()> {
+        let k = key_pair.clone();
+        self.run(move |conn| {
+            conn.execute(
+                &format!("INSERT INTO key_pairs ({KEY_PAIR_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+                params![k.key_pair_id, k.client_id, k.public_der, k.sealed_private, k.created_at, k.active as i64],
+            )
+            .map(|_| ())
+            .map_err(|e| if is_unique_violation(&e) { StoreError::AlreadyExists(format!("key pair {}", k.key_pair_id)) } else { backend(e) })
+        })
+        .await
+    }
+
+    async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>> {
+        let id = key_pair_id.to_string();
+        self.run(move |conn| {
+            conn.query_row(&format!("SELECT {KEY_PAIR_COLUMNS} FROM key_pairs WHERE key_pair_id = ?1"), [id], row_to_key_pair)
+                .optional()
+                .map_err(backend)
+        })
+        .await
+    }
+
+    async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>> {
+        let client = client_id.map(str::to_string);
+        self.run(move |conn| {
+            let mut st = conn
+                .prepare(&format!(
+                    "SELECT {KEY_PAIR_COLUMNS} FROM key_pairs WHERE ?1 IS NULL OR client_id = ?1 ORDER BY created_at, key_pair_id"
+                ))
+                .map_err(backend)?;
+            let rows = st.query_map([client], row_to_key_pair).map_err(backend)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(backend)
+        })
+        .await
+    }
+
+    async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool> {
+        let id = key_pair_id.to_string();
+        self.run(move |conn| {
+            conn.execute("UPDATE key_pairs SET active = ?2 WHERE key_pair_id = ?1", params![id, active as i64])
+                .map(|n| n > 0)
+                .map_err(backend)
+        })
+        .await
+    }
+
+    async fn create_device(&self, device: &DeviceRecord) -> Result<()> {
+        let d = device.clone();
+        self.run(move |conn| {
+            conn.execute(
+                &format!("INSERT INTO devices ({DEVICE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+                params![
+                    d.customer_user_device_id, d.client_id, d.cus_user_id, d.device_id, d.key_pair_id, d.public_der,
+                    d.deactivated as i64, d.created_at
+                ],
+            )
+            .map(|_| ())
+            .map_err(|e| {
+                if is_unique_violation(&e) { StoreError::AlreadyExists(format!("device {}", d.customer_user_device_id)) } else { backend(e) }
+            })
+        })
+        .await
+    }
+
+    async fn get_device(&self, customer_user_device_id: &str) -> Result<Option<DeviceRecord>> {
+        let id = customer_user_device_id.to_string();
+        self.run(move |conn| {
+            conn.query_row(
+                &format!("SELECT {DEVICE_COLUMNS} FROM devices WHERE customer_user_device_id = ?1"),
+                [id],
+                row_to_device,
+            )
+            .optional()
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn set_device_deactivated(&self, customer_user_device_id: &str, deactivated: bool) -> Result<bool> {
+        let id = customer_user_device_id.to_string();
+        self.run(move |conn| {
+            conn.execute(
+                "UPDATE devices SET deactivated = ?2 WHERE customer_user_device_id = ?1",
+                params![id, deactivated as i64],
+            )
+            .map(|n| n > 0)
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn create_challenge(&self, challenge: &ChallengeRecord) -> Result<()> {
+        let c = challenge.clone();
+        self.run(move |conn| {
+            conn.execute(
+                &format!("INSERT INTO challenges ({CHALLENGE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"),
+                params![
+                    c.challenge_id, c.client_id, c.customer_user_device_id, c.cus_user_id, c.session_id, c.nonce,
+                    c.status, c.created_at, c.expires_at, c.last_seq, c.last_hash
+                ],
+            )
+            .map(|_| ())
+            .map_err(|e| {
+                if is_unique_violation(&e) { StoreError::AlreadyExists(format!("challenge {}", c.challenge_id)) } else { backend(e) }
+            })
+        })
+        .await
+    }
+
+    async fn get_challenge(&self, challenge_id: &str) -> Result<Option<ChallengeRecord>> {
+        let id = challenge_id.to_string();
+        self.run(move |conn| {
+            conn.query_row(&format!("SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE challenge_id = ?1"), [id], row_to_challenge)
+                .optional()
+                .map_err(backend)
+        })
+        .await
+    }
+
+    async fn append_batch(&self, batch: &BatchRecord) -> Result<bool> {
+        let b = batch.clone();
+        self.run(move |conn| {
+            let tx = conn.transaction().map_err(backend)?;
+            let moved = tx
+                .execute(
+                    "UPDATE challenges SET last_seq = ?2, last_hash = ?3
+                     WHERE challenge_id = ?1 AND status = 'open' AND last_seq = ?4 AND last_hash = ?5",
+                    params![b.challenge_id, b.seq, b.batch_hash, b.seq - 1, b.prev_batch_hash],
+                )
+                .map_err(backend)?;
+            if moved != 1 {
+                return Ok(false);
+            }
+            tx.execute(
+                "INSERT INTO batches (challenge_id, seq, prev_batch_hash, batch_hash, data, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![b.challenge_id, b.seq, b.prev_batch_hash, b.batch_hash, b.data, b.received_at],
+            )
+            .map_err(backend)?;
+            tx.commit().map_err(backend)?;
+            Ok(true)
+        })
+        .await
+    }
+
+    async fn list_batches(&self, challenge_id: &str) -> Result<Vec<BatchRecord>> {
+        let id = challenge_id.to_string();
+        self.run(move |conn| {
+            let mut st = conn
+                .prepare(
+                    "SELECT challenge_id, seq, prev_batch_hash, batch_hash, data, received_at FROM batches
+                     WHERE challenge_id = ?1 ORDER BY seq",
+                )
+                .map_err(backend)?;
+            let rows = st
+                .query_map([id], |r| {
+                    Ok(BatchRecord {
+                        challenge_id: r.get(0)?,
+                        seq: r.get(1)?,
+                        prev_batch_hash: r.get(2)?,
+                        batch_hash: r.get(3)?,
+                        data: r.get(4)?,
+                        received_at: r.get(5)?,
+                    })
+                })
+                .map_err(backend)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(backend)
+        })
+        .await
+    }
+
+    async fn finalize_challenge(&self, challenge_id: &str) -> Result<bool> {
+        let id = challenge_id.to_string();
+        self.run(move |conn| {
+            conn.execute("UPDATE challenges SET status = 'scored' WHERE challenge_id = ?1", [id])
+                .map(|n| n > 0)
+                .map_err(backend)
+        })
+        .await
+    }
+
+    async fn get_baseline(&self, client_id: &str, cus_user_id: &str) -> Result<Option<BaselineRecord>> {
+        let (client, cus) = (client_id.to_string(), cus_user_id.to_string());
+        self.run(move |conn| {
+            conn.query_row(
+                "SELECT client_id, cus_user_id, version, data, updated_at FROM baselines WHERE client_id = ?1 AND cus_user_id = ?2",
+                params![client, cus],
+                |r| {
+                    Ok(BaselineRecord {
+                        client_id: r.get(0)?,
+                        cus_user_id: r.get(1)?,
+                        version: r.get(2)?,
+                        data: r.get(3)?,
+                        updated_at: r.get(4)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn put_baseline(&self, baseline: &BaselineRecord, expected_version: Option<i64>) -> Result<bool> {
+        let b = baseline.clone();
+        self.run(move |conn| {
+            let n = match expected_version {
+                None => conn.execute(
+                    "INSERT OR IGNORE INTO baselines (client_id, cus_user_id, version, data, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![b.client_id, b.cus_user_id, b.version, b.data, b.updated_at],
+                ),
+                Some(v) => conn.execute(
+                    "UPDATE baselines SET version = ?3, data = ?4, updated_at = ?5
+                     WHERE client_id = ?1 AND cus_user_id = ?2 AND version = ?6",
+                    params![b.client_id, b.cus_user_id, b.version, b.data, b.updated_at, v],
+                ),
+            }
+            .map_err(backend)?;
+            Ok(n == 1)
         })
         .await
     }

@@ -61,18 +61,7 @@ pub async fn run_consumer(
     mut shutdown: watch::Receiver<bool>,
 ) {
     loop {
-        let delivery = tokio::select! {
-            d = consumer.recv() => d,
-            _ = shutdown.changed() => return,
-        };
-        let delivery = match delivery {
-            Ok(d) => d,
-            Err(e) => {
-                tracing::error!(error = %e, "job consumer failed; retrying");
-                tokio::time::sleep(Duration::from_secs(1)).await;
-                continue;
-            }
-        };
+        let Some(delivery) = idv_bus::recv_until_shutdown(&mut consumer, &mut shutdown).await else { return };
         // Retry until the work is durably done; only then commit. On shutdown the job is
         // left uncommitted and comes back to the group.
         let mut backoff = Duration::from_millis(100);
