@@ -2,9 +2,12 @@
 //!
 //! - [`access_key`]: the spec's Access Key signature (HMAC-SHA256) and Content-MD5.
 //! - [`sealed`]: AES-256-GCM sealing of secrets, templates and blobs at rest.
+//! - [`device`]: the behavioral SDK protocol (RSA-OAEP/PSS via aws-lc-rs, AES-GCM envelopes,
+//!   the batch hash chain); docs/BEHAVIOR_PROTOCOL.md.
 //! - [`ct_eq`]: constant-time equality for anything secret.
 
 pub mod access_key;
+pub mod device;
 pub mod sealed;
 
 /// Constant-time byte equality (length is not secret).
