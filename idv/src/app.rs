@@ -83,8 +83,13 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
         }
     }
     if roles.scorer {
+        let behavior: Arc<dyn JobHandler> = Arc::new(idv_scorer::handler::BehaviorHandler {
+            store: b.store.clone(),
+            sealer: b.sealer.clone(),
+            config: settings.behavior_config()?,
+        });
         tasks.extend(
-            idv_workers::runtime::spawn_pool(deps.clone(), Topic::Behavior, idv_scorer::handler(), concurrency, stop_rx.clone())
+            idv_workers::runtime::spawn_pool(deps.clone(), Topic::Behavior, behavior, concurrency, stop_rx.clone())
                 .await
                 .map_err(|e| e.to_string())?,
         );
@@ -101,6 +106,8 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
             keys: Arc::new(KeyResolver::new(b.store.clone(), b.sealer.clone())),
             pending: Arc::new(PendingTable::default()),
             metrics: Arc::new(Metrics::new().map_err(|e| e.to_string())?),
+            sealer: b.sealer.clone(),
+            device_keys: Arc::new(idv_ingest::device_auth::DeviceKeyCache::default()),
         };
         let results = idv_ingest::results::subscribe(&st).await.map_err(|e| e.to_string())?;
         tasks.push(tokio::spawn(idv_ingest::results::run(st.clone(), results, stop_rx.clone())));

@@ -45,6 +45,15 @@ pub struct Settings {
     /// Accepted clock skew of X-TV-Timestamp in seconds [default: 300].
     #[arg(long, env = "IDV_TIMESTAMP_SKEW_SECS")]
     pub timestamp_skew_secs: Option<u64>,
+    /// Behavioral policy file (JSON, docs/SCORING.md); empty: default mapping only.
+    #[arg(long, env = "IDV_POLICY_FILE")]
+    pub policy_file: Option<PathBuf>,
+    /// Who gets the policy check: `*`, or comma-separated client ids / access key ids.
+    #[arg(long, env = "IDV_POLICY_CLIENTS")]
+    pub policy_clients: Option<String>,
+    /// Fold scored sessions into the baseline when `is_update` is omitted [default: false].
+    #[arg(long, env = "IDV_BASELINE_AUTO_UPDATE")]
+    pub baseline_auto_update: Option<bool>,
     /// TOML file with any of these settings (flags and env win over it).
     #[arg(long, env = "IDV_CONFIG")]
     #[serde(skip)]
@@ -62,7 +71,8 @@ impl Settings {
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let file: Settings = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         merge_fields!(self, file, listen, data_dir, bus, store, blobs, master_key, partitions, worker_concurrency,
-            rate_limit_per_sec, rate_limit_burst, request_timeout_ms, timestamp_skew_secs);
+            rate_limit_per_sec, rate_limit_burst, request_timeout_ms, timestamp_skew_secs, policy_file, policy_clients,
+            baseline_auto_update);
         Ok(self)
     }
 
@@ -104,6 +114,19 @@ impl Settings {
             c.timestamp_skew = Duration::from_secs(v);
         }
         c
+    }
+
+    /// The scorer's configuration; a policy file that does not load is an error at start.
+    pub fn behavior_config(&self) -> Result<idv_scorer::handler::BehaviorConfig, String> {
+        let policies = match &self.policy_file {
+            Some(path) => idv_scorer::policy::PolicySet::from_file(path).map_err(|e| format!("{}: {e}", path.display()))?,
+            None => idv_scorer::policy::PolicySet::empty(),
+        };
+        Ok(idv_scorer::handler::BehaviorConfig {
+            policies: std::sync::Arc::new(policies),
+            policy_scope: idv_scorer::handler::PolicyScope::parse(self.policy_clients.as_deref().unwrap_or("")),
+            auto_update_baseline: self.baseline_auto_update.unwrap_or(false),
+        })
     }
 
     /// The master key: from settings, else DATA_DIR/master.key (created, mode 0600).

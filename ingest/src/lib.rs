@@ -10,7 +10,9 @@
 //! - [`router`]: routes (`/v1`, `/api/v1`, `/portal`), health, metrics, OpenAPI.
 
 pub mod auth;
+pub mod behavior;
 pub mod config;
+pub mod device_auth;
 pub mod media;
 pub mod metrics;
 pub mod openapi;
@@ -38,6 +40,9 @@ pub struct AppState {
     pub pending: Arc<pending::PendingTable>,
     pub limiter: Arc<rate_limit::RateLimiter>,
     pub metrics: Arc<metrics::Metrics>,
+    /// Master-key sealer (transaction data, server key pairs).
+    pub sealer: idv_crypto::sealed::Sealer,
+    pub device_keys: Arc<device_auth::DeviceKeyCache>,
 }
 
 /// RFC 3339 "now".

@@ -37,33 +37,87 @@ pub async fn authorize(state: &AppState, raw: &RawRequest<'_>) -> Result<Caller,
     Ok(caller)
 }
 
-/// Which user's state a job touches: its partition key, so one user's jobs are ordered.
-pub trait Subject {
-    fn subject(&self) -> Option<&str>;
+/// Whose state a job touches: its partition key, so one user's jobs are ordered.
+pub enum SubjectRef<'a> {
+    /// A customer user id or phone number, as given.
+    Direct(&'a str),
+    /// The customer user of a behavioral challenge (looked up in the store).
+    Challenge(&'a str),
+    /// No user: the request id spreads such jobs over partitions.
+    None,
+}
+
+/// What ingest needs from a request type beyond parsing and validation.
+pub trait JobRequest {
+    fn subject(&self) -> SubjectRef<'_>;
+    /// Encrypt fields that must never reach the bus or the store in the clear.
+    fn seal_sensitive(&mut self, _sealer: &idv_crypto::sealed::Sealer) {}
 }
 
 macro_rules! subject_field {
-    ($field:ident: $($t:ty),*) => { $(impl Subject for $t { fn subject(&self) -> Option<&str> { Some(&self.$field) } })* };
+    ($field:ident: $($t:ty),*) => { $(impl JobRequest for $t { fn subject(&self) -> SubjectRef<'_> { SubjectRef::Direct(&self.$field) } })* };
 }
 use idv_schemas::api::*;
 subject_field!(cus_user_id: FaceAuthRegisterRequest, FaceAuthRequest, CusUserRequest, FaceAuthUnregisterRequest, RegisterDeviceRequest);
 subject_field!(phone_number: SimSendOtpRequest, SimVerifyOtpRequest, SimVerifyInfoRequest);
-subject_field!(challenge_id: BehaviorScoreRequest);
-impl Subject for MixCompareFacesRequest {
-    fn subject(&self) -> Option<&str> {
-        None
+impl JobRequest for MixCompareFacesRequest {
+    fn subject(&self) -> SubjectRef<'_> {
+        SubjectRef::None
     }
 }
-impl Subject for ReadIdCardRequest {
-    fn subject(&self) -> Option<&str> {
-        None
+impl JobRequest for ReadIdCardRequest {
+    fn subject(&self) -> SubjectRef<'_> {
+        SubjectRef::None
+    }
+}
+
+/// Prefix of a sealed transaction field: `sealed:v1:<base64>`.
+pub const SEALED_PREFIX: &str = "sealed:v1:";
+
+/// Seal one transaction_data field (AES-GCM under the master key, bound to the field name).
+pub fn seal_field(sealer: &idv_crypto::sealed::Sealer, name: &str, value: &mut Option<String>) {
+    use base64::Engine as _;
+    if let Some(v) = value.as_mut() {
+        let sealed = sealer.seal(v.as_bytes(), format!("transaction_data:{name}").as_bytes());
+        *v = format!("{SEALED_PREFIX}{}", base64::engine::general_purpose::STANDARD.encode(sealed));
+    }
+}
+
+impl JobRequest for BehaviorScoreRequest {
+    fn subject(&self) -> SubjectRef<'_> {
+        SubjectRef::Challenge(&self.challenge_id)
+    }
+    /// Sender and recipient account data are encrypted before they leave ingest.
+    fn seal_sensitive(&mut self, sealer: &idv_crypto::sealed::Sealer) {
+        if let Some(t) = self.transaction_data.as_mut() {
+            seal_field(sealer, "account_number", &mut t.account_number);
+            seal_field(sealer, "account_holder_name", &mut t.account_holder_name);
+            seal_field(sealer, "bank_code", &mut t.bank_code);
+            seal_field(sealer, "beneficiary_account_number", &mut t.beneficiary_account_number);
+            seal_field(sealer, "beneficiary_account_holder_name", &mut t.beneficiary_account_holder_name);
+            seal_field(sealer, "beneficiary_bank_code", &mut t.beneficiary_bank_code);
+        }
+    }
+}
+
+/// A new job for `op`, answered to this ingest instance.
+pub fn new_job(state: &AppState, op: Operation, client_id: &str, access_key_id: &str, payload: serde_json::Value) -> Job {
+    Job {
+        schema_version: JOB_SCHEMA_VERSION,
+        request_id: uuid::Uuid::new_v4().to_string(),
+        operation: op,
+        client_id: client_id.to_string(),
+        access_key_id: access_key_id.to_string(),
+        reply_to: state.config.instance_id.clone(),
+        created_at: crate::now_rfc3339(),
+        payload,
     }
 }
 
 /// Run a job-backed operation for an already authorized caller.
 pub async fn submit<Req>(state: &AppState, op: Operation, caller: &Caller, body: &[u8]) -> Envelope
 where
-    Req: DeserializeOwned + Serialize + Validate + HasMedia + Subject,
+    Req: DeserializeOwned + Serialize + Validate + HasMedia + JobRequest,
 {
     match submit_inner::<Req>(state, op, caller, body).await {
         Ok(env) => env,
@@ -73,24 +127,25 @@ where
 
 async fn submit_inner<Req>(state: &AppState, op: Operation, caller: &Caller, body: &[u8]) -> Result<Envelope, ErrorKind>
 where
-    Req: DeserializeOwned + Serialize + Validate + HasMedia + Subject,
+    Req: DeserializeOwned + Serialize + Validate + HasMedia + JobRequest,
 {
     let mut req: Req = parse_json(body)?;
     req.validate()?;
     crate::media::resolve_media(state, caller, req.media_slots()).await?;
+    req.seal_sensitive(&state.sealer);
     let topic = op.topic().ok_or_else(|| internal("operation has no job topic"))?;
-    let request_id = uuid::Uuid::new_v4().to_string();
-    let key = Job::partition_key(&caller.client_id, req.subject().unwrap_or(&request_id));
-    let job = Job {
-        schema_version: JOB_SCHEMA_VERSION,
-        request_id: request_id.clone(),
-        operation: op,
-        client_id: caller.client_id.clone(),
-        access_key_id: caller.access_key_id.clone(),
-        reply_to: state.config.instance_id.clone(),
-        created_at: crate::now_rfc3339(),
-        payload: serde_json::to_value(&req).map_err(internal)?,
+    let job = new_job(state, op, &caller.client_id, &caller.access_key_id, serde_json::to_value(&req).map_err(internal)?);
+    let subject = match req.subject() {
+        SubjectRef::Direct(s) => s.to_string(),
+        SubjectRef::Challenge(id) => match state.store.get_challenge(id).await.map_err(internal)? {
+            Some(c) => c.cus_user_id,
+            // The scorer answers challenge_not_found; any partition will do.
+            None => id.to_string(),
+        },
+        SubjectRef::None => job.request_id.clone(),
     };
+    let key = Job::partition_key(&caller.client_id, &subject);
+    let request_id = job.request_id.clone();
     // Every log line of this request carries its id (never the payload: it holds PII).
     let span = tracing::info_span!("request", request_id = %request_id, operation = op.name(), client_id = %caller.client_id);
     run_job(state, job, key, topic).instrument(span).await

@@ -24,6 +24,7 @@ pub mod conformance;
 #[cfg(feature = "scylla")]
 pub mod scylla;
 pub mod sqlite;
+pub mod vault;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

@@ -24,3 +24,9 @@ async fn worker_dies_before_commit_and_the_effect_happens_once_over_kafka() {
     let bus = Arc::new(idv_bus::kafka::KafkaBus::connect(&broker.url).expect("kafka bus"));
     idv_tests::redelivery::run(bus).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behavioral_flow_over_kafka() {
+    let Some(broker) = broker().await else { return };
+    idv_tests::behavior::run(&broker.url).await;
+}

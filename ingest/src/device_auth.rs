@@ -1,0 +1,106 @@
+//! Customer User Device authentication and end-to-end encryption (create_challenge,
+//! push_event_batch), byte for byte as docs/BEHAVIOR_PROTOCOL.md states.
+//!
+//! Order: header shape → timestamp → Content-MD5 (required) → device exists → device
+//! signature (before any private-key work, so unauthenticated callers cannot make the
+//! server decrypt) → device active → request secret key (RSA-OAEP, cached) → body.
+//! Every failure but the timestamp and a deactivated device is 403 `access_denied`.
+
+use crate::auth::{timestamp_fresh, HEADER_CONTENT_MD5, HEADER_TIMESTAMP};
+use crate::submit::RawRequest;
+use crate::AppState;
+use idv_crypto::device::{self, ServerKeyPair};
+use idv_schemas::ErrorKind;
+use idv_store::DeviceRecord;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Decrypted request secret keys and opened server key pairs, so a device that reuses its
+/// encrypted key costs one private-key operation per session, not per batch.
+pub struct DeviceKeyCache {
+    secret_keys: moka::future::Cache<String, [u8; 32]>,
+    key_pairs: moka::future::Cache<String, Arc<ServerKeyPair>>,
+}
+
+impl Default for DeviceKeyCache {
+    fn default() -> Self {
+        DeviceKeyCache {
+            secret_keys: moka::future::Cache::builder()
+                .max_capacity(100_000)
+                .time_to_live(Duration::from_secs(600))
+                .build(),
+            key_pairs: moka::future::Cache::builder().max_capacity(1_000).time_to_live(Duration::from_secs(600)).build(),
+        }
+    }
+}
+
+/// An authenticated device request.
+pub struct DeviceCaller {
+    pub device: DeviceRecord,
+    pub server: Arc<ServerKeyPair>,
+    /// The decrypted request body (the operation's plaintext JSON).
+    pub plaintext: Vec<u8>,
+}
+
+fn header<'a>(raw: &'a RawRequest<'_>, name: &str) -> Option<&'a str> {
+    raw.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn internal(e: impl std::fmt::Display) -> ErrorKind {
+    ErrorKind::Internal { message: e.to_string() }
+}
+
+/// Open (and cache) the server key pair a device was registered with.
+pub async fn server_key_pair(state: &AppState, key_pair_id: &str) -> Result<Arc<ServerKeyPair>, ErrorKind> {
+    if let Some(k) = state.device_keys.key_pairs.get(key_pair_id).await {
+        return Ok(k);
+    }
+    let record = state.store.get_key_pair(key_pair_id).await.map_err(internal)?.ok_or(ErrorKind::AccessDenied)?;
+    let pair = Arc::new(idv_store::vault::open_key_pair(&state.sealer, &record).map_err(internal)?);
+    state.device_keys.key_pairs.insert(key_pair_id.to_string(), pair.clone()).await;
+    Ok(pair)
+}
+
+pub async fn authenticate(state: &AppState, raw: &RawRequest<'_>) -> Result<DeviceCaller, ErrorKind> {
+    let authz = header(raw, "authorization").ok_or(ErrorKind::AccessDenied)?;
+    let (device_id, esk, signature) = device::parse_device_authorization(authz).ok_or(ErrorKind::AccessDenied)?;
+    let timestamp = header(raw, HEADER_TIMESTAMP).ok_or(ErrorKind::AccessDenied)?;
+    if !timestamp_fresh(timestamp, time::OffsetDateTime::now_utc(), state.config.timestamp_skew) {
+        return Err(ErrorKind::TimeSkewed);
+    }
+    let md5 = header(raw, HEADER_CONTENT_MD5).ok_or(ErrorKind::AccessDenied)?;
+    if !idv_crypto::ct_eq(md5.as_bytes(), idv_crypto::access_key::content_md5(raw.body).as_bytes()) {
+        return Err(ErrorKind::AccessDenied);
+    }
+    let device = state.store.get_device(device_id).await.map_err(internal)?.ok_or(ErrorKind::AccessDenied)?;
+    if !device::verify_device_signature(&device.public_der, raw.method, raw.uri, timestamp, esk, md5, signature) {
+        return Err(ErrorKind::AccessDenied);
+    }
+    if device.deactivated {
+        return Err(ErrorKind::DeviceDeactivated);
+    }
+    let server = server_key_pair(state, &device.key_pair_id).await?;
+    let cache_key = idv_crypto::sha256_hex(format!("{}:{esk}", device.key_pair_id).as_bytes());
+    let secret = match state.device_keys.secret_keys.get(&cache_key).await {
+        Some(k) => k,
+        None => {
+            let k = device::decrypt_secret_key(&server, esk).map_err(|_| ErrorKind::AccessDenied)?;
+            state.device_keys.secret_keys.insert(cache_key, k).await;
+            k
+        }
+    };
+    #[derive(serde::Deserialize)]
+    struct Encrypted {
+        data: String,
+    }
+    let envelope: Encrypted = serde_json::from_slice(raw.body).map_err(|_| ErrorKind::AccessDenied)?;
+    let plaintext = device::open_b64(&secret, &envelope.data).map_err(|_| ErrorKind::AccessDenied)?;
+    Ok(DeviceCaller { device, server, plaintext })
+}
+
+/// Encrypt a successful response to the device and sign it (spec, E2E step 2-3).
+pub fn encrypt_response(caller: &DeviceCaller, body: &serde_json::Value) -> Result<serde_json::Value, ErrorKind> {
+    let plaintext = serde_json::to_vec(body).map_err(internal)?;
+    let enc = device::encrypt_response(&caller.server, &caller.device.public_der, &plaintext).map_err(internal)?;
+    serde_json::to_value(enc).map_err(internal)
+}

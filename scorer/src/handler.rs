@@ -1,0 +1,387 @@
+//! The behavior-topic job handler: register_device, create_challenge, push_event_batch
+//! and score, over the store. Every condition of the spec's behavioral error table is
+//! decided here, in the order docs/BEHAVIOR_PROTOCOL.md gives.
+
+use crate::baseline::Baseline;
+use crate::engine::{first_session, score, ScoreOutcome};
+use crate::features::extract;
+use crate::policy::PolicySet;
+use async_trait::async_trait;
+use base64::Engine as _;
+use idv_crypto::device;
+use idv_crypto::sealed::Sealer;
+use idv_schemas::api::{BehaviorScoreRequest, RegisterDeviceRequest};
+use idv_schemas::jobs::Job;
+use idv_schemas::{ApiError, Envelope, ErrorKind, Group, Operation};
+use idv_store::{BaselineRecord, BatchRecord, ChallengeRecord, DeviceRecord, Store, StoreError, CHALLENGE_OPEN};
+use idv_workers::JobHandler;
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// How long a challenge's nonce is accepted (choice: docs/BEHAVIOR_PROTOCOL.md).
+pub const CHALLENGE_TTL_SECS: i64 = 15 * 60;
+/// Compare-and-set retries of a baseline update before giving up.
+const BASELINE_CAS_RETRIES: usize = 5;
+
+/// Who gets the policy check (operators enable it per client or per access key).
+#[derive(Debug, Clone, Default)]
+pub enum PolicyScope {
+    #[default]
+    Nobody,
+    Everyone,
+    /// Client ids and access key ids.
+    Only(HashSet<String>),
+}
+
+impl PolicyScope {
+    /// `""` → nobody, `"*"` → everyone, else a comma-separated list of ids.
+    pub fn parse(spec: &str) -> PolicyScope {
+        match spec.trim() {
+            "" => PolicyScope::Nobody,
+            "*" => PolicyScope::Everyone,
+            list => PolicyScope::Only(list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()),
+        }
+    }
+
+    fn covers(&self, client_id: &str, access_key_id: &str) -> bool {
+        match self {
+            PolicyScope::Nobody => false,
+            PolicyScope::Everyone => true,
+            PolicyScope::Only(ids) => ids.contains(client_id) || ids.contains(access_key_id),
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct BehaviorConfig {
+    pub policies: Arc<PolicySet>,
+    pub policy_scope: PolicyScope,
+    /// Fold scored sessions into the baseline when `is_update` is omitted (spec: "only if
+    /// the deployment policy opts in").
+    pub auto_update_baseline: bool,
+}
+
+impl Default for BehaviorConfig {
+    fn default() -> Self {
+        BehaviorConfig { policies: Arc::new(PolicySet::empty()), policy_scope: PolicyScope::Nobody, auto_update_baseline: false }
+    }
+}
+
+pub struct BehaviorHandler {
+    pub store: Arc<dyn Store>,
+    pub sealer: Sealer,
+    pub config: BehaviorConfig,
+}
+
+type Outcome = Result<Envelope, StoreError>;
+
+fn fail(kind: ErrorKind) -> Outcome {
+    Ok(Envelope::error(Group::Behavior, &kind))
+}
+
+fn internal(e: impl std::fmt::Display) -> Envelope {
+    Envelope::error(Group::Behavior, &ErrorKind::Internal { message: e.to_string() })
+}
+
+fn now() -> time::OffsetDateTime {
+    time::OffsetDateTime::now_utc()
+}
+
+fn rfc3339(t: time::OffsetDateTime) -> String {
+    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
+/// Ids derived from the request id, so a redelivered job creates the same record.
+fn derived_id(request_id: &str, what: &str) -> String {
+    uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, format!("idv:{what}:{request_id}").as_bytes()).to_string()
+}
+
+fn baseline_aad(client_id: &str, cus_user_id: &str) -> Vec<u8> {
+    format!("baseline:{client_id}:{cus_user_id}").into_bytes()
+}
+
+/// Open a transaction field sealed by ingest (`sealed:v1:<base64>`), for the policy
+/// context only; it is never stored or logged in the clear.
+fn open_field(sealer: &Sealer, name: &str, value: &Value) -> Value {
+    let Some(text) = value.as_str() else { return value.clone() };
+    let Some(b64) = text.strip_prefix("sealed:v1:") else { return value.clone() };
+    base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .ok()
+        .and_then(|sealed| sealer.open(&sealed, format!("transaction_data:{name}").as_bytes()).ok())
+        .and_then(|plain| String::from_utf8(plain).ok())
+        .map(Value::String)
+        .unwrap_or(Value::Null)
+}
+
+impl BehaviorHandler {
+    async fn register_device(&self, job: &Job) -> Outcome {
+        let req: RegisterDeviceRequest = match serde_json::from_value(job.payload.clone()) {
+            Ok(r) => r,
+            Err(e) => return Ok(internal(e)),
+        };
+        let key_pair = match self.store.get_key_pair(&req.key_pair_id).await? {
+            Some(k) if k.client_id == job.client_id && k.active => k,
+            _ => return fail(ErrorKind::invalid("key_pair_id", "unknown or inactive key pair")),
+        };
+        let der = if req.protocol.as_deref() == Some("encrypted") {
+            let server = match idv_store::vault::open_key_pair(&self.sealer, &key_pair) {
+                Ok(s) => s,
+                Err(e) => return Ok(internal(e)),
+            };
+            let esk = req.encrypted_secret_key.as_deref().unwrap_or_default();
+            device::decrypt_device_public_key(&server, esk, &req.device_public_key)
+        } else {
+            device::decode_device_public_key(&req.device_public_key)
+        };
+        let Ok(der) = der else {
+            return fail(ErrorKind::invalid("device_public_key", "device_public_key is not a usable RSA public key"));
+        };
+        let record = DeviceRecord {
+            customer_user_device_id: derived_id(&job.request_id, "device"),
+            client_id: job.client_id.clone(),
+            cus_user_id: req.cus_user_id,
+            device_id: req.device_id,
+            key_pair_id: key_pair.key_pair_id,
+            public_der: der,
+            deactivated: false,
+            created_at: rfc3339(now()),
+        };
+        match self.store.create_device(&record).await {
+            Ok(()) | Err(StoreError::AlreadyExists(_)) => {}
+            Err(e) => return Err(e),
+        }
+        Ok(Envelope::ok(
+            Group::Behavior,
+            json!({"customer_user_device_id": record.customer_user_device_id, "status": "success"}),
+        ))
+    }
+
+    async fn active_device(&self, id: &str) -> Result<Result<DeviceRecord, ErrorKind>, StoreError> {
+        Ok(match self.store.get_device(id).await? {
+            None => Err(ErrorKind::DeviceNotFound),
+            Some(d) if d.deactivated => Err(ErrorKind::DeviceDeactivated),
+            Some(d) => Ok(d),
+        })
+    }
+
+    async fn create_challenge(&self, job: &Job) -> Outcome {
+        let device_id = job.payload["customer_user_device_id"].as_str().unwrap_or_default();
+        let device = match self.active_device(device_id).await? {
+            Ok(d) => d,
+            Err(kind) => return fail(kind),
+        };
+        let Some(key_pair) = self.store.get_key_pair(&device.key_pair_id).await? else {
+            return Ok(internal("the device's key pair is missing"));
+        };
+        let challenge_id = derived_id(&job.request_id, "challenge");
+        let challenge = match self.store.get_challenge(&challenge_id).await? {
+            Some(existing) => existing, // redelivered job: same answer
+            None => {
+                let created = now();
+                let c = ChallengeRecord {
+                    challenge_id: challenge_id.clone(),
+                    client_id: device.client_id.clone(),
+                    customer_user_device_id: device.customer_user_device_id.clone(),
+                    cus_user_id: device.cus_user_id.clone(),
+                    session_id: job.payload["session_id"].as_str().unwrap_or_default().to_string(),
+                    nonce: hex::encode(idv_crypto::random_bytes(32)),
+                    status: CHALLENGE_OPEN.into(),
+                    created_at: rfc3339(created),
+                    expires_at: created.unix_timestamp() + CHALLENGE_TTL_SECS,
+                    last_seq: -1,
+                    last_hash: String::new(),
+                };
+                self.store.create_challenge(&c).await?;
+                c
+            }
+        };
+        Ok(Envelope::ok(
+            Group::Behavior,
+            json!({
+                "challenge_id": challenge.challenge_id,
+                "nonce": challenge.nonce,
+                "server_public_key": base64::engine::general_purpose::STANDARD.encode(&key_pair.public_der),
+            }),
+        ))
+    }
+
+    async fn push_event_batch(&self, job: &Job) -> Outcome {
+        let p = &job.payload;
+        let challenge_id = p["challenge_id"].as_str().unwrap_or_default();
+        let Some(challenge) = self.store.get_challenge(challenge_id).await? else {
+            return fail(ErrorKind::ChallengeNotFound);
+        };
+        if challenge.client_id != job.client_id
+            || Some(challenge.customer_user_device_id.as_str()) != p["customer_user_device_id"].as_str()
+        {
+            return fail(ErrorKind::ChallengeAccessDenied);
+        }
+        let nonce = p["nonce"].as_str().unwrap_or_default();
+        if !idv_crypto::ct_eq(nonce.as_bytes(), challenge.nonce.as_bytes()) || now().unix_timestamp() > challenge.expires_at {
+            return fail(ErrorKind::InvalidNonce);
+        }
+        if challenge.status != CHALLENGE_OPEN {
+            return fail(ErrorKind::InvalidChallengeStatus);
+        }
+        let seq = p["seq"].as_i64().unwrap_or(challenge.last_seq + 1);
+        let prev = p["prev_batch_hash"].as_str().unwrap_or_default();
+        if seq != challenge.last_seq + 1 || prev != challenge.last_hash {
+            return fail(ErrorKind::InvalidBatchEvents {
+                message: format!("batch does not continue the chain (expected seq {})", challenge.last_seq + 1),
+            });
+        }
+        let data = p["data_raw"].as_str().unwrap_or_default();
+        let claimed = p["batch_hash"].as_str().unwrap_or_default();
+        if device::batch_hash(prev, seq.max(0) as u64, data.as_bytes()) != claimed {
+            return fail(ErrorKind::InvalidBatchEvents { message: "batch_hash does not match the batch".into() });
+        }
+        let batch = BatchRecord {
+            challenge_id: challenge_id.to_string(),
+            seq,
+            prev_batch_hash: prev.to_string(),
+            batch_hash: claimed.to_string(),
+            data: data.to_string(),
+            received_at: rfc3339(now()),
+        };
+        if !self.store.append_batch(&batch).await? {
+            // Another push extended the chain (or the challenge was scored) meanwhile.
+            let status = self.store.get_challenge(challenge_id).await?.map(|c| c.status);
+            return fail(if status.as_deref() == Some(CHALLENGE_OPEN) {
+                ErrorKind::InvalidBatchEvents { message: "another batch took this place in the chain".into() }
+            } else {
+                ErrorKind::InvalidChallengeStatus
+            });
+        }
+        Ok(Envelope::ok(Group::Behavior, json!({"status": "success"})))
+    }
+
+    async fn score(&self, job: &Job) -> Outcome {
+        let req: BehaviorScoreRequest = match serde_json::from_value(job.payload.clone()) {
+            Ok(r) => r,
+            Err(e) => return Ok(internal(e)),
+        };
+        let Some(challenge) = self.store.get_challenge(&req.challenge_id).await? else {
+            return fail(ErrorKind::ChallengeNotFound);
+        };
+        if challenge.client_id != job.client_id {
+            return fail(ErrorKind::ChallengeAccessDenied);
+        }
+        let device = match self.active_device(&challenge.customer_user_device_id).await? {
+            Ok(d) => d,
+            Err(kind) => return fail(kind),
+        };
+        let batches = self.store.list_batches(&challenge.challenge_id).await?;
+        if batches.is_empty() {
+            return fail(ErrorKind::NoBatchEvents);
+        }
+        // Scoring finalizes the challenge: no batch can be added afterwards.
+        self.store.finalize_challenge(&challenge.challenge_id).await?;
+        let data: Vec<Value> = batches.iter().filter_map(|b| serde_json::from_str(&b.data).ok()).collect();
+        let session = match extract(&data) {
+            Ok(s) => s,
+            Err(e) => {
+                // Engine-side failure: HTTP 200, data.status failure, engine code.
+                return Ok(Envelope::finished(
+                    Group::Behavior,
+                    json!({"request_id": job.request_id, "status": "failure"}),
+                    vec![ApiError { code: e.code().to_string(), message: e.to_string(), detail: None }],
+                ));
+            }
+        };
+        let (client, user) = (challenge.client_id.as_str(), device.cus_user_id.as_str());
+        let mut outcome = None;
+        for _ in 0..BASELINE_CAS_RETRIES {
+            match self.score_once(client, user, &session, req.is_update).await {
+                Ok(Some(o)) => {
+                    outcome = Some(o);
+                    break;
+                }
+                Ok(None) => continue, // lost a compare-and-set: read again
+                Err(kind) => return fail(kind),
+            }
+        }
+        let Some(outcome) = outcome else { return fail(ErrorKind::BootstrapWaitTimeout) };
+        let mut body = json!({"data": outcome.to_data(&job.request_id)});
+        if self.config.policy_scope.covers(&job.client_id, &job.access_key_id) {
+            let tx = req.transaction_data.as_ref().and_then(|t| serde_json::to_value(t).ok()).map(|mut t| {
+                if let Some(obj) = t.as_object_mut() {
+                    for (k, v) in obj.iter_mut() {
+                        *v = open_field(&self.sealer, k, v);
+                    }
+                }
+                t
+            });
+            let ctx = crate::scoring_context(&outcome, tx.as_ref(), Some(&session.device.to_json()));
+            let decision = self.config.policies.evaluate(&ctx, outcome.risk_level);
+            body["decision"] = decision.decision_json();
+            body["evaluation_details"] = decision.evaluation_details_json();
+        }
+        Ok(Envelope { http_status: 200, body, retry_after_secs: None })
+    }
+
+    /// One read-score-write round. `Ok(None)` when a concurrent writer won the
+    /// compare-and-set; `Err` carries the spec's 503 codes for enrollment failures.
+    async fn score_once(
+        &self,
+        client: &str,
+        user: &str,
+        session: &crate::features::SessionFeatures,
+        is_update: Option<bool>,
+    ) -> Result<Option<ScoreOutcome>, ErrorKind> {
+        let aad = baseline_aad(client, user);
+        let stored = self.store.get_baseline(client, user).await.map_err(|_| ErrorKind::BootstrapFailed)?;
+        let (mut baseline, version) = match &stored {
+            None => (Baseline::default(), None),
+            Some(rec) => {
+                let plain = self.sealer.open(&rec.data, &aad).map_err(|e| ErrorKind::Internal { message: format!("baseline: {e}") })?;
+                let text = String::from_utf8(plain).map_err(|e| ErrorKind::Internal { message: e.to_string() })?;
+                let b = Baseline::from_json(&text).map_err(|e| ErrorKind::Internal { message: format!("baseline: {e}") })?;
+                (b, Some(rec.version))
+            }
+        };
+        let first = baseline.is_empty();
+        let outcome = if first { None } else { Some(score(&baseline, session)) };
+        let fold = match (first, is_update) {
+            (true, Some(false)) => false,
+            (true, _) => true,
+            (false, Some(u)) => u,
+            (false, None) => self.config.auto_update_baseline,
+        };
+        if fold {
+            baseline.fold(session);
+            let text = baseline.to_json().map_err(|e| ErrorKind::Internal { message: e.to_string() })?;
+            let record = BaselineRecord {
+                client_id: client.to_string(),
+                cus_user_id: user.to_string(),
+                version: version.unwrap_or(0) + 1,
+                data: self.sealer.seal(text.as_bytes(), &aad),
+                updated_at: rfc3339(now()),
+            };
+            match self.store.put_baseline(&record, version).await {
+                Ok(true) => {}
+                Ok(false) => return Ok(None),
+                Err(_) if first => return Err(ErrorKind::BootstrapFailed),
+                Err(e) => return Err(ErrorKind::Internal { message: e.to_string() }),
+            }
+        }
+        Ok(Some(match outcome {
+            Some(o) => o,
+            None => first_session(if fold { baseline.sessions() } else { 0 }),
+        }))
+    }
+}
+
+#[async_trait]
+impl JobHandler for BehaviorHandler {
+    async fn handle(&self, job: &Job) -> Result<Envelope, StoreError> {
+        match job.operation {
+            Operation::RegisterDevice => self.register_device(job).await,
+            Operation::CreateChallenge => self.create_challenge(job).await,
+            Operation::PushEventBatch => self.push_event_batch(job).await,
+            Operation::BehaviorScore => self.score(job).await,
+            other => Ok(internal(format!("{} is not a behavior job", other.name()))),
+        }
+    }
+}

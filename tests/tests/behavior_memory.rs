@@ -1,0 +1,6 @@
+//! The behavioral integration flow and tampering cases over the in-process bus.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behavioral_flow_over_in_process_bus() {
+    idv_tests::behavior::run("memory://").await;
+}
