@@ -27,6 +27,33 @@ enum Command {
         #[command(subcommand)]
         action: KeysAction,
     },
+    /// Manage the server RSA key pairs of the behavioral SDK protocol.
+    Keypairs {
+        #[command(subcommand)]
+        action: KeypairsAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum KeypairsAction {
+    /// Create a key pair for a client (created if new); prints JSON with key_pair_id and
+    /// public_key (base64 PKIX DER).
+    Create {
+        #[arg(long)]
+        client: String,
+        #[command(flatten)]
+        settings: Settings,
+    },
+    /// List key pairs as JSON lines (public parts only).
+    List(#[command(flatten)] Settings),
+    /// Create a new key pair for a client and stop offering its older ones to new device
+    /// registrations (registered devices keep working with theirs).
+    Rotate {
+        #[arg(long)]
+        client: String,
+        #[command(flatten)]
+        settings: Settings,
+    },
 }
 
 #[derive(Subcommand)]
@@ -118,6 +145,47 @@ async fn keys(action: KeysAction) -> Result<(), String> {
     Ok(())
 }
 
+fn key_pair_json(k: &idv_store::KeyPairRecord) -> serde_json::Value {
+    use base64::Engine as _;
+    serde_json::json!({
+        "key_pair_id": k.key_pair_id,
+        "public_key": base64::engine::general_purpose::STANDARD.encode(&k.public_der),
+    })
+}
+
+async fn keypairs(action: KeypairsAction) -> Result<(), String> {
+    let (settings, client, rotate) = match action {
+        KeypairsAction::List(settings) => {
+            let settings = settings.with_file()?;
+            let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
+            for k in store.list_key_pairs(None).await.map_err(|e| e.to_string())? {
+                let mut line = key_pair_json(&k);
+                line["client_id"] = k.client_id.clone().into();
+                line["active"] = k.active.into();
+                line["created_at"] = k.created_at.clone().into();
+                println!("{line}");
+            }
+            return Ok(());
+        }
+        KeypairsAction::Create { client, settings } => (settings, client, false),
+        KeypairsAction::Rotate { client, settings } => (settings, client, true),
+    };
+    let settings = settings.with_file()?;
+    let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
+    let sealer = idv_crypto::sealed::Sealer::new(1, &settings.master_key()?).map_err(|e| e.to_string())?;
+    let now = idv_ingest::now_rfc3339();
+    let client = idv_store::ensure_client(store.as_ref(), &client, &now).await.map_err(|e| e.to_string())?;
+    let older = store.list_key_pairs(Some(&client.client_id)).await.map_err(|e| e.to_string())?;
+    let created = idv_store::vault::issue_key_pair(store.as_ref(), &sealer, &client.client_id, &now).await.map_err(|e| e.to_string())?;
+    if rotate {
+        for k in older.iter().filter(|k| k.active) {
+            store.set_key_pair_active(&k.key_pair_id, false).await.map_err(|e| e.to_string())?;
+        }
+    }
+    println!("{}", key_pair_json(&created));
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -139,6 +207,7 @@ async fn main() -> ExitCode {
             run_roles(s, Roles { ingest: false, worker: false, scorer: true }).await
         }
         Command::Keys { action } => keys(action).await,
+        Command::Keypairs { action } => keypairs(action).await,
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -44,3 +44,30 @@ fn a_backend_not_compiled_in_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("mysql://x"));
 }
+
+#[test]
+fn keypairs_create_list_rotate() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = idv(&["keypairs", "create", "--client", "acme", "--data-dir", d]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["key_pair_id", "public_key"]);
+    use base64::Engine as _;
+    let der = base64::engine::general_purpose::STANDARD.decode(v["public_key"].as_str().unwrap()).unwrap();
+    assert!(idv_crypto::device::validate_public_key_der(&der).is_ok(), "a usable RSA public key");
+
+    let rotated: serde_json::Value =
+        serde_json::from_slice(&idv(&["keypairs", "rotate", "--client", "acme", "--data-dir", d]).stdout).unwrap();
+    assert_ne!(rotated["key_pair_id"], v["key_pair_id"]);
+    let list = String::from_utf8(idv(&["keypairs", "list", "--data-dir", d]).stdout).unwrap();
+    let rows: Vec<serde_json::Value> = list.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), 2);
+    let active: Vec<_> = rows.iter().filter(|r| r["active"] == true).map(|r| r["key_pair_id"].clone()).collect();
+    assert_eq!(active, vec![rotated["key_pair_id"].clone()]);
+    assert!(!list.contains("PRIVATE"), "only public parts are listed");
+}

@@ -10,7 +10,7 @@ use axum::http::HeaderMap;
 use idv_crypto::access_key;
 use idv_crypto::sealed::Sealer;
 use idv_schemas::ErrorKind;
-use idv_store::{AccessKeyRecord, ClientRecord, Store, StoreError};
+use idv_store::{AccessKeyRecord, Store, StoreError};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -63,18 +63,7 @@ impl KeyResolver {
 
     /// Create a client (if new) and an access key for it; the secret is returned once.
     pub async fn issue(&self, client_name: &str, now: &str) -> Result<IssuedKey, StoreError> {
-        let client = match self.store.find_client_by_name(client_name).await? {
-            Some(c) => c,
-            None => {
-                let c = ClientRecord {
-                    client_id: uuid::Uuid::new_v4().to_string(),
-                    name: client_name.to_string(),
-                    created_at: now.to_string(),
-                };
-                self.store.create_client(&c).await?;
-                c
-            }
-        };
+        let client = idv_store::ensure_client(self.store.as_ref(), client_name, now).await?;
         let access_key_id = format!("AK{}", hex::encode(idv_crypto::random_bytes(10)).to_uppercase());
         let secret_key = base64_url(&idv_crypto::random_bytes(32));
         let rec = AccessKeyRecord {

@@ -277,6 +277,20 @@ pub trait Store: Send + Sync + 'static {
     fn backend(&self) -> &'static str;
 }
 
+/// The client named `name`, created if it does not exist yet.
+pub async fn ensure_client(store: &dyn Store, name: &str, now: &str) -> Result<ClientRecord> {
+    if let Some(c) = store.find_client_by_name(name).await? {
+        return Ok(c);
+    }
+    let c = ClientRecord { client_id: uuid::Uuid::new_v4().to_string(), name: name.to_string(), created_at: now.to_string() };
+    match store.create_client(&c).await {
+        Ok(()) => Ok(c),
+        // Created concurrently under the same name: use that one.
+        Err(StoreError::AlreadyExists(_)) => store.find_client_by_name(name).await?.ok_or(StoreError::AlreadyExists(name.into())),
+        Err(e) => Err(e),
+    }
+}
+
 /// Open a store from its URL. A scheme whose backend is not compiled in is an error.
 pub async fn open(url: &str) -> Result<Arc<dyn Store>> {
     let scheme = url.split_once(':').map(|(s, _)| s).unwrap_or("");

@@ -219,3 +219,70 @@ async fn tampering(h: &Harness, acme: &Credentials, device: &Device) {
     bad.secret_key = "wrong".into();
     rejected("bad access key", c.call(&bad, "/v1/behavior/score", &json!({"challenge_id": ch})).await, 403, "access_denied");
 }
+
+/// The operator-enabled policy check: every score answer (first sessions included) carries
+/// `decision` and `evaluation_details`; policies see transaction_data, whose account fields
+/// never reach the bus in the clear.
+pub async fn run_policies(bus_url: &str) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("policies.json");
+    std::fs::write(
+        &file,
+        r#"{"version": "test-1", "policies": [
+            {"policy_id": "blocklist", "policy_name": "Blocked beneficiary", "policy_version": "7", "priority": 1,
+             "expression": "has(transaction.beneficiary_account_number) && transaction.beneficiary_account_number == '666'",
+             "outcome": "OVERRIDDEN", "final_action": "BLOCK"}]}"#,
+    )
+    .expect("policy file");
+    let h = Harness::start(bus_url, |s| {
+        s.policy_file = Some(file.clone());
+        s.policy_clients = Some("*".into());
+    })
+    .await;
+    let c = &h.client;
+    let acme = h.create_key("acme").await;
+    let mut jobs = h
+        .backends
+        .bus
+        .subscribe(idv_schemas::ops::Topic::Behavior.name(), "test-replay", idv_bus::StartFrom::Earliest)
+        .await
+        .expect("replay consumer");
+    let user = idv_scorer::synth::User::new(3);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
+    let (device, _) = register(&h, &acme, false, "user-p").await;
+
+    // First session: default mapping (LOW → ALLOW), no policy matched.
+    let (ch1, n1) = challenge(c, &device).await;
+    push_session(c, &device, &ch1, &n1, &user.session_batches(2, &mut rng)).await;
+    let first = c.call(&acme, "/v1/behavior/score", &json!({"challenge_id": ch1})).await;
+    assert_eq!(first.status, 200, "{:?}", first.body);
+    assert_eq!(first.body["decision"]["final_action"], "ALLOW");
+    assert_eq!(first.body["decision"]["action_payload"], Value::Null);
+    assert_eq!(first.body["evaluation_details"]["applied_policies"], json!([]));
+
+    // A transfer to a blocked account: the policy overrides whatever the score says.
+    let (ch2, n2) = challenge(c, &device).await;
+    push_session(c, &device, &ch2, &n2, &user.session_batches(2, &mut rng)).await;
+    let tx = json!({"transaction_amount": 10, "account_number": "ACC-SECRET-123", "beneficiary_account_number": "666"});
+    let blocked = c.call(&acme, "/v1/behavior/score", &json!({"challenge_id": ch2, "transaction_data": tx})).await;
+    assert_eq!(blocked.status, 200, "{:?}", blocked.body);
+    assert_eq!(blocked.body["decision"]["final_action"], "BLOCK");
+    assert_eq!(blocked.body["evaluation_details"]["applied_policies"][0]["policy_id"], "blocklist");
+    assert_eq!(blocked.body["evaluation_details"]["applied_policies"][0]["policy_outcome"], "OVERRIDDEN");
+
+    // A data team replaying the behavior topic sees the account fields sealed.
+    let mut seen_score_job = false;
+    while let Ok(Ok(d)) = tokio::time::timeout(std::time::Duration::from_secs(5), jobs.recv()).await {
+        let text = String::from_utf8_lossy(&d.payload).to_string();
+        assert!(!text.contains("ACC-SECRET-123"), "account numbers never reach the bus in the clear");
+        if text.contains(&ch2) && text.contains("transaction_data") {
+            let job: Value = serde_json::from_str(&text).expect("job json");
+            let acct = job["payload"]["transaction_data"]["account_number"].as_str().unwrap_or_default();
+            assert!(acct.starts_with("sealed:v1:"), "{acct}");
+            seen_score_job = true;
+            break;
+        }
+    }
+    assert!(seen_score_job, "the score job was on the behavior topic");
+    h.stop().await;
+}
