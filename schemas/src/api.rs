@@ -904,3 +904,62 @@ mod tests {
         assert_eq!(r.validate(), Err(ErrorKind::MissingChallengeId));
     }
 }
+
+#[cfg(test)]
+mod mutation_tests {
+    //! Seeded mutation of valid bodies (flips, truncations, splices): parsing and
+    //! validation must answer Ok or an InvalidParameter-style error, never panic.
+    use super::*;
+    use crate::validate::parse_json;
+
+    fn check<T: serde::de::DeserializeOwned + Validate>(body: &[u8]) {
+        if let Ok(v) = parse_json::<T>(body) {
+            let _ = v.validate();
+        }
+    }
+
+    #[test]
+    fn mutated_bodies_never_panic() {
+        let seeds: &[&[u8]] = &[
+            br#"{"cus_user_id":"u","faces":[{"base64":"aGVsbG8="},{"id":"img-1"}],"videos":[{"frames":[{"base64":"aA=="}],"metadata":{"a":1}}],"gesture_faces":[{"gesture":"left","images":[{"base64":"aA=="}]}],"lat":1.5,"metadata":{"k":"v"}}"#,
+            br#"{"card_type":"vn.national_id","image1":{"base64":"aA==","label":"front","metadata":{"a":"b"}},"qr1_images":[{"id":"x"}]}"#,
+            br#"{"phone_number":"+84123","fields":[{"name":"is_id","value":"1"}]}"#,
+            br#"{"challenge_id":"6f1c2a7e-8d8b-4c55-9a3c-2b7a3c1d9e10","transaction_data":{"transaction_amount":10.5},"is_update":true}"#,
+        ];
+        let mut state: u64 = 0x9e3779b97f4a7c15;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for seed in seeds {
+            for _ in 0..1500 {
+                let mut b = seed.to_vec();
+                for _ in 0..(next() % 4 + 1) {
+                    let i = (next() as usize) % b.len().max(1);
+                    match next() % 4 {
+                        0 => b[i] = (next() & 0xff) as u8,
+                        1 => b.truncate(i),
+                        2 => b.insert(i, b"{}[],:\"\\0e-9"[(next() % 12) as usize]),
+                        _ => {
+                            let j = (next() as usize) % b.len().max(1);
+                            let chunk: Vec<u8> = b[i.min(j)..i.max(j)].to_vec();
+                            b.extend_from_slice(&chunk);
+                        }
+                    }
+                    if b.is_empty() {
+                        break;
+                    }
+                }
+                check::<FaceAuthRegisterRequest>(&b);
+                check::<FaceAuthRequest>(&b);
+                check::<ReadIdCardRequest>(&b);
+                check::<MixCompareFacesRequest>(&b);
+                check::<SimVerifyInfoRequest>(&b);
+                check::<BehaviorScoreRequest>(&b);
+                check::<EkycFullChecksRequest>(&b);
+            }
+        }
+    }
+}

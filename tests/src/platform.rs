@@ -86,6 +86,21 @@ pub async fn run(bus_url: &str) {
     assert_eq!(r.body["errors"][0]["detail"]["field"], "faces");
     assert_eq!(count_files(&blobs_dir), files_before, "rejected requests leave nothing behind");
 
+    // Garbage to every Access Key operation: the group's invalid-parameter code, never a 5xx.
+    for op in idv_schemas::Operation::ALL {
+        if op.auth() != idv_schemas::ops::AuthScheme::AccessKey {
+            continue;
+        }
+        // Its own key per operation, so the scenario stays under the rate limit.
+        let fuzzer = h.create_key("acme").await;
+        for garbage in [&b"{\"cus_user_id\": [1, 2,"[..], b"[]", b"null", b"\"text\"", b"{\"image1\": 5}"] {
+            let r = c.call_with(&fuzzer, op.path(), garbage.to_vec(), Signing { send_md5: true, ..Default::default() }).await;
+            assert_eq!(r.status, 400, "{} {:?}: {:?}", op.path(), String::from_utf8_lossy(garbage), r.body);
+            let want = if op.group() == idv_schemas::Group::Behavior { "invalid_param" } else { "invalid_parameter_exception" };
+            assert_eq!(r.code(), Some(want), "{}", op.path());
+        }
+    }
+
     // Upload, then reference by id.
     let up = c.call(&acme, "/v1/upload_image", &json!({"base64": good, "label": "selfie"})).await;
     assert_eq!(up.status, 200, "{:?}", up.body);
