@@ -385,3 +385,205 @@ impl JobHandler for BehaviorHandler {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The 503 paths of first-session enrollment, with a store whose baseline writes fail
+    //! or always lose the compare-and-set (everything else is the real SQLite store).
+    use super::*;
+    use idv_schemas::jobs::JOB_SCHEMA_VERSION;
+    use idv_store::*;
+
+    #[derive(Clone, Copy)]
+    enum BaselineWrites {
+        Fail,
+        AlwaysLose,
+    }
+
+    struct FlakyBaselines {
+        inner: idv_store::sqlite::SqliteStore,
+        mode: BaselineWrites,
+    }
+
+    #[async_trait]
+    impl Store for FlakyBaselines {
+        async fn create_client(&self, client: &ClientRecord) -> Result<()> {
+            self.inner.create_client(client).await
+        }
+        async fn get_client(&self, client_id: &str) -> Result<Option<ClientRecord>> {
+            self.inner.get_client(client_id).await
+        }
+        async fn find_client_by_name(&self, name: &str) -> Result<Option<ClientRecord>> {
+            self.inner.find_client_by_name(name).await
+        }
+        async fn create_access_key(&self, key: &AccessKeyRecord) -> Result<()> {
+            self.inner.create_access_key(key).await
+        }
+        async fn get_access_key(&self, access_key_id: &str) -> Result<Option<AccessKeyRecord>> {
+            self.inner.get_access_key(access_key_id).await
+        }
+        async fn list_access_keys(&self) -> Result<Vec<AccessKeyRecord>> {
+            self.inner.list_access_keys().await
+        }
+        async fn revoke_access_key(&self, access_key_id: &str) -> Result<bool> {
+            self.inner.revoke_access_key(access_key_id).await
+        }
+        async fn create_request(&self, request: &RequestRecord) -> Result<()> {
+            self.inner.create_request(request).await
+        }
+        async fn complete_request(&self, request_id: &str, response: &str, finished_at: &str) -> Result<Completion> {
+            self.inner.complete_request(request_id, response, finished_at).await
+        }
+        async fn get_request(&self, request_id: &str) -> Result<Option<RequestRecord>> {
+            self.inner.get_request(request_id).await
+        }
+        async fn put_blob_meta(&self, meta: &BlobMeta) -> Result<()> {
+            self.inner.put_blob_meta(meta).await
+        }
+        async fn get_blob_meta(&self, id: &str) -> Result<Option<BlobMeta>> {
+            self.inner.get_blob_meta(id).await
+        }
+        async fn put_face_user(&self, user: &FaceUserRecord) -> Result<()> {
+            self.inner.put_face_user(user).await
+        }
+        async fn get_face_user(&self, client_id: &str, cus_user_id: &str) -> Result<Option<FaceUserRecord>> {
+            self.inner.get_face_user(client_id, cus_user_id).await
+        }
+        async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()> {
+            self.inner.create_key_pair(key_pair).await
+        }
+        async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>> {
+            self.inner.get_key_pair(key_pair_id).await
+        }
+        async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>> {
+            self.inner.list_key_pairs(client_id).await
+        }
+        async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool> {
+            self.inner.set_key_pair_active(key_pair_id, active).await
+        }
+        async fn create_device(&self, device: &DeviceRecord) -> Result<()> {
+            self.inner.create_device(device).await
+        }
+        async fn get_device(&self, customer_user_device_id: &str) -> Result<Option<DeviceRecord>> {
+            self.inner.get_device(customer_user_device_id).await
+        }
+        async fn set_device_deactivated(&self, customer_user_device_id: &str, deactivated: bool) -> Result<bool> {
+            self.inner.set_device_deactivated(customer_user_device_id, deactivated).await
+        }
+        async fn create_challenge(&self, challenge: &ChallengeRecord) -> Result<()> {
+            self.inner.create_challenge(challenge).await
+        }
+        async fn get_challenge(&self, challenge_id: &str) -> Result<Option<ChallengeRecord>> {
+            self.inner.get_challenge(challenge_id).await
+        }
+        async fn append_batch(&self, batch: &BatchRecord) -> Result<bool> {
+            self.inner.append_batch(batch).await
+        }
+        async fn list_batches(&self, challenge_id: &str) -> Result<Vec<BatchRecord>> {
+            self.inner.list_batches(challenge_id).await
+        }
+        async fn finalize_challenge(&self, challenge_id: &str) -> Result<bool> {
+            self.inner.finalize_challenge(challenge_id).await
+        }
+        async fn get_baseline(&self, client_id: &str, cus_user_id: &str) -> Result<Option<BaselineRecord>> {
+            self.inner.get_baseline(client_id, cus_user_id).await
+        }
+        async fn put_baseline(&self, _baseline: &BaselineRecord, _expected: Option<i64>) -> Result<bool> {
+            match self.mode {
+                BaselineWrites::Fail => Err(StoreError::Backend("disk full".into())),
+                BaselineWrites::AlwaysLose => Ok(false),
+            }
+        }
+        fn backend(&self) -> &'static str {
+            "flaky"
+        }
+    }
+
+    async fn scored_challenge(store: &dyn Store) -> String {
+        let device = DeviceRecord {
+            customer_user_device_id: "dev-1".into(),
+            client_id: "client-a".into(),
+            cus_user_id: "user-1".into(),
+            device_id: "d".into(),
+            key_pair_id: "kp".into(),
+            public_der: vec![],
+            deactivated: false,
+            created_at: "t".into(),
+        };
+        store.create_device(&device).await.unwrap();
+        let challenge = ChallengeRecord {
+            challenge_id: uuid::Uuid::new_v4().to_string(),
+            client_id: "client-a".into(),
+            customer_user_device_id: "dev-1".into(),
+            cus_user_id: "user-1".into(),
+            session_id: "s".into(),
+            nonce: "ab".repeat(32),
+            status: CHALLENGE_OPEN.into(),
+            created_at: "t".into(),
+            expires_at: i64::MAX,
+            last_seq: -1,
+            last_hash: String::new(),
+        };
+        store.create_challenge(&challenge).await.unwrap();
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1);
+        let batches = crate::synth::User::new(5).session_batches(2, &mut rng);
+        let mut prev = String::new();
+        for (seq, data) in batches.iter().enumerate() {
+            let text = serde_json::to_string(data).unwrap();
+            let hash = device::batch_hash(&prev, seq as u64, text.as_bytes());
+            let b = BatchRecord {
+                challenge_id: challenge.challenge_id.clone(),
+                seq: seq as i64,
+                prev_batch_hash: prev.clone(),
+                batch_hash: hash.clone(),
+                data: text,
+                received_at: "t".into(),
+            };
+            assert!(store.append_batch(&b).await.unwrap());
+            prev = hash;
+        }
+        challenge.challenge_id
+    }
+
+    async fn score_with(mode: BaselineWrites) -> Envelope {
+        let store = Arc::new(FlakyBaselines { inner: idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap(), mode });
+        let challenge_id = scored_challenge(store.as_ref()).await;
+        let handler = BehaviorHandler {
+            store,
+            sealer: Sealer::new(1, &[1u8; 32]).unwrap(),
+            config: BehaviorConfig::default(),
+        };
+        let job = Job {
+            schema_version: JOB_SCHEMA_VERSION,
+            request_id: uuid::Uuid::new_v4().to_string(),
+            operation: Operation::BehaviorScore,
+            client_id: "client-a".into(),
+            access_key_id: "ak".into(),
+            reply_to: "i".into(),
+            created_at: "t".into(),
+            payload: json!({"challenge_id": challenge_id}),
+        };
+        handler.handle(&job).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn enrollment_write_failure_is_bootstrap_failed() {
+        let env = score_with(BaselineWrites::Fail).await;
+        assert_eq!((env.http_status, env.first_error_code()), (503, Some("bootstrap_failed")));
+        assert!(env.body.get("data").is_none());
+    }
+
+    #[tokio::test]
+    async fn losing_every_enrollment_race_is_bootstrap_wait_timeout() {
+        let env = score_with(BaselineWrites::AlwaysLose).await;
+        assert_eq!((env.http_status, env.first_error_code()), (503, Some("bootstrap_wait_timeout")));
+    }
+
+    #[test]
+    fn policy_scope_parsing() {
+        assert!(!PolicyScope::parse("").covers("c", "k"));
+        assert!(PolicyScope::parse("*").covers("c", "k"));
+        let only = PolicyScope::parse("c1, AK2");
+        assert!(only.covers("c1", "x") && only.covers("x", "AK2") && !only.covers("c2", "AK3"));
+    }
+}
