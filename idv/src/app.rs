@@ -37,7 +37,7 @@ pub struct Backends {
 }
 
 pub async fn open_backends(settings: &Settings) -> Result<Backends, String> {
-    let sealer = Sealer::new(1, &settings.master_key()?).map_err(|e| e.to_string())?;
+    let sealer = settings.sealer()?;
     let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
     let raw_blobs = idv_store::blobs::open(&settings.blobs_url()).map_err(|e| e.to_string())?;
     let blobs: Arc<dyn BlobStore> = Arc::new(SealedBlobs::new(raw_blobs, sealer.clone()));

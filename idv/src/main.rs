@@ -117,7 +117,7 @@ async fn keys(action: KeysAction) -> Result<(), String> {
         KeysAction::Create { client, settings } => {
             let settings = settings.with_file()?;
             let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
-            let sealer = idv_crypto::sealed::Sealer::new(1, &settings.master_key()?).map_err(|e| e.to_string())?;
+            let sealer = settings.sealer()?;
             let resolver = idv_ingest::auth::KeyResolver::new(store, sealer);
             let issued = resolver.issue(&client, &idv_ingest::now_rfc3339()).await.map_err(|e| e.to_string())?;
             println!("{}", serde_json::to_string(&issued).map_err(|e| e.to_string())?);
@@ -172,7 +172,7 @@ async fn keypairs(action: KeypairsAction) -> Result<(), String> {
     };
     let settings = settings.with_file()?;
     let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
-    let sealer = idv_crypto::sealed::Sealer::new(1, &settings.master_key()?).map_err(|e| e.to_string())?;
+    let sealer = settings.sealer()?;
     let now = idv_ingest::now_rfc3339();
     let client = idv_store::ensure_client(store.as_ref(), &client, &now).await.map_err(|e| e.to_string())?;
     let older = store.list_key_pairs(Some(&client.client_id)).await.map_err(|e| e.to_string())?;

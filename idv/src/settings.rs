@@ -129,6 +129,11 @@ impl Settings {
         })
     }
 
+    /// The sealer over the master key (secrets, key pairs, blobs and baselines at rest).
+    pub fn sealer(&self) -> Result<idv_crypto::sealed::Sealer, String> {
+        idv_crypto::sealed::Sealer::new(1, &self.master_key()?).map_err(|e| e.to_string())
+    }
+
     /// The master key: from settings, else DATA_DIR/master.key (created, mode 0600).
     pub fn master_key(&self) -> Result<Vec<u8>, String> {
         use base64::Engine as _;
