@@ -60,7 +60,11 @@ async fn main() {
     for i in 0..concurrency {
         let (device, _) = idv_tests::behavior::register(&h, &creds, false, &format!("bench-user-{i}")).await;
         let (challenge, nonce) = idv_tests::behavior::challenge(&h.client, &device).await;
-        let batch = user.session_batches(1, &mut rng).remove(0);
+        // A tenth of a synthetic session: a typical SDK flush.
+        let batch = user.session_batches(10, &mut rng).remove(0);
+        if i == 0 {
+            println!("batch data: {} bytes of JSON", serde_json::to_string(&batch).map(|t| t.len()).unwrap_or(0));
+        }
         let mut chain = BatchChain::new(nonce);
         let ts = idv_client::rfc3339_now();
         let prepared: Vec<_> = (0..per_lane)
