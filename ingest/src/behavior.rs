@@ -45,8 +45,17 @@ async fn answer(st: &AppState, caller: &DeviceCaller, job: Job, key: Vec<u8>) ->
     Ok(Envelope { http_status: 200, body: device_auth::encrypt_response(caller, &env.body)?, retry_after_secs: None })
 }
 
-pub async fn create_challenge(st: &AppState, raw: &RawRequest<'_>) -> Result<Envelope, ErrorKind> {
+/// Authenticate a device and apply its rate limit (the same budget as an access key).
+async fn authorized_device(st: &AppState, raw: &RawRequest<'_>) -> Result<DeviceCaller, ErrorKind> {
     let caller = device_auth::authenticate(st, raw).await?;
+    st.limiter
+        .check(&format!("device:{}", caller.device.customer_user_device_id))
+        .map_err(|retry_after_secs| ErrorKind::RateLimited { retry_after_secs })?;
+    Ok(caller)
+}
+
+pub async fn create_challenge(st: &AppState, raw: &RawRequest<'_>) -> Result<Envelope, ErrorKind> {
+    let caller = authorized_device(st, raw).await?;
     let req: CreateChallengeRequest = parse_json(&caller.plaintext)?;
     req.validate()?;
     let payload = json!({"session_id": req.session_id, "customer_user_device_id": caller.device.customer_user_device_id});
@@ -64,7 +73,7 @@ fn challenge_id(raw: &RawRequest<'_>) -> Result<String, ErrorKind> {
 }
 
 pub async fn push_event_batch(st: &AppState, raw: &RawRequest<'_>) -> Result<Envelope, ErrorKind> {
-    let caller = device_auth::authenticate(st, raw).await?;
+    let caller = authorized_device(st, raw).await?;
     let challenge_id = challenge_id(raw)?;
     let plain: PushPlaintext<'_> = parse_json_borrowed(&caller.plaintext)?;
     let nonce = plain.nonce.filter(|n| !n.is_empty()).ok_or(ErrorKind::MissingNonce)?;
