@@ -13,10 +13,13 @@
 #   scripts/models.sh           install what is missing, verify everything
 #   scripts/models.sh --check   verify only; exit 1 if anything is missing or wrong
 set -euo pipefail
+models_dir="${IDV_MODELS_DIR:-$HOME/.cache/idv/models}"
+# A relative IDV_MODELS_DIR means relative to where the caller stands, not to the repo.
+case "$models_dir" in /*) ;; *) models_dir="$PWD/$models_dir" ;; esac
+export IDV_MODELS_DIR="$models_dir"
 cd "$(dirname "$0")/.."
 command -v python3 >/dev/null || { echo "models.sh: python3 is required" >&2; exit 1; }
 export IDV_MANIFEST="$PWD/models/manifest.json"
-export IDV_MODELS_DIR="${IDV_MODELS_DIR:-$HOME/.cache/idv/models}"
 
 # The work is done in Python (stdlib only) because it parses JSON and opens zip and tar
 # archives; bash would need jq/unzip, which a fresh machine may lack.

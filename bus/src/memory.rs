@@ -48,13 +48,17 @@ struct TopicState {
 }
 
 impl TopicState {
-    /// Drop messages every group has committed; with no group, keep everything.
+    /// Drop messages every live group has committed; with no live group, keep everything.
+    /// A group whose members are all gone does not pin memory: in one process nobody can
+    /// come back for its backlog after the process ends anyway (a member that rejoins
+    /// resumes at the oldest retained message).
     fn trim(&mut self) {
-        if self.groups.is_empty() {
+        let live: Vec<&GroupState> = self.groups.values().filter(|g| !g.members.is_empty()).collect();
+        if live.is_empty() {
             return;
         }
         for (p, log) in self.partitions.iter_mut().enumerate() {
-            let min = self.groups.values().map(|g| g.committed[p]).min().unwrap_or(log.base);
+            let min = live.iter().map(|g| g.committed[p]).min().unwrap_or(log.base);
             while log.base < min && !log.messages.is_empty() {
                 log.messages.pop_front();
                 log.base += 1;

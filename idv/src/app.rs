@@ -53,6 +53,7 @@ pub struct Running {
     pub addr: Option<SocketAddr>,
     pub state: Option<AppState>,
     stop: watch::Sender<bool>,
+    stop_http: watch::Sender<bool>,
     http: Option<tokio::task::JoinHandle<()>>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
@@ -73,7 +74,10 @@ pub async fn start(settings: &Settings, roles: Roles) -> Result<Running, String>
 }
 
 pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Result<Running, String> {
+    // Two stop signals: HTTP stops first and drains; workers and the results listener
+    // stop after, so the requests being drained still get their answers.
     let (stop, stop_rx) = watch::channel(false);
+    let (stop_http, stop_http_rx) = watch::channel(false);
     let mut tasks = Vec::new();
     let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone() };
     let concurrency = settings.worker_concurrency();
@@ -98,6 +102,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     if roles.ingest {
         let config = settings.ingest_config();
         let st = AppState {
+            replay: Arc::new(idv_ingest::replay::ReplayGuard::new(config.timestamp_skew * 2)),
             limiter: Arc::new(RateLimiter::new(config.rate_limit_per_sec, config.rate_limit_burst)),
             config: Arc::new(config),
             store: b.store.clone(),
@@ -115,7 +120,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
         let listener = tokio::net::TcpListener::bind(settings.listen()).await.map_err(|e| format!("{}: {e}", settings.listen()))?;
         addr = Some(listener.local_addr().map_err(|e| e.to_string())?);
         let router = idv_ingest::router::build(st.clone());
-        let mut http_stop = stop_rx.clone();
+        let mut http_stop = stop_http_rx.clone();
         http = Some(tokio::spawn(async move {
             let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
                 let _ = http_stop.changed().await;
@@ -127,7 +132,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
         state = Some(st);
     }
     tracing::info!(?roles, addr = ?addr, bus = b.bus.backend(), store = b.store.backend(), blobs = b.blobs.backend(), "idv started");
-    Ok(Running { addr, state, stop, http, tasks })
+    Ok(Running { addr, state, stop, stop_http, http, tasks })
 }
 
 /// Publish worker-group lag per job topic as a metric, where the bus can tell.
@@ -149,14 +154,15 @@ impl Running {
     /// Stop accepting requests, let in-flight requests finish (their jobs keep running
     /// in the workers), then stop the workers between jobs and fail whatever still waits.
     pub async fn shutdown(self, drain: Duration) {
-        let Running { state, stop, http, tasks, .. } = self;
-        let _ = stop.send(true);
+        let Running { state, stop, stop_http, http, tasks, .. } = self;
+        let _ = stop_http.send(true);
         if let Some(http) = http {
             let _ = tokio::time::timeout(drain, http).await;
         }
         if let Some(st) = state {
             st.pending.fail_all();
         }
+        let _ = stop.send(true);
         for t in tasks {
             let _ = tokio::time::timeout(drain, t).await;
         }

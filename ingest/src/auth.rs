@@ -104,14 +104,14 @@ pub fn timestamp_fresh(timestamp: &str, now: time::OffsetDateTime, window: Durat
     diff <= time::Duration::try_from(window).unwrap_or(time::Duration::MAX)
 }
 
-/// Verify an Access Key request. `uri` is the path and query exactly as sent.
+/// Verify an Access Key request's headers. `uri` is the path and query exactly as sent.
+/// The body is checked afterwards against the signed Content-MD5 ([`check_body_md5`]).
 pub async fn authenticate(
     keys: &KeyResolver,
     skew: Duration,
     method: &str,
     uri: &str,
     headers: &HeaderMap,
-    body: &[u8],
 ) -> Result<Caller, ErrorKind> {
     let authz = header(headers, "authorization").ok_or(ErrorKind::AccessDenied)?;
     let (access_key_id, signature) = access_key::parse_authorization(authz).ok_or(ErrorKind::AccessDenied)?;
@@ -120,9 +120,6 @@ pub async fn authenticate(
         return Err(ErrorKind::TimeSkewed);
     }
     let content_md5 = header(headers, HEADER_CONTENT_MD5).unwrap_or("");
-    if !content_md5.is_empty() && !idv_crypto::ct_eq(content_md5.as_bytes(), access_key::content_md5(body).as_bytes()) {
-        return Err(ErrorKind::AccessDenied);
-    }
     let resolved = keys
         .resolve(access_key_id)
         .await
@@ -132,6 +129,17 @@ pub async fn authenticate(
         return Err(ErrorKind::AccessDenied);
     }
     Ok(Caller { client_id, access_key_id: access_key_id.to_string() })
+}
+
+/// The body must match `X-TV-Content-MD5` when that (signed) header is sent; `required`
+/// makes the header mandatory (device requests).
+pub fn check_body_md5(headers: &HeaderMap, body: &[u8], required: bool) -> Result<(), ErrorKind> {
+    match header(headers, HEADER_CONTENT_MD5).filter(|v| !v.is_empty()) {
+        None if required => Err(ErrorKind::AccessDenied),
+        None => Ok(()),
+        Some(md5) if idv_crypto::ct_eq(md5.as_bytes(), access_key::content_md5(body).as_bytes()) => Ok(()),
+        Some(_) => Err(ErrorKind::AccessDenied),
+    }
 }
 
 #[cfg(test)]

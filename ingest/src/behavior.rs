@@ -3,7 +3,8 @@
 //! the successful answer encrypted and signed back to the device.
 
 use crate::device_auth::{self, DeviceCaller};
-use crate::submit::{new_job, run_job, RawRequest};
+use crate::submit::{new_job, run_job};
+use axum::http::HeaderMap;
 use crate::AppState;
 use idv_schemas::api::CreateChallengeRequest;
 use idv_schemas::jobs::Job;
@@ -45,17 +46,7 @@ async fn answer(st: &AppState, caller: &DeviceCaller, job: Job, key: Vec<u8>) ->
     Ok(Envelope { http_status: 200, body: device_auth::encrypt_response(caller, &env.body)?, retry_after_secs: None })
 }
 
-/// Authenticate a device and apply its rate limit (the same budget as an access key).
-async fn authorized_device(st: &AppState, raw: &RawRequest<'_>) -> Result<DeviceCaller, ErrorKind> {
-    let caller = device_auth::authenticate(st, raw).await?;
-    st.limiter
-        .check(&format!("device:{}", caller.device.customer_user_device_id))
-        .map_err(|retry_after_secs| ErrorKind::RateLimited { retry_after_secs })?;
-    Ok(caller)
-}
-
-pub async fn create_challenge(st: &AppState, raw: &RawRequest<'_>) -> Result<Envelope, ErrorKind> {
-    let caller = authorized_device(st, raw).await?;
+pub async fn create_challenge(st: &AppState, caller: DeviceCaller) -> Result<Envelope, ErrorKind> {
     let req: CreateChallengeRequest = parse_json(&caller.plaintext)?;
     req.validate()?;
     let payload = json!({"session_id": req.session_id, "customer_user_device_id": caller.device.customer_user_device_id});
@@ -64,17 +55,17 @@ pub async fn create_challenge(st: &AppState, raw: &RawRequest<'_>) -> Result<Env
 }
 
 /// `X-Challenge-ID: TV <uuid>`.
-fn challenge_id(raw: &RawRequest<'_>) -> Result<String, ErrorKind> {
-    let value = raw.headers.get("x-challenge-id").ok_or(ErrorKind::MissingChallengeId)?;
+fn challenge_id(headers: &HeaderMap) -> Result<String, ErrorKind> {
+    let value = headers.get("x-challenge-id").ok_or(ErrorKind::MissingChallengeId)?;
     let value = value.to_str().map_err(|_| ErrorKind::InvalidChallengeId)?;
     let id = idv_crypto::device::parse_challenge_header(value).ok_or(ErrorKind::InvalidChallengeId)?;
-    uuid::Uuid::parse_str(id).map_err(|_| ErrorKind::InvalidChallengeId)?;
-    Ok(id.to_string())
+    // Canonical lowercase hyphenated form (SDKs may send uppercase).
+    let id = uuid::Uuid::parse_str(id).map_err(|_| ErrorKind::InvalidChallengeId)?;
+    Ok(id.hyphenated().to_string())
 }
 
-pub async fn push_event_batch(st: &AppState, raw: &RawRequest<'_>) -> Result<Envelope, ErrorKind> {
-    let caller = authorized_device(st, raw).await?;
-    let challenge_id = challenge_id(raw)?;
+pub async fn push_event_batch(st: &AppState, caller: DeviceCaller, headers: &HeaderMap) -> Result<Envelope, ErrorKind> {
+    let challenge_id = challenge_id(headers)?;
     let plain: PushPlaintext<'_> = parse_json_borrowed(&caller.plaintext)?;
     let nonce = plain.nonce.filter(|n| !n.is_empty()).ok_or(ErrorKind::MissingNonce)?;
     let batch_hash = plain.batch_hash.filter(|h| !h.is_empty()).ok_or_else(|| ErrorKind::invalid("batch_hash", "batch_hash is required"))?;

@@ -7,7 +7,7 @@
 //! Every failure but the timestamp and a deactivated device is 403 `access_denied`.
 
 use crate::auth::{timestamp_fresh, HEADER_CONTENT_MD5, HEADER_TIMESTAMP};
-use crate::submit::RawRequest;
+use crate::submit::RequestHead;
 use crate::AppState;
 use idv_crypto::device::{self, ServerKeyPair};
 use idv_schemas::ErrorKind;
@@ -34,6 +34,13 @@ impl Default for DeviceKeyCache {
     }
 }
 
+/// A device whose request headers authenticated; the body is not read yet.
+pub struct DeviceHead {
+    pub device: DeviceRecord,
+    pub server: Arc<ServerKeyPair>,
+    secret_key: [u8; 32],
+}
+
 /// An authenticated device request.
 pub struct DeviceCaller {
     pub device: DeviceRecord,
@@ -42,8 +49,8 @@ pub struct DeviceCaller {
     pub plaintext: Vec<u8>,
 }
 
-fn header<'a>(raw: &'a RawRequest<'_>, name: &str) -> Option<&'a str> {
-    raw.headers.get(name).and_then(|v| v.to_str().ok())
+fn header<'a>(head: &'a RequestHead<'_>, name: &str) -> Option<&'a str> {
+    head.headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 fn internal(e: impl std::fmt::Display) -> ErrorKind {
@@ -61,7 +68,8 @@ pub async fn server_key_pair(state: &AppState, key_pair_id: &str) -> Result<Arc<
     Ok(pair)
 }
 
-pub async fn authenticate(state: &AppState, raw: &RawRequest<'_>) -> Result<DeviceCaller, ErrorKind> {
+/// Everything up to the body: signature, device state, rate limit, request secret key.
+pub async fn authenticate(state: &AppState, raw: &RequestHead<'_>) -> Result<DeviceHead, ErrorKind> {
     let authz = header(raw, "authorization").ok_or(ErrorKind::AccessDenied)?;
     let (device_id, esk, signature) = device::parse_device_authorization(authz).ok_or(ErrorKind::AccessDenied)?;
     let timestamp = header(raw, HEADER_TIMESTAMP).ok_or(ErrorKind::AccessDenied)?;
@@ -69,16 +77,22 @@ pub async fn authenticate(state: &AppState, raw: &RawRequest<'_>) -> Result<Devi
         return Err(ErrorKind::TimeSkewed);
     }
     let md5 = header(raw, HEADER_CONTENT_MD5).ok_or(ErrorKind::AccessDenied)?;
-    if !idv_crypto::ct_eq(md5.as_bytes(), idv_crypto::access_key::content_md5(raw.body).as_bytes()) {
-        return Err(ErrorKind::AccessDenied);
-    }
     let device = state.store.get_device(device_id).await.map_err(internal)?.ok_or(ErrorKind::AccessDenied)?;
     if !device::verify_device_signature(&device.public_der, raw.method, raw.uri, timestamp, esk, md5, signature) {
+        return Err(ErrorKind::AccessDenied);
+    }
+    if !state.replay.first_use(&device.customer_user_device_id, signature).await {
         return Err(ErrorKind::AccessDenied);
     }
     if device.deactivated {
         return Err(ErrorKind::DeviceDeactivated);
     }
+    // Rate-limit before any private-key work: a device could otherwise make the server
+    // decrypt an unlimited stream of random "encrypted keys".
+    state
+        .limiter
+        .check(&format!("device:{}", device.customer_user_device_id))
+        .map_err(|retry_after_secs| ErrorKind::RateLimited { retry_after_secs })?;
     let server = server_key_pair(state, &device.key_pair_id).await?;
     let cache_key = idv_crypto::sha256_hex(format!("{}:{esk}", device.key_pair_id).as_bytes());
     let secret = match state.device_keys.secret_keys.get(&cache_key).await {
@@ -89,13 +103,19 @@ pub async fn authenticate(state: &AppState, raw: &RawRequest<'_>) -> Result<Devi
             k
         }
     };
+    Ok(DeviceHead { device, server, secret_key: secret })
+}
+
+/// Check the body against the signed Content-MD5 and decrypt it.
+pub fn open_body(head: DeviceHead, headers: &axum::http::HeaderMap, body: &[u8]) -> Result<DeviceCaller, ErrorKind> {
+    crate::auth::check_body_md5(headers, body, true)?;
     #[derive(serde::Deserialize)]
     struct Encrypted {
         data: String,
     }
-    let envelope: Encrypted = serde_json::from_slice(raw.body).map_err(|_| ErrorKind::AccessDenied)?;
-    let plaintext = device::open_b64(&secret, &envelope.data).map_err(|_| ErrorKind::AccessDenied)?;
-    Ok(DeviceCaller { device, server, plaintext })
+    let envelope: Encrypted = serde_json::from_slice(body).map_err(|_| ErrorKind::AccessDenied)?;
+    let plaintext = device::open_b64(&head.secret_key, &envelope.data).map_err(|_| ErrorKind::AccessDenied)?;
+    Ok(DeviceCaller { device: head.device, server: head.server, plaintext })
 }
 
 /// Encrypt a successful response to the device and sign it (spec, E2E step 2-3).

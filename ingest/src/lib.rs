@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod pending;
 pub mod rate_limit;
+pub mod replay;
 pub mod results;
 pub mod router;
 pub mod submit;
@@ -43,6 +44,7 @@ pub struct AppState {
     /// Master-key sealer (transaction data, server key pairs).
     pub sealer: idv_crypto::sealed::Sealer,
     pub device_keys: Arc<device_auth::DeviceKeyCache>,
+    pub replay: Arc<replay::ReplayGuard>,
 }
 
 /// RFC 3339 "now".

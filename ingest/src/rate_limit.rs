@@ -23,6 +23,12 @@ impl RateLimiter {
 
     pub fn check_at(&self, key: &str, now: Instant) -> Result<(), u64> {
         let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        // A bucket idle long enough to be full again behaves like a missing one: drop
+        // those now and then, so the map does not grow with every key or device ever seen.
+        if buckets.len() >= 4096 && buckets.len().is_power_of_two() {
+            let refill = std::time::Duration::from_secs_f64(self.burst / self.per_sec);
+            buckets.retain(|_, (_, last)| now.saturating_duration_since(*last) < refill);
+        }
         let (tokens, last) = buckets.entry(key.to_string()).or_insert((self.burst, now));
         let elapsed = now.saturating_duration_since(*last).as_secs_f64();
         *tokens = (*tokens + elapsed * self.per_sec).min(self.burst);

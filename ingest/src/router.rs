@@ -2,7 +2,7 @@
 //! `/api/v1` (the spec's examples use both). Handlers are thin: read the body, hand it to
 //! the operation's path, turn the envelope into a response.
 
-use crate::submit::{authorize, stored_envelope, submit, RawRequest};
+use crate::submit::{authorize, stored_envelope, submit, RequestHead};
 use crate::AppState;
 use axum::body::Body;
 use axum::extract::State;
@@ -56,21 +56,49 @@ pub fn respond(env: Envelope) -> Response {
     resp
 }
 
+/// Who a request comes from, established from its headers alone.
+enum Authenticated {
+    Key(crate::auth::Caller),
+    Device(crate::device_auth::DeviceHead),
+}
+
+/// The largest body an operation reads (choice: docs/API.md). Behavioral operations carry
+/// small JSON; uploads carry one base64 file; face operations up to 50 images each.
+fn body_limit(st: &AppState, op: Operation) -> usize {
+    match op.group() {
+        Group::Behavior => 2 * crate::behavior::MAX_BATCH_DATA_BYTES,
+        _ if op == Operation::UploadImage => st.config.max_image_bytes / 3 * 4 + 64 * 1024,
+        _ if op == Operation::UploadFile => st.config.max_file_bytes / 3 * 4 + 64 * 1024,
+        _ => st.config.max_body_bytes,
+    }
+}
+
 async fn handle(st: AppState, op: Operation, method: Method, uri: axum::http::Uri, headers: HeaderMap, body: Body) -> Response {
     let started = Instant::now();
-    let env = match axum::body::to_bytes(body, st.config.max_body_bytes).await {
-        Ok(bytes) => {
-            let uri = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
-            let raw = RawRequest { method: method.as_str(), uri, headers: &headers, body: &bytes };
-            dispatch(&st, op, &raw).await
+    let group = op.group();
+    let uri = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let head = RequestHead { method: method.as_str(), uri, headers: &headers };
+    // Authenticate on the headers first: nobody unauthenticated gets a body buffered.
+    let authenticated = match op.auth() {
+        AuthScheme::AccessKey => authorize(&st, &head).await.map(Authenticated::Key),
+        AuthScheme::CustomerUserDevice => crate::device_auth::authenticate(&st, &head).await.map(Authenticated::Device),
+        // No JWT issuer exists for the deprecated eKYC check yet.
+        AuthScheme::Jwt => Err(ErrorKind::NotAvailable {
+            reason: format!("{} authentication is not available in this build", op.name()),
+        }),
+    };
+    let env = match authenticated {
+        Err(kind) => Envelope::error(group, &kind),
+        Ok(who) => {
+            let limit = body_limit(&st, op);
+            match axum::body::to_bytes(body, limit).await {
+                Ok(bytes) => dispatch(&st, op, who, &headers, &bytes).await.unwrap_or_else(|k| Envelope::error(group, &k)),
+                Err(_) => Envelope::error(
+                    group,
+                    &ErrorKind::InvalidParameter { field: None, message: format!("request body is larger than {limit} bytes") },
+                ),
+            }
         }
-        Err(_) => Envelope::error(
-            op.group(),
-            &ErrorKind::InvalidParameter {
-                field: None,
-                message: format!("request body is larger than {} bytes", st.config.max_body_bytes),
-            },
-        ),
     };
     let status = env.http_status.to_string();
     st.metrics.request_duration.with_label_values(&[op.name(), &status]).observe(started.elapsed().as_secs_f64());
@@ -83,31 +111,19 @@ async fn handle(st: AppState, op: Operation, method: Method, uri: axum::http::Ur
     respond(env)
 }
 
-async fn dispatch(st: &AppState, op: Operation, raw: &RawRequest<'_>) -> Envelope {
-    let group = op.group();
-    match op.auth() {
-        AuthScheme::AccessKey => {}
-        AuthScheme::CustomerUserDevice => {
-            let answer = match op {
-                Operation::CreateChallenge => crate::behavior::create_challenge(st, raw).await,
-                _ => crate::behavior::push_event_batch(st, raw).await,
+async fn dispatch(st: &AppState, op: Operation, who: Authenticated, headers: &HeaderMap, body: &[u8]) -> Result<Envelope, ErrorKind> {
+    let caller = match who {
+        Authenticated::Device(head) => {
+            let caller = crate::device_auth::open_body(head, headers, body)?;
+            return match op {
+                Operation::CreateChallenge => crate::behavior::create_challenge(st, caller).await,
+                _ => crate::behavior::push_event_batch(st, caller, headers).await,
             };
-            return answer.unwrap_or_else(|k| Envelope::error(group, &k));
         }
-        AuthScheme::Jwt => {
-            // No JWT issuer exists for the deprecated eKYC check yet.
-            return Envelope::error(
-                group,
-                &ErrorKind::NotAvailable { reason: format!("{} authentication is not available in this build", op.name()) },
-            );
-        }
-    }
-    let caller = match authorize(st, raw).await {
-        Ok(c) => c,
-        Err(kind) => return Envelope::error(group, &kind),
+        Authenticated::Key(caller) => caller,
     };
-    let body = raw.body;
-    match op {
+    crate::auth::check_body_md5(headers, body, false)?;
+    Ok(match op {
         Operation::FaceAuthRegister => submit::<FaceAuthRegisterRequest>(st, op, &caller, body).await,
         Operation::FaceAuth => submit::<FaceAuthRequest>(st, op, &caller, body).await,
         Operation::FaceAuthUser | Operation::FaceAuthUnlock => submit::<CusUserRequest>(st, op, &caller, body).await,
@@ -119,13 +135,13 @@ async fn dispatch(st: &AppState, op: Operation, raw: &RawRequest<'_>) -> Envelop
         Operation::SimVerifyInfo => submit::<SimVerifyInfoRequest>(st, op, &caller, body).await,
         Operation::RegisterDevice => submit::<RegisterDeviceRequest>(st, op, &caller, body).await,
         Operation::BehaviorScore => submit::<BehaviorScoreRequest>(st, op, &caller, body).await,
-        Operation::UploadImage => upload_image(st, &caller, body).await.unwrap_or_else(|k| Envelope::error(group, &k)),
-        Operation::UploadFile => upload_file(st, &caller, body).await.unwrap_or_else(|k| Envelope::error(group, &k)),
-        Operation::GetRequestResult => get_result(st, &caller, body).await.unwrap_or_else(|k| Envelope::error(group, &k)),
+        Operation::UploadImage => upload_image(st, &caller, body).await?,
+        Operation::UploadFile => upload_file(st, &caller, body).await?,
+        Operation::GetRequestResult => get_result(st, &caller, body).await?,
         Operation::EkycFullChecks | Operation::CreateChallenge | Operation::PushEventBatch => {
-            Envelope::error(group, &ErrorKind::NotAvailable { reason: "unreachable auth scheme".into() })
+            return Err(ErrorKind::Internal { message: "operation reached the wrong authentication path".into() })
         }
-    }
+    })
 }
 
 fn upload_response(meta: &idv_store::BlobMeta, request_id: String) -> Envelope {
@@ -171,8 +187,10 @@ async fn get_result(st: &AppState, caller: &crate::auth::Caller, body: &[u8]) ->
         .get_request(&req.request_id)
         .await
         .map_err(|e| ErrorKind::Internal { message: e.to_string() })?;
+    // Answers of the end-to-end encrypted operations are the device's, not the backend's.
+    let device_only = [Operation::CreateChallenge.name(), Operation::PushEventBatch.name()];
     match rec {
-        Some(r) if r.client_id == caller.client_id => match stored_envelope(st, &r.request_id).await? {
+        Some(r) if r.client_id == caller.client_id && !device_only.contains(&r.operation.as_str()) => match stored_envelope(st, &r.request_id).await? {
             Some(env) => Ok(env),
             None => Ok(Envelope::ok(
                 Group::Face,

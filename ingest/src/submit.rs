@@ -13,23 +13,26 @@ use idv_store::RequestRecord;
 use serde::{de::DeserializeOwned, Serialize};
 use tracing::Instrument;
 
-/// The raw request as the router hands it over.
-pub struct RawRequest<'a> {
+/// What arrives before the body: enough to authenticate (the signatures cover the
+/// Content-MD5 header, not the body), so no body is buffered for an unauthenticated caller.
+pub struct RequestHead<'a> {
     pub method: &'a str,
     /// Path and query exactly as sent (what the signature covers).
     pub uri: &'a str,
     pub headers: &'a HeaderMap,
-    pub body: &'a [u8],
 }
 
 fn internal(e: impl std::fmt::Display) -> ErrorKind {
     ErrorKind::Internal { message: e.to_string() }
 }
 
-/// Authenticate (Access Key) and apply the caller's rate limit.
-pub async fn authorize(state: &AppState, raw: &RawRequest<'_>) -> Result<Caller, ErrorKind> {
-    let caller =
-        auth::authenticate(&state.keys, state.config.timestamp_skew, raw.method, raw.uri, raw.headers, raw.body).await?;
+/// Authenticate (Access Key, headers only) and apply the caller's rate limit.
+pub async fn authorize(state: &AppState, head: &RequestHead<'_>) -> Result<Caller, ErrorKind> {
+    let caller = auth::authenticate(&state.keys, state.config.timestamp_skew, head.method, head.uri, head.headers).await?;
+    let signature = head.headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    if !state.replay.first_use(&caller.access_key_id, signature).await {
+        return Err(ErrorKind::AccessDenied);
+    }
     state
         .limiter
         .check(&caller.access_key_id)
@@ -50,7 +53,8 @@ pub enum SubjectRef<'a> {
 /// What ingest needs from a request type beyond parsing and validation.
 pub trait JobRequest {
     fn subject(&self) -> SubjectRef<'_>;
-    /// Encrypt fields that must never reach the bus or the store in the clear.
+    /// Encrypt fields that must never reach the bus or the store in the clear, and bring
+    /// ids to their canonical form.
     fn seal_sensitive(&mut self, _sealer: &idv_crypto::sealed::Sealer) {}
 }
 
@@ -89,6 +93,7 @@ impl JobRequest for BehaviorScoreRequest {
     }
     /// Sender and recipient account data are encrypted before they leave ingest.
     fn seal_sensitive(&mut self, sealer: &idv_crypto::sealed::Sealer) {
+        self.normalize();
         if let Some(t) = self.transaction_data.as_mut() {
             seal_field(sealer, "account_number", &mut t.account_number);
             seal_field(sealer, "account_holder_name", &mut t.account_holder_name);

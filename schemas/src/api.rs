@@ -731,6 +731,15 @@ impl Validate for BehaviorScoreRequest {
     }
 }
 
+impl BehaviorScoreRequest {
+    /// Canonical lowercase hyphenated form of the (validated) challenge id.
+    pub fn normalize(&mut self) {
+        if let Ok(id) = uuid::Uuid::parse_str(&self.challenge_id) {
+            self.challenge_id = id.hyphenated().to_string();
+        }
+    }
+}
+
 // ---------------------------------------------------------------- operations the spec references
 
 /// Image upload (spec: referenced, not shown). The returned `id` is accepted by ImageData.

@@ -226,6 +226,13 @@ impl BehaviorHandler {
             return fail(ErrorKind::InvalidChallengeStatus);
         }
         let seq = p["seq"].as_i64().unwrap_or(challenge.last_seq + 1);
+        // The engine reads at most MAX_BATCHES batches; more would only cost storage and
+        // memory at scoring time.
+        if seq >= crate::features::MAX_BATCHES as i64 {
+            return fail(ErrorKind::InvalidBatchEvents {
+                message: format!("a challenge takes at most {} batches", crate::features::MAX_BATCHES),
+            });
+        }
         let prev = p["prev_batch_hash"].as_str().unwrap_or_default();
         if seq != challenge.last_seq + 1 || prev != challenge.last_hash {
             return fail(ErrorKind::InvalidBatchEvents {
@@ -272,12 +279,12 @@ impl BehaviorHandler {
             Ok(d) => d,
             Err(kind) => return fail(kind),
         };
+        // Scoring finalizes the challenge first, so no batch can slip in after the read.
+        self.store.finalize_challenge(&challenge.challenge_id).await?;
         let batches = self.store.list_batches(&challenge.challenge_id).await?;
         if batches.is_empty() {
             return fail(ErrorKind::NoBatchEvents);
         }
-        // Scoring finalizes the challenge: no batch can be added afterwards.
-        self.store.finalize_challenge(&challenge.challenge_id).await?;
         let data: Vec<Value> = batches.iter().filter_map(|b| serde_json::from_str(&b.data).ok()).collect();
         let session = match extract(&data) {
             Ok(s) => s,
@@ -292,17 +299,24 @@ impl BehaviorHandler {
         };
         let (client, user) = (challenge.client_id.as_str(), device.cus_user_id.as_str());
         let mut outcome = None;
+        let mut enrolling = false;
         for _ in 0..BASELINE_CAS_RETRIES {
-            match self.score_once(client, user, &session, req.is_update).await {
-                Ok(Some(o)) => {
+            match self.score_once(&job.request_id, client, user, &session, req.is_update).await? {
+                Round::Done(o) => {
                     outcome = Some(o);
                     break;
                 }
-                Ok(None) => continue, // lost a compare-and-set: read again
-                Err(kind) => return fail(kind),
+                Round::Lost { first } => enrolling = first, // lost a compare-and-set: read again
+                Round::Failed(kind) => return fail(kind),
             }
         }
-        let Some(outcome) = outcome else { return fail(ErrorKind::BootstrapWaitTimeout) };
+        let Some(outcome) = outcome else {
+            return fail(if enrolling {
+                ErrorKind::BootstrapWaitTimeout
+            } else {
+                ErrorKind::Internal { message: "baseline kept changing; retry".into() }
+            });
+        };
         let mut body = json!({"data": outcome.to_data(&job.request_id)});
         if self.config.policy_scope.covers(&job.client_id, &job.access_key_id) {
             let tx = req.transaction_data.as_ref().and_then(|t| serde_json::to_value(t).ok()).map(|mut t| {
@@ -321,37 +335,47 @@ impl BehaviorHandler {
         Ok(Envelope { http_status: 200, body, retry_after_secs: None })
     }
 
-    /// One read-score-write round. `Ok(None)` when a concurrent writer won the
-    /// compare-and-set; `Err` carries the spec's 503 codes for enrollment failures.
+    /// One read-score-write round over the sealed [`StoredBaseline`].
     async fn score_once(
         &self,
+        request_id: &str,
         client: &str,
         user: &str,
         session: &crate::features::SessionFeatures,
         is_update: Option<bool>,
-    ) -> Result<Option<ScoreOutcome>, ErrorKind> {
+    ) -> Result<Round, StoreError> {
         let aad = baseline_aad(client, user);
-        let stored = self.store.get_baseline(client, user).await.map_err(|_| ErrorKind::BootstrapFailed)?;
-        let (mut baseline, version) = match &stored {
-            None => (Baseline::default(), None),
-            Some(rec) => {
-                let plain = self.sealer.open(&rec.data, &aad).map_err(|e| ErrorKind::Internal { message: format!("baseline: {e}") })?;
-                let text = String::from_utf8(plain).map_err(|e| ErrorKind::Internal { message: e.to_string() })?;
-                let b = Baseline::from_json(&text).map_err(|e| ErrorKind::Internal { message: format!("baseline: {e}") })?;
-                (b, Some(rec.version))
-            }
+        let stored = self.store.get_baseline(client, user).await?;
+        let (mut state, version) = match &stored {
+            None => (StoredBaseline::default(), None),
+            Some(rec) => match self.open_baseline(rec, &aad) {
+                Ok(b) => (b, Some(rec.version)),
+                Err(message) => return Ok(Round::Failed(ErrorKind::Internal { message })),
+            },
         };
-        let first = baseline.is_empty();
-        let outcome = if first { None } else { Some(score(&baseline, session)) };
+        // This job already folded its session (a retry after the write): answer as then.
+        if let Some(last) = state.last_fold.as_ref().filter(|l| l.request_id == request_id) {
+            return Ok(Round::Done(last.outcome.clone()));
+        }
+        let first = state.baseline.is_empty();
         let fold = match (first, is_update) {
             (true, Some(false)) => false,
             (true, _) => true,
             (false, Some(u)) => u,
             (false, None) => self.config.auto_update_baseline,
         };
+        let outcome = if first {
+            first_session(if fold { state.baseline.sessions() + 1 } else { 0 })
+        } else {
+            score(&state.baseline, session)
+        };
         if fold {
-            baseline.fold(session);
-            let text = baseline.to_json().map_err(|e| ErrorKind::Internal { message: e.to_string() })?;
+            state.baseline.fold(session);
+            state.last_fold = Some(LastFold { request_id: request_id.to_string(), outcome: outcome.clone() });
+            let text = match serde_json::to_string(&state) {
+                Ok(t) => t,
+                Err(e) => return Ok(Round::Failed(ErrorKind::Internal { message: e.to_string() })),
+            };
             let record = BaselineRecord {
                 client_id: client.to_string(),
                 cus_user_id: user.to_string(),
@@ -361,16 +385,41 @@ impl BehaviorHandler {
             };
             match self.store.put_baseline(&record, version).await {
                 Ok(true) => {}
-                Ok(false) => return Ok(None),
-                Err(_) if first => return Err(ErrorKind::BootstrapFailed),
-                Err(e) => return Err(ErrorKind::Internal { message: e.to_string() }),
+                Ok(false) => return Ok(Round::Lost { first }),
+                Err(_) if first => return Ok(Round::Failed(ErrorKind::BootstrapFailed)),
+                Err(e) => return Err(e),
             }
         }
-        Ok(Some(match outcome {
-            Some(o) => o,
-            None => first_session(if fold { baseline.sessions() } else { 0 }),
-        }))
+        Ok(Round::Done(outcome))
     }
+
+    fn open_baseline(&self, rec: &BaselineRecord, aad: &[u8]) -> Result<StoredBaseline, String> {
+        let plain = self.sealer.open(&rec.data, aad).map_err(|e| format!("baseline: {e}"))?;
+        serde_json::from_slice(&plain).map_err(|e| format!("baseline: {e}"))
+    }
+}
+
+/// What the store holds (sealed) per (client, user): the baseline, and the last fold's
+/// request and answer, so a redelivered score job neither folds twice nor answers
+/// differently.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct StoredBaseline {
+    baseline: Baseline,
+    #[serde(default)]
+    last_fold: Option<LastFold>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct LastFold {
+    request_id: String,
+    outcome: ScoreOutcome,
+}
+
+enum Round {
+    Done(ScoreOutcome),
+    /// Another writer won the compare-and-set; `first` if this was an enrollment.
+    Lost { first: bool },
+    Failed(ErrorKind),
 }
 
 #[async_trait]

@@ -54,6 +54,14 @@ pub async fn run(bus_url: &str) {
         assert_eq!((skewed.status, skewed.code()), (400, Some("request_time_too_skewed")), "skew {skew}");
     }
 
+    // A captured request replayed as is (same headers, same body) is refused.
+    let ts = crate::now_rfc3339();
+    let once = Signing { timestamp: Some(ts), send_md5: true, ..Default::default() };
+    let first = c.call_with(&acme, "/v1/face_auth_user", b"{\"cus_user_id\":\"replayed\"}".to_vec(), once.clone()).await;
+    assert_eq!(first.status, 200, "{:?}", first.body);
+    let replay = c.call_with(&acme, "/v1/face_auth_user", b"{\"cus_user_id\":\"replayed\"}".to_vec(), once).await;
+    assert_eq!((replay.status, replay.code()), (401, Some("access_denied_exception")), "replayed request");
+
     let mut unknown = acme.clone();
     unknown.access_key_id = "AKDOESNOTEXIST".into();
     let r = c.call(&unknown, "/v1/face_auth_user", &json!({"cus_user_id": "u"})).await;

@@ -1,1 +1,29 @@
-pub fn x(){}
+//! Vision models for face and card operations (issue #4), phase 1: image decoding, the
+//! model registry, the ONNX Runtime model runtime with per-model session pools, and
+//! MTCNN face detection. See `docs/VISION.md`.
+//!
+//! Everything here is synchronous and CPU-bound: call it from the vision worker pool
+//! ([`pool::VisionPool`]) or `spawn_blocking`, never directly on an async executor thread.
+//!
+//! A model that is not installed is an error ([`ModelError::NotInstalled`], "model X not
+//! installed: run scripts/models.sh") that callers turn into "not performed"; nothing in
+//! this crate panics on missing files or bad input.
+
+pub mod conformance;
+pub mod decode;
+pub mod detect;
+pub mod ort_runtime;
+pub mod pool;
+pub mod registry;
+pub mod resize;
+pub mod runtime;
+pub mod testdata;
+
+pub use decode::{decode, DecodeError, DecodeLimits};
+pub use detect::{detect_faces, BoundingBox, DetectError, DetectParams, Face};
+pub use ort_runtime::{OrtConfig, OrtRuntime};
+pub use registry::{models_dir, Registry};
+pub use runtime::{Model, ModelError, ModelRuntime};
+
+/// `image::RgbImage`, re-exported so callers need not depend on `image` themselves.
+pub use image::RgbImage;

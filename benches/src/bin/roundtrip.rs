@@ -40,7 +40,7 @@ async fn pipeline(label: &str, bus_url: &str, total: usize, concurrency: usize) 
     let s = closed_loop(label, total, concurrency, move |i| {
         let client = client.clone();
         let creds = creds.clone();
-        async move { client.call(&creds, "/v1/face_auth_user", &json!({"cus_user_id": format!("u{}", i % 500)})).await.status == 200 }
+        async move { client.call(&creds, "/v1/face_auth_user", &json!({"cus_user_id": format!("u{i}")})).await.status == 200 }
     })
     .await;
     h.stop().await;
