@@ -3,7 +3,8 @@
 
 use crate::{
     AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
-    FaceUserRecord, KeyPairRecord, RequestRecord, Store, StoreError, CHALLENGE_OPEN, CHALLENGE_SCORED,
+    FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, Store, StoreError, CHALLENGE_OPEN,
+    CHALLENGE_SCORED,
 };
 use std::future::Future;
 use std::sync::Arc;
@@ -24,6 +25,7 @@ where
     key_pairs_and_devices(make().await).await;
     batch_chain_is_compare_and_set(make().await).await;
     baseline_writes_are_compare_and_set(make().await).await;
+    face_templates_and_histories(make().await).await;
 }
 
 pub async fn clients_and_keys(store: Arc<dyn Store>) {
@@ -236,4 +238,45 @@ pub async fn baseline_writes_are_compare_and_set(store: Arc<dyn Store>) {
     assert!(store.put_baseline(&b, Some(1)).await.expect("update"));
     assert_eq!(store.get_baseline(&client, "u").await.expect("get").expect("present").data, vec![4]);
     assert_eq!(store.get_baseline(&fresh("c"), "u").await.expect("get"), None);
+}
+
+pub async fn face_templates_and_histories(store: Arc<dyn Store>) {
+    let client = fresh("client");
+    let template = |id: &str, face_type: &str| FaceTemplateRecord {
+        client_id: client.clone(),
+        cus_user_id: "u".into(),
+        template_id: id.to_string(),
+        face_type: face_type.to_string(),
+        model_id: "dlib_resnet".into(),
+        model_version: "1".into(),
+        sealed_vector: vec![7; 48],
+        image_id: format!("img-{id}"),
+        created_at: format!("2026-01-01T00:00:0{}Z", id.len() % 10),
+    };
+    store.put_face_template(&template("t1", "selfie")).await.expect("put");
+    store.put_face_template(&template("t22", "id_card")).await.expect("put");
+    let mut replaced = template("t1", "selfie");
+    replaced.sealed_vector = vec![8; 48];
+    store.put_face_template(&replaced).await.expect("replace");
+    let listed = store.list_face_templates(&client, "u").await.expect("list");
+    assert_eq!(listed.len(), 2);
+    assert!(listed.contains(&replaced) && listed.contains(&template("t22", "id_card")));
+    assert!(store.list_face_templates(&fresh("other"), "u").await.expect("list").is_empty(), "scoped by client");
+    store.delete_face_templates(&client, "u").await.expect("delete");
+    assert!(store.list_face_templates(&client, "u").await.expect("list").is_empty());
+
+    for (i, status) in ["success", "failure", "success"].iter().enumerate() {
+        let h = FaceHistoryRecord {
+            client_id: client.clone(),
+            cus_user_id: "u".into(),
+            id: format!("h{i}"),
+            created_at: format!("2026-01-01T00:00:0{i}Z"),
+            status: status.to_string(),
+            record: format!(r#"{{"id":"h{i}"}}"#),
+        };
+        store.add_face_history(&h).await.expect("add");
+    }
+    let newest = store.list_face_histories(&client, "u", 2).await.expect("list");
+    assert_eq!(newest.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), ["h2", "h1"], "newest first, limited");
+    assert!(store.list_face_histories(&fresh("c"), "u", 10).await.expect("list").is_empty());
 }

@@ -213,6 +213,38 @@ pub struct BaselineRecord {
     pub updated_at: String,
 }
 
+/// A face template (embedding) of a registered user. The vector is sealed by the caller
+/// (biometric data); `model_id`/`model_version` say which model made it, so a template is
+/// never compared with one from another model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaceTemplateRecord {
+    pub client_id: String,
+    pub cus_user_id: String,
+    pub template_id: String,
+    /// `selfie` or `id_card`.
+    pub face_type: String,
+    pub model_id: String,
+    pub model_version: String,
+    pub sealed_vector: Vec<u8>,
+    /// The blob the face came from.
+    pub image_id: String,
+    pub created_at: String,
+}
+
+/// One registration or login attempt (spec: History record), kept as its JSON object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaceHistoryRecord {
+    pub client_id: String,
+    pub cus_user_id: String,
+    pub id: String,
+    /// RFC 3339; histories list newest first.
+    pub created_at: String,
+    /// `success` or `failure`.
+    pub status: String,
+    /// The history record as returned to clients (JSON object text).
+    pub record: String,
+}
+
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
     // Clients and access keys.
@@ -239,6 +271,16 @@ pub trait Store: Send + Sync + 'static {
     // Face-authentication users.
     async fn put_face_user(&self, user: &FaceUserRecord) -> Result<()>;
     async fn get_face_user(&self, client_id: &str, cus_user_id: &str) -> Result<Option<FaceUserRecord>>;
+
+    // Face templates and histories.
+    /// Insert or replace (by client, user, template id).
+    async fn put_face_template(&self, template: &FaceTemplateRecord) -> Result<()>;
+    async fn list_face_templates(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<FaceTemplateRecord>>;
+    /// Remove every template of a user (unregistration: biometric data is not kept).
+    async fn delete_face_templates(&self, client_id: &str, cus_user_id: &str) -> Result<()>;
+    async fn add_face_history(&self, history: &FaceHistoryRecord) -> Result<()>;
+    /// Newest first, at most `limit`.
+    async fn list_face_histories(&self, client_id: &str, cus_user_id: &str, limit: usize) -> Result<Vec<FaceHistoryRecord>>;
 
     // Behavioral: server key pairs.
     async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()>;

@@ -101,7 +101,7 @@
 
 use crate::{
     AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
-    FaceUserRecord, KeyPairRecord, RequestRecord, Result, Store, StoreError,
+    FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, Result, Store, StoreError,
 };
 use async_trait::async_trait;
 use futures::{StreamExt, TryStreamExt};
@@ -307,6 +307,11 @@ struct Statements {
     get_blob_meta: PreparedStatement,
     put_face_user: PreparedStatement,
     get_face_user: PreparedStatement,
+    put_face_template: PreparedStatement,
+    list_face_templates: PreparedStatement,
+    delete_face_templates: PreparedStatement,
+    add_face_history: PreparedStatement,
+    list_face_histories: PreparedStatement,
     insert_key_pair: PreparedStatement,
     index_key_pair: PreparedStatement,
     get_key_pair: PreparedStatement,
@@ -466,6 +471,48 @@ impl Statements {
             get_face_user: prepare(
                 s,
                 format!("SELECT record FROM {ks}.face_users WHERE client_id = ? AND cus_user_id = ?"),
+                Plain,
+            )
+            .await?,
+            put_face_template: prepare(
+                s,
+                format!(
+                    "INSERT INTO {ks}.face_templates (client_id, cus_user_id, template_id, face_type, model_id, \
+                     model_version, sealed_vector, image_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                ),
+                Plain,
+            )
+            .await?,
+            list_face_templates: prepare(
+                s,
+                format!(
+                    "SELECT client_id, cus_user_id, template_id, face_type, model_id, model_version, sealed_vector, \
+                     image_id, created_at FROM {ks}.face_templates WHERE client_id = ? AND cus_user_id = ?"
+                ),
+                Plain,
+            )
+            .await?,
+            delete_face_templates: prepare(
+                s,
+                format!("DELETE FROM {ks}.face_templates WHERE client_id = ? AND cus_user_id = ?"),
+                Plain,
+            )
+            .await?,
+            add_face_history: prepare(
+                s,
+                format!(
+                    "INSERT INTO {ks}.face_histories (client_id, cus_user_id, created_at, id, status, record) \
+                     VALUES (?, ?, ?, ?, ?, ?)"
+                ),
+                Plain,
+            )
+            .await?,
+            list_face_histories: prepare(
+                s,
+                format!(
+                    "SELECT client_id, cus_user_id, id, created_at, status, record FROM {ks}.face_histories \
+                     WHERE client_id = ? AND cus_user_id = ? LIMIT ?"
+                ),
                 Plain,
             )
             .await?,
@@ -1015,6 +1062,108 @@ impl Store for ScyllaStore {
             .transpose()
     }
 
+    async fn put_face_template(&self, t: &FaceTemplateRecord) -> Result<()> {
+        self.session
+            .execute_unpaged(
+                &self.st.put_face_template,
+                (
+                    &t.client_id,
+                    &t.cus_user_id,
+                    &t.template_id,
+                    &t.face_type,
+                    &t.model_id,
+                    &t.model_version,
+                    &t.sealed_vector,
+                    &t.image_id,
+                    &t.created_at,
+                ),
+            )
+            .await
+            .map_err(driver)?
+            .result_not_rows()
+            .map_err(driver)
+    }
+
+    async fn list_face_templates(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<FaceTemplateRecord>> {
+        type TemplateRow = (String, String, String, String, String, String, Vec<u8>, String, String);
+        let rows: Vec<TemplateRow> = self
+            .session
+            .execute_iter(self.st.list_face_templates.clone(), (client_id, cus_user_id))
+            .await
+            .map_err(driver)?
+            .rows_stream::<TemplateRow>()
+            .map_err(driver)?
+            .try_collect()
+            .await
+            .map_err(driver)?;
+        let mut out: Vec<FaceTemplateRecord> = rows
+            .into_iter()
+            .map(|(client_id, cus_user_id, template_id, face_type, model_id, model_version, sealed_vector, image_id, created_at)| {
+                FaceTemplateRecord {
+                    client_id,
+                    cus_user_id,
+                    template_id,
+                    face_type,
+                    model_id,
+                    model_version,
+                    sealed_vector,
+                    image_id,
+                    created_at,
+                }
+            })
+            .collect();
+        out.sort_by(|a, b| (&a.created_at, &a.template_id).cmp(&(&b.created_at, &b.template_id)));
+        Ok(out)
+    }
+
+    async fn delete_face_templates(&self, client_id: &str, cus_user_id: &str) -> Result<()> {
+        self.session
+            .execute_unpaged(&self.st.delete_face_templates, (client_id, cus_user_id))
+            .await
+            .map_err(driver)?
+            .result_not_rows()
+            .map_err(driver)
+    }
+
+    async fn add_face_history(&self, h: &FaceHistoryRecord) -> Result<()> {
+        self.session
+            .execute_unpaged(
+                &self.st.add_face_history,
+                (&h.client_id, &h.cus_user_id, &h.created_at, &h.id, &h.status, &h.record),
+            )
+            .await
+            .map_err(driver)?
+            .result_not_rows()
+            .map_err(driver)
+    }
+
+    async fn list_face_histories(&self, client_id: &str, cus_user_id: &str, limit: usize) -> Result<Vec<FaceHistoryRecord>> {
+        type HistoryRow = (String, String, String, String, String, String);
+        // The clustering order (created_at DESC, id DESC) makes LIMIT the newest ones.
+        let limit = i32::try_from(limit).unwrap_or(i32::MAX);
+        let rows: Vec<HistoryRow> = self
+            .session
+            .execute_iter(self.st.list_face_histories.clone(), (client_id, cus_user_id, limit))
+            .await
+            .map_err(driver)?
+            .rows_stream::<HistoryRow>()
+            .map_err(driver)?
+            .try_collect()
+            .await
+            .map_err(driver)?;
+        Ok(rows
+            .into_iter()
+            .map(|(client_id, cus_user_id, id, created_at, status, record)| FaceHistoryRecord {
+                client_id,
+                cus_user_id,
+                id,
+                created_at,
+                status,
+                record,
+            })
+            .collect())
+    }
+
     async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()> {
         let k = key_pair;
         // 1. The lookup row first (see the module docs): harmless if step 2 fails.
@@ -1356,6 +1505,8 @@ mod tests {
                 "requests",
                 "blobs",
                 "face_users",
+                "face_templates",
+                "face_histories",
                 "key_pairs",
                 "key_pairs_by_client",
                 "devices",

@@ -5,7 +5,7 @@
 
 use crate::{
     AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
-    FaceUserRecord, KeyPairRecord, RequestRecord, Result, Store, StoreError,
+    FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, Result, Store, StoreError,
 };
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -91,6 +91,28 @@ CREATE TABLE IF NOT EXISTS baselines (
     updated_at TEXT NOT NULL,
     PRIMARY KEY (client_id, cus_user_id)
 );
+CREATE TABLE IF NOT EXISTS face_templates (
+    client_id TEXT NOT NULL,
+    cus_user_id TEXT NOT NULL,
+    template_id TEXT NOT NULL,
+    face_type TEXT NOT NULL,
+    model_id TEXT NOT NULL,
+    model_version TEXT NOT NULL,
+    sealed_vector BLOB NOT NULL,
+    image_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (client_id, cus_user_id, template_id)
+);
+CREATE TABLE IF NOT EXISTS face_histories (
+    client_id TEXT NOT NULL,
+    cus_user_id TEXT NOT NULL,
+    id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    status TEXT NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (client_id, cus_user_id, id)
+);
+CREATE INDEX IF NOT EXISTS face_histories_by_time ON face_histories (client_id, cus_user_id, created_at);
 CREATE TABLE IF NOT EXISTS face_users (
     client_id TEXT NOT NULL,
     cus_user_id TEXT NOT NULL,
@@ -433,6 +455,104 @@ impl Store for SqliteStore {
                 .optional()
                 .map_err(backend)?;
             rec.map(|s| serde_json::from_str(&s).map_err(backend)).transpose()
+        })
+        .await
+    }
+
+    async fn put_face_template(&self, template: &FaceTemplateRecord) -> Result<()> {
+        let t = template.clone();
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT OR REPLACE INTO face_templates
+                 (client_id, cus_user_id, template_id, face_type, model_id, model_version, sealed_vector, image_id, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    t.client_id, t.cus_user_id, t.template_id, t.face_type, t.model_id, t.model_version, t.sealed_vector,
+                    t.image_id, t.created_at
+                ],
+            )
+            .map(|_| ())
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn list_face_templates(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<FaceTemplateRecord>> {
+        let (client, cus) = (client_id.to_string(), cus_user_id.to_string());
+        self.run(move |conn| {
+            let mut st = conn
+                .prepare(
+                    "SELECT client_id, cus_user_id, template_id, face_type, model_id, model_version, sealed_vector, image_id, created_at
+                     FROM face_templates WHERE client_id = ?1 AND cus_user_id = ?2 ORDER BY created_at, template_id",
+                )
+                .map_err(backend)?;
+            let rows = st
+                .query_map(params![client, cus], |r| {
+                    Ok(FaceTemplateRecord {
+                        client_id: r.get(0)?,
+                        cus_user_id: r.get(1)?,
+                        template_id: r.get(2)?,
+                        face_type: r.get(3)?,
+                        model_id: r.get(4)?,
+                        model_version: r.get(5)?,
+                        sealed_vector: r.get(6)?,
+                        image_id: r.get(7)?,
+                        created_at: r.get(8)?,
+                    })
+                })
+                .map_err(backend)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(backend)
+        })
+        .await
+    }
+
+    async fn delete_face_templates(&self, client_id: &str, cus_user_id: &str) -> Result<()> {
+        let (client, cus) = (client_id.to_string(), cus_user_id.to_string());
+        self.run(move |conn| {
+            conn.execute("DELETE FROM face_templates WHERE client_id = ?1 AND cus_user_id = ?2", params![client, cus])
+                .map(|_| ())
+                .map_err(backend)
+        })
+        .await
+    }
+
+    async fn add_face_history(&self, history: &FaceHistoryRecord) -> Result<()> {
+        let h = history.clone();
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT OR REPLACE INTO face_histories (client_id, cus_user_id, id, created_at, status, record)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![h.client_id, h.cus_user_id, h.id, h.created_at, h.status, h.record],
+            )
+            .map(|_| ())
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn list_face_histories(&self, client_id: &str, cus_user_id: &str, limit: usize) -> Result<Vec<FaceHistoryRecord>> {
+        let (client, cus) = (client_id.to_string(), cus_user_id.to_string());
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.run(move |conn| {
+            let mut st = conn
+                .prepare(
+                    "SELECT client_id, cus_user_id, id, created_at, status, record FROM face_histories
+                     WHERE client_id = ?1 AND cus_user_id = ?2 ORDER BY created_at DESC, id DESC LIMIT ?3",
+                )
+                .map_err(backend)?;
+            let rows = st
+                .query_map(params![client, cus, limit], |r| {
+                    Ok(FaceHistoryRecord {
+                        client_id: r.get(0)?,
+                        cus_user_id: r.get(1)?,
+                        id: r.get(2)?,
+                        created_at: r.get(3)?,
+                        status: r.get(4)?,
+                        record: r.get(5)?,
+                    })
+                })
+                .map_err(backend)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(backend)
         })
         .await
     }

@@ -12,6 +12,9 @@ use idv_store::{FaceUserRecord, Store, StoreError};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
+/// Histories returned by face_auth_user (choice: docs/API.md).
+pub const HISTORIES_RETURNED: usize = 10;
+
 pub const MODELS_MISSING: &str = "face models are not installed in this build (issue #4)";
 
 pub struct FaceHandler {
@@ -73,10 +76,20 @@ impl FaceHandler {
 
     async fn lookup(&self, job: &Job, req: CusUserRequest) -> Result<Envelope, StoreError> {
         let user = self.user(job, &req.cus_user_id).await?.filter(|u| !u.is_unregistered);
+        let histories: Vec<Value> = match &user {
+            Some(_) => self
+                .store
+                .list_face_histories(&job.client_id, &req.cus_user_id, HISTORIES_RETURNED)
+                .await?
+                .iter()
+                .filter_map(|h| serde_json::from_str(&h.record).ok())
+                .collect(),
+            None => Vec::new(),
+        };
         let data = match user {
             Some(u) => json!({
                 "status": "success", "request_id": job.request_id, "verdict": "registered",
-                "face_types": face_types(&u), "histories": [],
+                "face_types": face_types(&u), "histories": histories,
                 "metadata": serde_json::from_str::<Value>(&u.metadata).unwrap_or_else(|_| json!({})),
             }),
             None => json!({"status": "success", "request_id": job.request_id, "verdict": "not_registered"}),
@@ -89,7 +102,11 @@ impl FaceHandler {
             return Ok(Envelope::error(Group::Face, &ErrorKind::FaceUserNotFound));
         };
         match job.operation {
-            Operation::FaceAuthUnregister => user.is_unregistered = true,
+            Operation::FaceAuthUnregister => {
+                // Biometric templates are not kept for an unregistered user.
+                self.store.delete_face_templates(&job.client_id, cus_user_id).await?;
+                user.is_unregistered = true;
+            }
             // choice: unlock clears the lock only; the spec does not state other flags.
             _ => user.is_locked = false,
         }
