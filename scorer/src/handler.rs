@@ -534,6 +534,21 @@ mod tests {
         async fn finalize_challenge(&self, challenge_id: &str) -> Result<bool> {
             self.inner.finalize_challenge(challenge_id).await
         }
+        async fn put_face_template(&self, template: &FaceTemplateRecord) -> Result<()> {
+            self.inner.put_face_template(template).await
+        }
+        async fn list_face_templates(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<FaceTemplateRecord>> {
+            self.inner.list_face_templates(client_id, cus_user_id).await
+        }
+        async fn delete_face_templates(&self, client_id: &str, cus_user_id: &str) -> Result<()> {
+            self.inner.delete_face_templates(client_id, cus_user_id).await
+        }
+        async fn add_face_history(&self, history: &FaceHistoryRecord) -> Result<()> {
+            self.inner.add_face_history(history).await
+        }
+        async fn list_face_histories(&self, client_id: &str, cus_user_id: &str, limit: usize) -> Result<Vec<FaceHistoryRecord>> {
+            self.inner.list_face_histories(client_id, cus_user_id, limit).await
+        }
         async fn get_baseline(&self, client_id: &str, cus_user_id: &str) -> Result<Option<BaselineRecord>> {
             self.inner.get_baseline(client_id, cus_user_id).await
         }

@@ -1,6 +1,7 @@
-//! Vision models for face and card operations (issue #4), phase 1: image decoding, the
-//! model registry, the ONNX Runtime model runtime with per-model session pools, and
-//! MTCNN face detection. See `docs/VISION.md`.
+//! Vision models for face and card operations (issue #4): image decoding, the model
+//! registry, the ONNX Runtime model runtime with per-model session pools, MTCNN face
+//! detection, dlib alignment (shape predictor + face chips) and the dlib ResNet
+//! embedding, and matching. See `docs/VISION.md`.
 //!
 //! Everything here is synchronous and CPU-bound: call it from the vision worker pool
 //! ([`pool::VisionPool`]) or `spawn_blocking`, never directly on an async executor thread.
@@ -9,21 +10,33 @@
 //! installed: run scripts/models.sh") that callers turn into "not performed"; nothing in
 //! this crate panics on missing files or bad input.
 
+pub mod chip;
 pub mod conformance;
 pub mod decode;
 pub mod detect;
+pub mod faceplugin;
+pub mod landmarks;
+pub mod liveness;
+pub mod pose;
+pub mod quality;
+pub mod embed;
+pub mod matching;
 pub mod ort_runtime;
 pub mod pool;
 pub mod registry;
 pub mod resize;
 pub mod runtime;
+pub mod shape_predictor;
 pub mod testdata;
 
 pub use decode::{decode, DecodeError, DecodeLimits};
 pub use detect::{detect_faces, BoundingBox, DetectError, DetectParams, Face};
+pub use embed::{dlib_rect_from_mtcnn, DlibEmbedder, EmbedError, Embedding, FaceEmbedder};
+pub use matching::{compare, MatchConfig, MatchDecision, MatchResult};
 pub use ort_runtime::{OrtConfig, OrtRuntime};
 pub use registry::{models_dir, Registry};
 pub use runtime::{Model, ModelError, ModelRuntime};
+pub use shape_predictor::{DlibRect, ShapePredictor};
 
 /// `image::RgbImage`, re-exported so callers need not depend on `image` themselves.
 pub use image::RgbImage;

