@@ -58,11 +58,23 @@ pub struct Running {
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
+/// The face pipeline, when its models are installed (else face operations answer "not
+/// performed", and the log says why).
+pub fn biometrics(b: &Backends, threads: usize) -> Option<idv_workers::face_ops::Biometrics> {
+    match idv_workers::face_engine::FaceEngine::load(threads) {
+        Ok(engine) => Some(idv_workers::face_ops::Biometrics { engine, blobs: b.blobs.clone(), sealer: b.sealer.clone() }),
+        Err(reason) => {
+            tracing::warn!(%reason, "face models not available: face operations will answer not performed (run scripts/models.sh)");
+            None
+        }
+    }
+}
+
 /// The handler for each job topic (the vision worker pool serves four; the scorer one).
-pub fn worker_handlers(store: Arc<dyn Store>) -> Vec<(Topic, Arc<dyn JobHandler>)> {
+pub fn worker_handlers(store: Arc<dyn Store>, biometrics: Option<idv_workers::face_ops::Biometrics>) -> Vec<(Topic, Arc<dyn JobHandler>)> {
     vec![
-        (Topic::Face, Arc::new(FaceHandler { store }) as Arc<dyn JobHandler>),
-        (Topic::Compare, Arc::new(Unavailable { reason: idv_workers::face::MODELS_MISSING })),
+        (Topic::Face, Arc::new(FaceHandler { store, biometrics: biometrics.clone() }) as Arc<dyn JobHandler>),
+        (Topic::Compare, Arc::new(idv_workers::face::CompareHandler { biometrics })),
         (Topic::Card, Arc::new(Unavailable { reason: "card reading models are not installed in this build (issue #4 and later)" })),
         (Topic::Sim, Arc::new(Unavailable { reason: "no telecom operator adapter is configured in this build" })),
     ]
@@ -82,7 +94,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone() };
     let concurrency = settings.worker_concurrency();
     if roles.worker {
-        for (topic, handler) in worker_handlers(b.store.clone()) {
+        for (topic, handler) in worker_handlers(b.store.clone(), biometrics(&b, concurrency)) {
             tasks.extend(idv_workers::runtime::spawn_pool(deps.clone(), topic, handler, concurrency, stop_rx.clone()).await.map_err(|e| e.to_string())?);
         }
     }

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 pub mod platform;
 pub mod redelivery;
 pub mod behavior;
+pub mod face;
 
 pub const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 

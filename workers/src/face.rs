@@ -19,6 +19,23 @@ pub const MODELS_MISSING: &str = "face models are not installed in this build (i
 
 pub struct FaceHandler {
     pub store: Arc<dyn Store>,
+    /// The face pipeline, when its models are installed.
+    pub biometrics: Option<crate::face_ops::Biometrics>,
+}
+
+/// mix_compare_faces_sync jobs (compare topic).
+pub struct CompareHandler {
+    pub biometrics: Option<crate::face_ops::Biometrics>,
+}
+
+#[async_trait]
+impl JobHandler for CompareHandler {
+    async fn handle(&self, job: &Job) -> Result<Envelope, StoreError> {
+        match &self.biometrics {
+            Some(b) if job.operation == Operation::MixCompareFacesSync => b.compare(job).await,
+            _ => Ok(Envelope::error(job.operation.group(), &ErrorKind::NotAvailable { reason: MODELS_MISSING.into() })),
+        }
+    }
 }
 
 fn now() -> String {
@@ -122,10 +139,10 @@ impl FaceHandler {
     async fn biometric(&self, job: &Job) -> Result<Envelope, StoreError> {
         let cus_user_id = job.payload["cus_user_id"].as_str().unwrap_or_default().to_string();
         let user = self.user(job, &cus_user_id).await?;
-        match (job.operation, user) {
+        match (job.operation, &user) {
             (Operation::FaceAuth, None) => return Ok(Envelope::error(Group::Face, &ErrorKind::FaceUserNotFound)),
             (op, Some(u)) => {
-                if let Some(code) = blocking_state(&u, op) {
+                if let Some(code) = blocking_state(u, op) {
                     return Ok(Envelope::finished(
                         Group::Face,
                         json!({"status": "failure", "request_id": job.request_id}),
@@ -135,7 +152,11 @@ impl FaceHandler {
             }
             _ => {}
         }
-        Ok(Envelope::error(Group::Face, &ErrorKind::NotAvailable { reason: MODELS_MISSING.into() }))
+        match (&self.biometrics, job.operation, user) {
+            (Some(b), Operation::FaceAuthRegister, _) => b.register(self.store.as_ref(), job).await,
+            (Some(b), Operation::FaceAuth, Some(u)) => b.authenticate(self.store.as_ref(), job, u).await,
+            _ => Ok(Envelope::error(Group::Face, &ErrorKind::NotAvailable { reason: MODELS_MISSING.into() })),
+        }
     }
 }
 
@@ -204,7 +225,7 @@ mod tests {
     }
 
     fn handler() -> FaceHandler {
-        FaceHandler { store: Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap()) }
+        FaceHandler { store: Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap()), biometrics: None }
     }
 
     #[tokio::test]

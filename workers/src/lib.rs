@@ -6,6 +6,8 @@
 //! answers for capabilities whose engines are not in this build ([`unavailable`]).
 
 pub mod face;
+pub mod face_engine;
+pub mod face_ops;
 pub mod runtime;
 pub mod unavailable;
 

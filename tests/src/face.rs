@@ -1,0 +1,85 @@
+//! Face operations end to end on real photos (the models step's test images): register,
+//! look up, authenticate (same person matches, another does not, a group photo is
+//! refused), compare, unregister.
+
+use crate::{Harness, B64};
+use base64::Engine as _;
+use serde_json::json;
+
+/// The photo bytes, or `None` (with a SKIPPED line) when IDV_SKIP_MODELS=1 and the models
+/// step has not run. Without that variable a missing model is a failure.
+pub fn photo(id: &str) -> Option<Vec<u8>> {
+    let dir = idv_vision::models_dir();
+    match idv_vision::testdata::read_test_image(&dir, id) {
+        Ok(b) => Some(b),
+        Err(e) if std::env::var("IDV_SKIP_MODELS").as_deref() == Ok("1") => {
+            println!("SKIPPED: face end-to-end: {e}; IDV_SKIP_MODELS=1");
+            None
+        }
+        Err(e) => panic!("{e}: run scripts/models.sh first, or set IDV_SKIP_MODELS=1"),
+    }
+}
+
+pub async fn run(bus_url: &str) {
+    let (Some(obama), Some(obama2), Some(obama3), Some(biden), Some(group)) = (
+        photo("testimg-fr-obama"),
+        photo("testimg-fr-obama2"),
+        photo("testimg-fr-obama3"),
+        photo("testimg-fr-biden"),
+        photo("testimg-faceapi-sample1"),
+    ) else {
+        return;
+    };
+    let h = Harness::start(bus_url, |s| s.request_timeout_ms = Some(60_000)).await;
+    let c = &h.client;
+    let acme = h.create_key("acme").await;
+
+    // Register by reference (upload first) and look the user up.
+    let up = c.call(&acme, "/v1/upload_image", &json!({"base64": B64.encode(&obama), "label": "selfie"})).await;
+    assert_eq!(up.status, 200, "{:?}", up.body);
+    let reg = c
+        .call(&acme, "/v1/face_auth_register", &json!({"cus_user_id": "obama", "faces": [{"id": up.body["data"]["id"]}], "metadata": {"tier": "gold"}}))
+        .await;
+    assert_eq!(reg.status, 200, "{:?}", reg.body);
+    let d = &reg.body["data"];
+    assert_eq!(d["status"], "success", "{d}");
+    assert!(d["user_metadata"]["expiry_date_face"].is_string());
+    assert_eq!(d["user_metadata"]["tier"], "gold");
+    assert_eq!(d["histories"][0]["auth_action"], "register");
+    let user = c.call(&acme, "/v1/face_auth_user", &json!({"cus_user_id": "obama"})).await;
+    assert_eq!(user.body["data"]["verdict"], "registered");
+    assert_eq!(user.body["data"]["face_types"], json!(["selfie"]));
+
+    // Another photo of the same man matches; another man does not.
+    let auth = |img: &[u8]| json!({"cus_user_id": "obama", "faces": [{"base64": B64.encode(img)}]});
+    let same = c.call(&acme, "/v1/face_auth", &auth(&obama3)).await;
+    assert_eq!(same.status, 200, "{:?}", same.body);
+    assert_eq!(same.body["data"]["auth_check"]["result"], "matched", "{:?}", same.body);
+    let score = same.body["data"]["auth_check"]["score"].as_f64().expect("score");
+    assert!((0.0..=1.0).contains(&score));
+    assert!(same.body["data"]["validate_faces_result"]["sanity_verdict"].is_string());
+    let other = c.call(&acme, "/v1/face_auth", &json!({"cus_user_id": "obama", "faces": [{"base64": B64.encode(&biden)}]})).await;
+    assert_eq!(other.status, 200, "{:?}", other.body);
+    assert_eq!(other.body["data"]["auth_check"]["result"], "unmatched", "{:?}", other.body);
+    let several = c.call(&acme, "/v1/face_auth", &auth(&group)).await;
+    assert_eq!((several.status, several.code()), (400, Some("incorrect_number_of_faces")), "{:?}", several.body);
+    let turned = c.call(&acme, "/v1/face_auth", &auth(&obama2)).await;
+    assert_eq!(turned.status, 200, "{:?}", turned.body);
+
+    // Compare an ID-card-like image with a selfie.
+    let cmp = |a: &[u8], b: &[u8]| json!({"image1": {"base64": B64.encode(a)}, "image2": {"base64": B64.encode(b)}});
+    let m = c.call(&acme, "/v1/mix_compare_faces_sync", &cmp(&obama, &obama3)).await;
+    assert_eq!(m.status, 200, "{:?}", m.body);
+    assert_eq!(m.body["data"]["compare_faces"][0]["result"], "matched", "{:?}", m.body);
+    assert!(m.body["data"]["image1"]["faces"][0]["bounding_box"]["top"].is_number());
+    let u = c.call(&acme, "/v1/mix_compare_faces_sync", &cmp(&obama, &biden)).await;
+    assert_eq!(u.body["data"]["compare_faces"][0]["result"], "unmatched", "{:?}", u.body);
+
+    // Unregister: templates go, and authentication says so.
+    let un = c.call(&acme, "/v1/face_auth_unregister", &json!({"cus_user_id": "obama"})).await;
+    assert_eq!(un.body["data"]["face_auth_user"]["is_unregistered"], true);
+    assert!(h.backends.store.list_face_templates(&acme.client_id, "obama").await.expect("list").is_empty());
+    let gone = c.call(&acme, "/v1/face_auth", &auth(&obama3)).await;
+    assert_eq!(gone.code(), Some("face_auth_user_unregistered"), "{:?}", gone.body);
+    h.stop().await;
+}

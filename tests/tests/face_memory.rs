@@ -1,0 +1,6 @@
+//! Face operations on real photos over the in-process bus.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn face_register_authenticate_compare_on_real_photos() {
+    idv_tests::face::run("memory://").await;
+}

@@ -1,0 +1,129 @@
+//! The face pipeline as the workers use it: decode → detect (MTCNN) → portrait sanity →
+//! align + embed (dlib) → passive liveness, on the vision pool's threads (never on the
+//! async executor). Loaded once per process; when the models are not installed, there is
+//! no engine and the face operations answer "not performed".
+
+use idv_vision::embed::{DlibEmbedder, Embedding, FaceEmbedder};
+use idv_vision::liveness::{LivenessModel, LivenessParams, LivenessResult};
+use idv_vision::matching::MatchConfig;
+use idv_vision::pool::VisionPool;
+use idv_vision::quality::{PortraitAnalyzer, PortraitSanity, PortraitVerdict, QualityParams};
+use idv_vision::{decode, BoundingBox, DecodeLimits, Face, OrtRuntime};
+use std::sync::Arc;
+
+pub struct FaceEngine {
+    runtime: Arc<OrtRuntime>,
+    mtcnn: idv_vision::detect::Mtcnn,
+    embedder: DlibEmbedder,
+    portrait: PortraitAnalyzer,
+    liveness: Option<LivenessModel>,
+    pool: VisionPool,
+    pub match_config: MatchConfig,
+}
+
+/// What the pipeline found in one image.
+pub struct FaceAnalysis {
+    /// 0, 1, or 2 meaning "several" (portrait sanity's rule: small background faces do
+    /// not count).
+    pub face_count: usize,
+    /// The main face.
+    pub face: Option<Face>,
+    pub sanity: PortraitSanity,
+    /// Embedding of the main face, when there is exactly one.
+    pub embedding: Option<Embedding>,
+    pub liveness: LivenessResult,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error("image cannot be decoded: {0}")]
+    Decode(String),
+    #[error("face pipeline failed: {0}")]
+    Pipeline(String),
+}
+
+impl FaceEngine {
+    /// Load every model; `Err` (with the reason) when any required one is missing.
+    pub fn load(threads: usize) -> Result<Arc<FaceEngine>, String> {
+        let runtime = Arc::new(OrtRuntime::from_env());
+        let mtcnn = idv_vision::detect::Mtcnn::load(runtime.as_ref()).map_err(|e| e.to_string())?;
+        let embedder = DlibEmbedder::load(runtime.as_ref(), &idv_vision::models_dir()).map_err(|e| e.to_string())?;
+        let portrait = PortraitAnalyzer::load(runtime.as_ref());
+        let liveness = LivenessModel::load(runtime.as_ref())
+            .map_err(|e| tracing::warn!(error = %e, "passive liveness will be reported as not performed"))
+            .ok();
+        let pool = VisionPool::new(threads, 64).map_err(|e| e.to_string())?;
+        Ok(Arc::new(FaceEngine { runtime, mtcnn, embedder, portrait, liveness, pool, match_config: MatchConfig::default() }))
+    }
+
+    pub fn model(&self) -> (&str, &str) {
+        (self.embedder.model_id(), self.embedder.model_version())
+    }
+
+    pub async fn analyze(self: &Arc<Self>, bytes: bytes::Bytes) -> Result<FaceAnalysis, AnalysisError> {
+        let engine = self.clone();
+        self.pool
+            .run(move || engine.analyze_blocking(&bytes))
+            .await
+            .map_err(|e| AnalysisError::Pipeline(e.to_string()))?
+    }
+
+    fn analyze_blocking(&self, bytes: &[u8]) -> Result<FaceAnalysis, AnalysisError> {
+        let _ = &self.runtime;
+        let image = decode(bytes, &DecodeLimits::default()).map_err(|e| AnalysisError::Decode(e.to_string()))?;
+        let detected = self
+            .mtcnn
+            .detect(&image, &idv_vision::DetectParams::default())
+            .map_err(|e| AnalysisError::Pipeline(e.to_string()))?;
+        let params = QualityParams::default();
+        let sanity = self.portrait.analyze(&image, &detected, &params);
+        let face = idv_vision::quality::main_face(&detected, &params).cloned();
+        let face_count = match (&face, &sanity.verdict) {
+            (None, _) => 0,
+            (Some(_), PortraitVerdict::ImageHasMultipleFaces) => 2,
+            (Some(_), _) => 1,
+        };
+        let (embedding, liveness) = match &face {
+            Some(face) => {
+                let embedding = self
+                    .embedder
+                    .embed_faces(&image, std::slice::from_ref(face))
+                    .map_err(|e| AnalysisError::Pipeline(e.to_string()))?
+                    .into_iter()
+                    .next();
+                let liveness = match &self.liveness {
+                    Some(m) => m.check(&image, face, &LivenessParams::default()),
+                    None => LivenessResult::NotPerformed { not_installed: true, reason: "liveness model not installed".into() },
+                };
+                (embedding, liveness)
+            }
+            None => (None, LivenessResult::NotPerformed { not_installed: false, reason: "no face".into() }),
+        };
+        Ok(FaceAnalysis { face_count, face, sanity, embedding, liveness })
+    }
+}
+
+/// The spec's failure code for a sanity verdict that blocks authentication, if any.
+pub fn blocking_verdict(v: &PortraitVerdict) -> Option<idv_schemas::FailureCode> {
+    use idv_schemas::FailureCode::*;
+    match v {
+        PortraitVerdict::ImageTooBlur => Some(ImageTooBlur),
+        PortraitVerdict::ImageTooDark => Some(ImageTooDark),
+        PortraitVerdict::ImageTooBright => Some(ImageTooBright),
+        PortraitVerdict::ImageHasNoFaces => Some(ImageHasNoFaces),
+        _ => None,
+    }
+}
+
+pub fn bbox_json(b: &BoundingBox) -> serde_json::Value {
+    serde_json::json!({"top": b.top, "right": b.right, "bottom": b.bottom, "left": b.left, "angle": b.angle})
+}
+
+pub fn liveness_json(l: &LivenessResult, request_id: &str) -> Option<serde_json::Value> {
+    match l {
+        LivenessResult::Performed { is_live, score, .. } => {
+            Some(serde_json::json!({"is_live": is_live, "score": score, "request_id": request_id, "status": "success"}))
+        }
+        LivenessResult::NotPerformed { .. } => None,
+    }
+}
