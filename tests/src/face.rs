@@ -66,6 +66,19 @@ pub async fn run(bus_url: &str) {
     let turned = c.call(&acme, "/v1/face_auth", &auth(&obama2)).await;
     assert_eq!(turned.status, 200, "{:?}", turned.body);
 
+    // Active liveness with gesture images: a turn to the right is there; a "left" is not.
+    let gesture = |g: &str| {
+        json!({"cus_user_id": "obama", "selfie_type": "active", "faces": [{"base64": B64.encode(&obama)}],
+               "gesture_faces": [{"gesture": g, "images": [{"base64": B64.encode(&obama2)}]}]})
+    };
+    let right = c.call(&acme, "/v1/face_auth", &gesture("right")).await;
+    assert_eq!(right.status, 200, "{:?}", right.body);
+    assert_eq!(right.body["data"]["validate_faces_result"]["liveness_check"]["gestures"][0]["performed"], true, "{:?}", right.body);
+    assert!(right.body["errors"].as_array().is_none_or(|e| e.is_empty()), "{:?}", right.body);
+    let wrong = c.call(&acme, "/v1/face_auth", &gesture("left")).await;
+    assert_eq!((wrong.status, wrong.code()), (200, Some("image_non_liveness")), "{:?}", wrong.body);
+    assert_eq!(wrong.body["data"]["validate_faces_result"]["liveness_check"]["gestures"][0]["performed"], false);
+
     // Compare an ID-card-like image with a selfie.
     let cmp = |a: &[u8], b: &[u8]| json!({"image1": {"base64": B64.encode(a)}, "image2": {"base64": B64.encode(b)}});
     let m = c.call(&acme, "/v1/mix_compare_faces_sync", &cmp(&obama, &obama3)).await;

@@ -17,6 +17,7 @@ pub struct FaceEngine {
     embedder: DlibEmbedder,
     portrait: PortraitAnalyzer,
     liveness: Option<LivenessModel>,
+    landmarker: Option<idv_vision::landmarks::Landmarker>,
     pool: VisionPool,
     pub match_config: MatchConfig,
 }
@@ -32,6 +33,8 @@ pub struct FaceAnalysis {
     /// Embedding of the main face, when there is exactly one.
     pub embedding: Option<Embedding>,
     pub liveness: LivenessResult,
+    /// Head pose of the main face (68 landmarks when that model is installed, else 5).
+    pub pose: Option<idv_vision::pose::HeadPose>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -52,8 +55,20 @@ impl FaceEngine {
         let liveness = LivenessModel::load(runtime.as_ref())
             .map_err(|e| tracing::warn!(error = %e, "passive liveness will be reported as not performed"))
             .ok();
+        let landmarker = idv_vision::landmarks::Landmarker::load(runtime.as_ref())
+            .map_err(|e| tracing::warn!(error = %e, "head pose from 5 points only"))
+            .ok();
         let pool = VisionPool::new(threads, 64).map_err(|e| e.to_string())?;
-        Ok(Arc::new(FaceEngine { runtime, mtcnn, embedder, portrait, liveness, pool, match_config: MatchConfig::default() }))
+        Ok(Arc::new(FaceEngine {
+            runtime,
+            mtcnn,
+            embedder,
+            portrait,
+            liveness,
+            landmarker,
+            pool,
+            match_config: MatchConfig::default(),
+        }))
     }
 
     pub fn model(&self) -> (&str, &str) {
@@ -99,7 +114,11 @@ impl FaceEngine {
             }
             None => (None, LivenessResult::NotPerformed { not_installed: false, reason: "no face".into() }),
         };
-        Ok(FaceAnalysis { face_count, face, sanity, embedding, liveness })
+        let pose = face.as_ref().and_then(|f| {
+            let lm = self.landmarker.as_ref().and_then(|l| l.landmarks(&image, f).ok());
+            idv_vision::pose::head_pose(f, lm.as_ref())
+        });
+        Ok(FaceAnalysis { face_count, face, sanity, embedding, liveness, pose })
     }
 }
 

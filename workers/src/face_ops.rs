@@ -301,6 +301,13 @@ impl Biometrics {
                 .await?;
             return Ok(failure(group, data, FailureCode::ImageNonLiveness));
         }
+        // Active liveness: each requested gesture must show in its image, relative to the
+        // (frontal) selfie, by the same person.
+        if let Some(failed) = self.check_gestures(group, &req, &analysis, &mut data).await? {
+            self.add_history(store, job, &user, "login", "failure", &failed, selfie.id.as_deref().unwrap_or_default(), "selfie", req.metadata.as_ref(), None)
+                .await?;
+            return Ok(failure(group, data, FailureCode::ImageNonLiveness));
+        }
         // Compare with the prioritized face type first (default: selfie), else any.
         let metadata: Map<String, Value> = serde_json::from_str(&user.metadata).unwrap_or_default();
         let priority = metadata.get("face_priority").and_then(Value::as_str).unwrap_or("selfie");
@@ -331,6 +338,35 @@ impl Biometrics {
             .await?;
         data["histories"] = json!(self.histories(store, job, &req.cus_user_id, req.history_return_count, req.history_return_status.as_deref()).await?);
         Ok(Envelope::ok(group, data))
+    }
+
+    /// `Some(reason)` when a gesture was not performed (or by someone else). Results go to
+    /// `validate_faces_result.liveness_check.gestures`.
+    async fn check_gestures(&self, group: Group, req: &FaceAuthRequest, selfie: &FaceAnalysis, data: &mut Value) -> Result<Option<String>, Stop> {
+        use idv_vision::pose::{check_gesture, Gesture, GestureParams};
+        let Some(gestures) = req.gesture_faces.as_ref().filter(|g| !g.is_empty()) else { return Ok(None) };
+        let mut results = Vec::new();
+        let mut failed = None;
+        for (i, g) in gestures.iter().enumerate() {
+            let Ok(expected) = g.gesture.parse::<Gesture>() else { continue };
+            let Some(image) = g.images.first() else { continue };
+            let frame = self.analyze(group, &format!("gesture_faces[{i}].images[0]"), image).await?;
+            let same_person = match (&selfie.embedding, &frame.embedding) {
+                (Some(a), Some(b)) => idv_vision::matching::compare(a, b, &self.engine.match_config)
+                    .map(|m| m.decision != MatchDecision::Unmatched)
+                    .unwrap_or(false),
+                _ => false,
+            };
+            let identity = move |_reference: usize, _frame: usize| same_person;
+            let verdict = check_gesture(expected, &[selfie.pose, frame.pose], &GestureParams::default(), Some(&identity));
+            let passed = verdict.passed();
+            results.push(json!({"gesture": g.gesture, "performed": passed, "detail": format!("{verdict:?}")}));
+            if !passed && failed.is_none() {
+                failed = Some(format!("gesture {} not performed", g.gesture));
+            }
+        }
+        data["validate_faces_result"]["liveness_check"]["gestures"] = json!(results);
+        Ok(failed)
     }
 
     pub async fn compare(&self, job: &Job) -> Outcome {
