@@ -15,7 +15,7 @@
 #
 # The peer lives in a throwaway venv under ${TMPDIR:-/tmp}, deleted on exit
 # (KEEP_PEER_VENV=1 keeps it). dlib has no wheel on PyPI and builds from source
-# (~15 min on 2 cores); a build already on this machine is reused when found:
+# (7-15 min on 2 cores); a build already on this machine is reused when found:
 #   DLIB_WHEEL=/path/dlib-20.0.1-cp311-...whl   a built wheel
 #   DLIB_SITE=/path/lib/python3.11/site-packages a venv where dlib 20.0.1 is installed
 #   (unset: looks for /tmp/*/lib/python3.X/site-packages/dlib-20.0.1.dist-info, then for
@@ -88,7 +88,7 @@ elif [ "${DLIB_REUSE:-1}" != 0 ]; then
   fi
 fi
 if [ -z "$DLIB_DONE" ]; then
-  echo "   no dlib build to reuse: building dlib==$DLIB_VERSION from source (~15 min on 2 cores; needs a C++ compiler)"
+  echo "   no dlib build to reuse: building dlib==$DLIB_VERSION from source (7-15 min on 2 cores; needs a C++ compiler)"
   "${PIP[@]}" cmake setuptools wheel packaging
   PATH="$WORK/venv/bin:$PATH" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
     "${PIP[@]}" --no-build-isolation "dlib==$DLIB_VERSION"
