@@ -146,15 +146,18 @@ pub fn check_body_md5(headers: &HeaderMap, body: &[u8], required: bool) -> Resul
 mod tests {
     use super::*;
 
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
     #[test]
-    fn timestamp_window() {
-        let now = time::OffsetDateTime::parse("2026-01-01T00:05:00Z", &time::format_description::well_known::Rfc3339).unwrap();
+    fn timestamp_window() -> TestResult {
+        let now = time::OffsetDateTime::parse("2026-01-01T00:05:00Z", &time::format_description::well_known::Rfc3339)?;
         let w = Duration::from_secs(300);
         assert!(timestamp_fresh("2026-01-01T00:00:00Z", now, w));
         assert!(timestamp_fresh("2026-01-01T00:10:00Z", now, w));
         assert!(!timestamp_fresh("2026-01-01T00:10:01Z", now, w), "future");
         assert!(!timestamp_fresh("2025-12-31T23:59:59Z", now, w), "stale");
         assert!(!timestamp_fresh("yesterday", now, w));
+        Ok(())
     }
 
     #[test]
@@ -164,21 +167,22 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn issue_resolve_revoke() {
-        let store: Arc<dyn Store> = Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap());
-        let keys = KeyResolver::new(store.clone(), Sealer::new(1, &[3u8; 32]).unwrap());
-        let k = keys.issue("acme", "2026-01-01T00:00:00Z").await.unwrap();
-        let (client, secret) = keys.resolve(&k.access_key_id).await.unwrap().unwrap();
+    async fn issue_resolve_revoke() -> TestResult {
+        let store: Arc<dyn Store> = Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:")?);
+        let keys = KeyResolver::new(store.clone(), Sealer::new(1, &[3u8; 32])?);
+        let k = keys.issue("acme", "2026-01-01T00:00:00Z").await?;
+        let (client, secret) = keys.resolve(&k.access_key_id).await?.ok_or("key resolves")?;
         assert_eq!(client, k.client_id);
         assert_eq!(secret, k.secret_key.as_bytes());
-        let raw = store.get_access_key(&k.access_key_id).await.unwrap().unwrap();
+        let raw = store.get_access_key(&k.access_key_id).await?.ok_or("stored")?;
         assert!(!raw.sealed_secret.windows(8).any(|w| w == &k.secret_key.as_bytes()[..8]), "sealed at rest");
-        let k2 = keys.issue("acme", "2026-01-01T00:00:00Z").await.unwrap();
+        let k2 = keys.issue("acme", "2026-01-01T00:00:00Z").await?;
         assert_eq!(k2.client_id, k.client_id, "same client, second key");
-        store.revoke_access_key(&k.access_key_id).await.unwrap();
-        assert!(keys.resolve(&k.access_key_id).await.unwrap().is_none());
+        store.revoke_access_key(&k.access_key_id).await?;
+        assert!(keys.resolve(&k.access_key_id).await?.is_none());
         // A different master key cannot open it: treated as unknown, never a panic.
-        let other = KeyResolver::new(store, Sealer::new(1, &[4u8; 32]).unwrap());
-        assert!(other.resolve(&k2.access_key_id).await.unwrap().is_none());
+        let other = KeyResolver::new(store, Sealer::new(1, &[4u8; 32])?);
+        assert!(other.resolve(&k2.access_key_id).await?.is_none());
+        Ok(())
     }
 }

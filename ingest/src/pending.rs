@@ -73,26 +73,28 @@ mod tests {
     use idv_schemas::{ErrorKind, Group};
 
     #[tokio::test]
-    async fn deliver_wakes_the_waiter_and_drop_unregisters() {
+    async fn deliver_wakes_the_waiter_and_drop_unregisters() -> Result<(), Box<dyn std::error::Error>> {
         let t = Arc::new(PendingTable::default());
-        let w = t.register("r1").unwrap();
+        let w = t.register("r1").ok_or("open")?;
         assert_eq!(t.len(), 1);
         assert!(t.deliver("r1", Envelope::ok(Group::Face, serde_json::json!({}))));
         let mut w = w;
-        assert!((&mut w.rx).await.unwrap().is_some());
-        let w2 = t.register("r2").unwrap();
+        assert!((&mut w.rx).await?.is_some());
+        let w2 = t.register("r2").ok_or("open")?;
         drop(w2);
         assert!(t.is_empty(), "a dropped waiter (timeout) is removed");
         assert!(!t.deliver("r2", Envelope::error(Group::Face, &ErrorKind::Timeout { request_id: None })));
+        Ok(())
     }
 
     #[tokio::test]
-    async fn shutdown_fails_waiters_and_refuses_new_ones() {
+    async fn shutdown_fails_waiters_and_refuses_new_ones() -> Result<(), Box<dyn std::error::Error>> {
         let t = Arc::new(PendingTable::default());
-        let w = t.register("r1").unwrap();
+        let w = t.register("r1").ok_or("open")?;
         t.fail_all();
         let mut w = w;
-        assert_eq!((&mut w.rx).await.unwrap(), None);
+        assert_eq!((&mut w.rx).await?, None);
         assert!(t.register("r2").is_none());
+        Ok(())
     }
 }

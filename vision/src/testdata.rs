@@ -32,3 +32,37 @@ pub fn read_test_image(dir: &Path, id: &str) -> Result<Vec<u8>, String> {
     }
     Ok(bytes)
 }
+
+/// The evaluation photos: (id, person or "" for a group photo where each face is its own
+/// person, source photo — the same letter means one original photo, not two). Used by
+/// `face_eval`, the face benchmark and its peer comparison.
+pub const EVAL_PHOTOS: [(&str, &str, &str); 13] = [
+    ("testimg-fr-obama", "obama", "A"),
+    ("testimg-fr-obama-partial-face", "obama", "A"),
+    ("testimg-fr-obama-partial-face2", "obama", "A"),
+    ("testimg-fr-obama2", "obama", "B"),
+    ("testimg-fr-32bit", "obama", "B"),
+    ("testimg-fr-obama3", "obama", "C"),
+    ("testimg-fr-biden", "biden", "D"),
+    ("testimg-faceapi-sample1", "", "sample1"),
+    ("testimg-faceapi-sample2", "", "sample2"),
+    ("testimg-faceapi-sample3", "", "sample3"),
+    ("testimg-faceapi-sample4", "", "sample4"),
+    ("testimg-faceapi-sample5", "", "sample5"),
+    ("testimg-faceapi-sample6", "", "sample6"),
+];
+
+/// The benchmarks' 640x480 selfie as JPEG (quality 90): obama.jpg cropped to 4:3 and
+/// scaled, so every bench times the same image.
+pub fn selfie_640x480_jpeg(dir: &Path) -> Result<Vec<u8>, String> {
+    use crate::decode::{decode, DecodeLimits};
+    let bytes = read_test_image(dir, "testimg-fr-obama")?;
+    let img = decode(&bytes, &DecodeLimits::default()).map_err(|e| e.to_string())?;
+    let (w, h) = img.dimensions();
+    let (cw, ch) = if w * 3 > h * 4 { (h * 4 / 3, h) } else { (w, w * 3 / 4) };
+    let cropped = image::imageops::crop_imm(&img, (w - cw) / 2, 0, cw, ch).to_image();
+    let small = image::imageops::resize(&cropped, 640, 480, image::imageops::FilterType::Triangle);
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&small).map_err(|e| e.to_string())?;
+    Ok(jpeg)
+}

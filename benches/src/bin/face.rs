@@ -28,36 +28,12 @@ use idv_vision::liveness::{LivenessModel, LivenessParams};
 use idv_vision::quality::{main_face, PortraitAnalyzer, QualityParams};
 use idv_vision::{decode, models_dir, testdata, DecodeLimits, DlibEmbedder, FaceEmbedder, OrtRuntime, Registry};
 use idv_workers::face_engine::FaceEngine;
-use image::imageops::FilterType;
 use std::time::{Duration, Instant};
 
-/// The test photos of `face_eval` (id, person or "" for a group photo, source photo).
-const PHOTOS: [(&str, &str, &str); 13] = [
-    ("testimg-fr-obama", "obama", "A"),
-    ("testimg-fr-obama-partial-face", "obama", "A"),
-    ("testimg-fr-obama-partial-face2", "obama", "A"),
-    ("testimg-fr-obama2", "obama", "B"),
-    ("testimg-fr-32bit", "obama", "B"),
-    ("testimg-fr-obama3", "obama", "C"),
-    ("testimg-fr-biden", "biden", "D"),
-    ("testimg-faceapi-sample1", "", "sample1"),
-    ("testimg-faceapi-sample2", "", "sample2"),
-    ("testimg-faceapi-sample3", "", "sample3"),
-    ("testimg-faceapi-sample4", "", "sample4"),
-    ("testimg-faceapi-sample5", "", "sample5"),
-    ("testimg-faceapi-sample6", "", "sample6"),
-];
+use idv_vision::testdata::EVAL_PHOTOS;
 
 fn selfie_jpeg() -> Result<Vec<u8>, String> {
-    let bytes = testdata::read_test_image(&models_dir(), "testimg-fr-obama")?;
-    let img = decode(&bytes, &DecodeLimits::default()).map_err(|e| e.to_string())?;
-    let (w, h) = img.dimensions();
-    let (cw, ch) = if w * 3 > h * 4 { (h * 4 / 3, h) } else { (w, w * 3 / 4) };
-    let cropped = image::imageops::crop_imm(&img, (w - cw) / 2, 0, cw, ch).to_image();
-    let small = image::imageops::resize(&cropped, 640, 480, FilterType::Triangle);
-    let mut jpeg = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&small).map_err(|e| e.to_string())?;
-    Ok(jpeg)
+    testdata::selfie_640x480_jpeg(&models_dir())
 }
 
 fn summary(label: &str, mut samples: Vec<Duration>, errors: usize) -> Summary {
@@ -223,7 +199,7 @@ fn peer_faces(out: &str, repeats: usize) -> Result<(), String> {
     );
     // Warm-up on the first photo.
     {
-        let bytes = testdata::read_test_image(&dir, PHOTOS[0].0)?;
+        let bytes = testdata::read_test_image(&dir, EVAL_PHOTOS[0].0)?;
         let img = decode(&bytes, &limits).map_err(|e| e.to_string())?;
         for _ in 0..3 {
             let faces = mtcnn.detect(&img, &dp).map_err(|e| e.to_string())?;
@@ -234,7 +210,7 @@ fn peer_faces(out: &str, repeats: usize) -> Result<(), String> {
     let selfie_path = std::path::Path::new(out).with_file_name("selfie-640x480.jpg");
     std::fs::write(&selfie_path, selfie_jpeg()?).map_err(|e| format!("{}: {e}", selfie_path.display()))?;
     let mut photos = Vec::new();
-    for (id, who, source) in PHOTOS.iter().copied().chain([("selfie-640x480", "", "")]) {
+    for (id, who, source) in EVAL_PHOTOS.iter().copied().chain([("selfie-640x480", "", "")]) {
         let in_pairs = id != "selfie-640x480";
         let (path, bytes) = if in_pairs {
             let entry = registry.get(id).ok_or_else(|| format!("{id} not in the registry"))?;

@@ -15,18 +15,10 @@ use idv_vision::liveness::{LivenessModel, LivenessParams};
 use idv_vision::pose::head_pose;
 use idv_vision::quality::{assess_portrait, main_face, FaceDetail, PortraitAnalyzer, QualityParams};
 use idv_vision::{decode, models_dir, testdata, DecodeLimits, OrtConfig, OrtRuntime, RgbImage};
-use image::imageops::FilterType;
 use std::time::{Duration, Instant};
 
 fn selfie() -> Result<RgbImage, String> {
-    let bytes = testdata::read_test_image(&models_dir(), "testimg-fr-obama")?;
-    let img = decode(&bytes, &DecodeLimits::default()).map_err(|e| e.to_string())?;
-    let (w, h) = img.dimensions();
-    let (cw, ch) = if w * 3 > h * 4 { (h * 4 / 3, h) } else { (w, w * 3 / 4) };
-    let cropped = image::imageops::crop_imm(&img, (w - cw) / 2, 0, cw, ch).to_image();
-    let small = image::imageops::resize(&cropped, 640, 480, FilterType::Triangle);
-    let mut jpeg = Vec::new();
-    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&small).map_err(|e| e.to_string())?;
+    let jpeg = testdata::selfie_640x480_jpeg(&models_dir())?;
     decode(&jpeg, &DecodeLimits::default()).map_err(|e| e.to_string())
 }
 

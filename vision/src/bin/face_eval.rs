@@ -32,22 +32,7 @@ use idv_vision::matching::{decide, judge, MatchConfig, MatchDecision};
 use idv_vision::{decode, models_dir, testdata, DecodeLimits, DlibEmbedder, FaceEmbedder, OrtConfig, OrtRuntime};
 use std::time::Instant;
 
-/// Photo id, person ("" for a group photo: each face its own person), source photo.
-const PHOTOS: [(&str, &str, &str); 13] = [
-    ("testimg-fr-obama", "obama", "A"),
-    ("testimg-fr-obama-partial-face", "obama", "A"),
-    ("testimg-fr-obama-partial-face2", "obama", "A"),
-    ("testimg-fr-obama2", "obama", "B"),
-    ("testimg-fr-32bit", "obama", "B"),
-    ("testimg-fr-obama3", "obama", "C"),
-    ("testimg-fr-biden", "biden", "D"),
-    ("testimg-faceapi-sample1", "", "sample1"),
-    ("testimg-faceapi-sample2", "", "sample2"),
-    ("testimg-faceapi-sample3", "", "sample3"),
-    ("testimg-faceapi-sample4", "", "sample4"),
-    ("testimg-faceapi-sample5", "", "sample5"),
-    ("testimg-faceapi-sample6", "", "sample6"),
-];
+use idv_vision::testdata::EVAL_PHOTOS;
 
 struct FaceRec {
     photo: &'static str,
@@ -146,7 +131,7 @@ fn main() {
     let mut faces: Vec<FaceRec> = Vec::new();
     let (mut align_ms, mut embed_ms) = (Vec::new(), Vec::new());
     let mut last_chip = None;
-    for (photo, who, source) in PHOTOS {
+    for (photo, who, source) in EVAL_PHOTOS {
         let img = match testdata::read_test_image(&dir, photo).map_err(|e| e.to_string()).and_then(|b| {
             decode(&b, &DecodeLimits::default()).map_err(|e| e.to_string())
         }) {
@@ -183,7 +168,7 @@ fn main() {
     println!(
         "{} faces from {} photos; model {} {}; threshold {} (unsure ±{})",
         faces.len(),
-        PHOTOS.len(),
+        EVAL_PHOTOS.len(),
         embedder.model_id(),
         embedder.model_version(),
         cfg.threshold,
