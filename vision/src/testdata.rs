@@ -66,3 +66,24 @@ pub fn selfie_640x480_jpeg(dir: &Path) -> Result<Vec<u8>, String> {
     image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&small).map_err(|e| e.to_string())?;
     Ok(jpeg)
 }
+
+/// The single-person test photos (face_recognition's test_images).
+pub const SINGLE_PERSON_PHOTOS: [&str; 7] = [
+    "testimg-fr-obama",
+    "testimg-fr-obama2",
+    "testimg-fr-obama3",
+    "testimg-fr-biden",
+    "testimg-fr-32bit",
+    "testimg-fr-obama-partial-face",
+    "testimg-fr-obama-partial-face2",
+];
+
+/// The group photos (face-api's demo samples).
+pub const GROUP_PHOTOS: [&str; 6] = [
+    "testimg-faceapi-sample1",
+    "testimg-faceapi-sample2",
+    "testimg-faceapi-sample3",
+    "testimg-faceapi-sample4",
+    "testimg-faceapi-sample5",
+    "testimg-faceapi-sample6",
+];

@@ -16,15 +16,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-const SINGLE: [&str; 7] = [
-    "testimg-fr-obama",
-    "testimg-fr-obama2",
-    "testimg-fr-obama3",
-    "testimg-fr-biden",
-    "testimg-fr-32bit",
-    "testimg-fr-obama-partial-face",
-    "testimg-fr-obama-partial-face2",
-];
+use idv_vision::testdata::SINGLE_PERSON_PHOTOS as SINGLE;
 
 /// Group photos and the centres of the faces a person sees in them (pixels of the
 /// decoded image; checked by eye on the photos with the detections drawn in).

@@ -31,14 +31,7 @@ const OBAMA: [&str; 6] = [
     "testimg-fr-obama-partial-face2",
 ];
 const BIDEN: &str = "testimg-fr-biden";
-const GROUPS: [&str; 6] = [
-    "testimg-faceapi-sample1",
-    "testimg-faceapi-sample2",
-    "testimg-faceapi-sample3",
-    "testimg-faceapi-sample4",
-    "testimg-faceapi-sample5",
-    "testimg-faceapi-sample6",
-];
+use idv_vision::testdata::GROUP_PHOTOS as GROUPS;
 
 struct Fixture {
     mtcnn: Mtcnn,

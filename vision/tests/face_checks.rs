@@ -24,23 +24,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
-const SINGLE: [&str; 7] = [
-    "testimg-fr-obama",
-    "testimg-fr-obama2",
-    "testimg-fr-obama3",
-    "testimg-fr-biden",
-    "testimg-fr-32bit",
-    "testimg-fr-obama-partial-face",
-    "testimg-fr-obama-partial-face2",
-];
-const GROUPS: [&str; 6] = [
-    "testimg-faceapi-sample1",
-    "testimg-faceapi-sample2",
-    "testimg-faceapi-sample3",
-    "testimg-faceapi-sample4",
-    "testimg-faceapi-sample5",
-    "testimg-faceapi-sample6",
-];
+use idv_vision::testdata::SINGLE_PERSON_PHOTOS as SINGLE;
+use idv_vision::testdata::GROUP_PHOTOS as GROUPS;
 
 struct Fixture {
     mtcnn: Mtcnn,
