@@ -34,37 +34,31 @@ enum Command {
     },
 }
 
+/// A command about one client (created if new), with the usual settings.
+#[derive(clap::Args)]
+struct ForClient {
+    #[arg(long)]
+    client: String,
+    #[command(flatten)]
+    settings: Settings,
+}
+
 #[derive(Subcommand)]
 enum KeypairsAction {
     /// Create a key pair for a client (created if new); prints JSON with key_pair_id and
     /// public_key (base64 PKIX DER).
-    Create {
-        #[arg(long)]
-        client: String,
-        #[command(flatten)]
-        settings: Settings,
-    },
+    Create(ForClient),
     /// List key pairs as JSON lines (public parts only).
     List(#[command(flatten)] Settings),
     /// Create a new key pair for a client and stop offering its older ones to new device
     /// registrations (registered devices keep working with theirs).
-    Rotate {
-        #[arg(long)]
-        client: String,
-        #[command(flatten)]
-        settings: Settings,
-    },
+    Rotate(ForClient),
 }
 
 #[derive(Subcommand)]
 enum KeysAction {
     /// Create an access key (and the client, if new); prints JSON with the secret, once.
-    Create {
-        #[arg(long)]
-        client: String,
-        #[command(flatten)]
-        settings: Settings,
-    },
+    Create(ForClient),
     /// List access keys as JSON lines (never secrets).
     List(#[command(flatten)] Settings),
     /// Revoke an access key.
@@ -114,7 +108,7 @@ async fn shutdown_signal() {
 
 async fn keys(action: KeysAction) -> Result<(), String> {
     match action {
-        KeysAction::Create { client, settings } => {
+        KeysAction::Create(ForClient { client, settings }) => {
             let settings = settings.with_file()?;
             let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
             let sealer = settings.sealer()?;
@@ -167,8 +161,8 @@ async fn keypairs(action: KeypairsAction) -> Result<(), String> {
             }
             return Ok(());
         }
-        KeypairsAction::Create { client, settings } => (settings, client, false),
-        KeypairsAction::Rotate { client, settings } => (settings, client, true),
+        KeypairsAction::Create(ForClient { client, settings }) => (settings, client, false),
+        KeypairsAction::Rotate(ForClient { client, settings }) => (settings, client, true),
     };
     let settings = settings.with_file()?;
     let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;

@@ -53,8 +53,9 @@ pub enum SubjectRef<'a> {
 /// What ingest needs from a request type beyond parsing and validation.
 pub trait JobRequest {
     fn subject(&self) -> SubjectRef<'_>;
-    /// Encrypt fields that must never reach the bus or the store in the clear, and bring
-    /// ids to their canonical form.
+    /// Bring ids to their canonical form before they are used as keys.
+    fn normalize(&mut self) {}
+    /// Encrypt fields that must never reach the bus or the store in the clear.
     fn seal_sensitive(&mut self, _sealer: &idv_crypto::sealed::Sealer) {}
 }
 
@@ -92,8 +93,10 @@ impl JobRequest for BehaviorScoreRequest {
         SubjectRef::Challenge(&self.challenge_id)
     }
     /// Sender and recipient account data are encrypted before they leave ingest.
+    fn normalize(&mut self) {
+        BehaviorScoreRequest::normalize(self);
+    }
     fn seal_sensitive(&mut self, sealer: &idv_crypto::sealed::Sealer) {
-        self.normalize();
         if let Some(t) = self.transaction_data.as_mut() {
             seal_field(sealer, "account_number", &mut t.account_number);
             seal_field(sealer, "account_holder_name", &mut t.account_holder_name);
@@ -137,6 +140,7 @@ where
     let mut req: Req = parse_json(body)?;
     req.validate()?;
     crate::media::resolve_media(state, caller, req.media_slots()).await?;
+    JobRequest::normalize(&mut req);
     req.seal_sensitive(&state.sealer);
     let topic = op.topic().ok_or_else(|| internal("operation has no job topic"))?;
     let job = new_job(state, op, &caller.client_id, &caller.access_key_id, serde_json::to_value(&req).map_err(internal)?);

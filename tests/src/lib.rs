@@ -175,8 +175,7 @@ impl Harness {
 
     /// Issue a key the way `idv keys create` does (same store, same master key).
     pub async fn create_key(&self, client_name: &str) -> Credentials {
-        let state = self.running.as_ref().and_then(|r| r.state.clone()).expect("ingest state");
-        let k = state.keys.issue(client_name, &now_rfc3339()).await.expect("issue key");
+        let k = self.state().keys.issue(client_name, &now_rfc3339()).await.expect("issue key");
         Credentials { client_id: k.client_id, access_key_id: k.access_key_id, secret_key: k.secret_key }
     }
 

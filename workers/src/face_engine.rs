@@ -12,7 +12,6 @@ use idv_vision::{decode, BoundingBox, DecodeLimits, Face, OrtRuntime};
 use std::sync::Arc;
 
 pub struct FaceEngine {
-    runtime: Arc<OrtRuntime>,
     mtcnn: idv_vision::detect::Mtcnn,
     embedder: DlibEmbedder,
     portrait: PortraitAnalyzer,
@@ -48,19 +47,20 @@ pub enum AnalysisError {
 impl FaceEngine {
     /// Load every model; `Err` (with the reason) when any required one is missing.
     pub fn load(threads: usize) -> Result<Arc<FaceEngine>, String> {
-        let runtime = Arc::new(OrtRuntime::from_env());
-        let mtcnn = idv_vision::detect::Mtcnn::load(runtime.as_ref()).map_err(|e| e.to_string())?;
-        let embedder = DlibEmbedder::load(runtime.as_ref(), &idv_vision::models_dir()).map_err(|e| e.to_string())?;
-        let portrait = PortraitAnalyzer::load(runtime.as_ref());
-        let liveness = LivenessModel::load(runtime.as_ref())
+        // The runtime only loads; each model keeps what it needs (the ONNX environment is
+        // process-wide), so the engine does not hold the runtime.
+        let runtime = OrtRuntime::from_env();
+        let mtcnn = idv_vision::detect::Mtcnn::load(&runtime).map_err(|e| e.to_string())?;
+        let embedder = DlibEmbedder::load(&runtime, &idv_vision::models_dir()).map_err(|e| e.to_string())?;
+        let portrait = PortraitAnalyzer::load(&runtime);
+        let liveness = LivenessModel::load(&runtime)
             .map_err(|e| tracing::warn!(error = %e, "passive liveness will be reported as not performed"))
             .ok();
-        let landmarker = idv_vision::landmarks::Landmarker::load(runtime.as_ref())
+        let landmarker = idv_vision::landmarks::Landmarker::load(&runtime)
             .map_err(|e| tracing::warn!(error = %e, "head pose from 5 points only"))
             .ok();
         let pool = VisionPool::new(threads, 64).map_err(|e| e.to_string())?;
         Ok(Arc::new(FaceEngine {
-            runtime,
             mtcnn,
             embedder,
             portrait,
@@ -84,7 +84,6 @@ impl FaceEngine {
     }
 
     fn analyze_blocking(&self, bytes: &[u8]) -> Result<FaceAnalysis, AnalysisError> {
-        let _ = &self.runtime;
         let image = decode(bytes, &DecodeLimits::default()).map_err(|e| AnalysisError::Decode(e.to_string()))?;
         let detected = self
             .mtcnn
