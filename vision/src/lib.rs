@@ -15,6 +15,7 @@ pub mod conformance;
 pub mod decode;
 pub mod detect;
 pub mod faceplugin;
+pub mod flash;
 pub mod landmarks;
 pub mod liveness;
 pub mod pose;
@@ -28,6 +29,7 @@ pub mod resize;
 pub mod runtime;
 pub mod shape_predictor;
 pub mod testdata;
+pub mod video;
 
 pub use decode::{decode, DecodeError, DecodeLimits};
 pub use detect::{detect_faces, BoundingBox, DetectError, DetectParams, Face};

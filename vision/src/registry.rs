@@ -40,6 +40,8 @@ pub enum EntryKind {
     Data,
     /// A photo the tests and the benchmark use.
     TestImage,
+    /// A video file the tests use (decoded through ffmpeg).
+    TestVideo,
 }
 
 /// One installed file: `dest` (relative to the models dir) must hash to `sha256`.

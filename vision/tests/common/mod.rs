@@ -11,7 +11,7 @@ use std::path::PathBuf;
 /// `None` (after printing SKIPPED) when they are not and IDV_SKIP_MODELS=1; else panics.
 pub fn models_or_skip(test: &str) -> Option<PathBuf> {
     let dir = idv_vision::models_dir();
-    let missing = testdata::missing(&dir, &[EntryKind::Runtime, EntryKind::Model, EntryKind::Data, EntryKind::TestImage]);
+    let missing = testdata::missing(&dir, &[EntryKind::Runtime, EntryKind::Model, EntryKind::Data, EntryKind::TestImage, EntryKind::TestVideo]);
     if missing.is_empty() {
         return Some(dir);
     }
@@ -22,6 +22,25 @@ pub fn models_or_skip(test: &str) -> Option<PathBuf> {
         None
     } else {
         panic!("{what}: run scripts/models.sh first, or set IDV_SKIP_MODELS=1 to skip the tests that need them");
+    }
+}
+
+pub fn video_bytes(dir: &std::path::Path, id: &str) -> Vec<u8> {
+    testdata::read_test_video(dir, id).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// ffmpeg for the video tests: the same rule as the models (scripts/test.sh installs
+/// Debian's ffmpeg).
+pub fn video_decoder_or_skip(test: &str) -> Option<idv_vision::video::VideoDecoder> {
+    let decoder = idv_vision::video::VideoDecoder::from_env();
+    if decoder.available() {
+        return Some(decoder);
+    }
+    if std::env::var("IDV_SKIP_MODELS").as_deref() == Ok("1") {
+        println!("SKIPPED: {test}: ffmpeg/ffprobe not installed; IDV_SKIP_MODELS=1");
+        None
+    } else {
+        panic!("ffmpeg/ffprobe not found: install Debian's ffmpeg (scripts/test.sh does), or set IDV_SKIP_MODELS=1");
     }
 }
 
