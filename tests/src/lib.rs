@@ -13,6 +13,7 @@ pub mod platform;
 pub mod redelivery;
 pub mod behavior;
 pub mod face;
+pub mod face_video;
 
 pub const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 

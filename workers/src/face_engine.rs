@@ -18,6 +18,7 @@ pub struct FaceEngine {
     liveness: Option<LivenessModel>,
     landmarker: Option<idv_vision::landmarks::Landmarker>,
     pool: VisionPool,
+    video: idv_vision::video::VideoDecoder,
     pub match_config: MatchConfig,
 }
 
@@ -34,6 +35,8 @@ pub struct FaceAnalysis {
     pub liveness: LivenessResult,
     /// Head pose of the main face (68 landmarks when that model is installed, else 5).
     pub pose: Option<idv_vision::pose::HeadPose>,
+    /// Mean RGB of the main face's inner region (flash liveness).
+    pub face_rgb: Option<[f32; 3]>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -42,6 +45,9 @@ pub enum AnalysisError {
     Decode(String),
     #[error("face pipeline failed: {0}")]
     Pipeline(String),
+    /// Video files cannot be decoded in this deployment (no ffmpeg): "not performed".
+    #[error("{0}")]
+    VideoUnavailable(String),
 }
 
 impl FaceEngine {
@@ -60,6 +66,10 @@ impl FaceEngine {
             .map_err(|e| tracing::warn!(error = %e, "head pose from 5 points only"))
             .ok();
         let pool = VisionPool::new(threads, 64).map_err(|e| e.to_string())?;
+        let video = idv_vision::video::VideoDecoder::from_env();
+        if !video.available() {
+            tracing::warn!("ffmpeg/ffprobe not found: uploaded video files will be reported as not performed");
+        }
         Ok(Arc::new(FaceEngine {
             mtcnn,
             embedder,
@@ -67,6 +77,7 @@ impl FaceEngine {
             liveness,
             landmarker,
             pool,
+            video,
             match_config: MatchConfig::default(),
         }))
     }
@@ -83,14 +94,36 @@ impl FaceEngine {
             .map_err(|e| AnalysisError::Pipeline(e.to_string()))?
     }
 
+    /// Samples an uploaded video file (vision/src/video.rs) and analyzes every sampled
+    /// frame, in order.
+    pub async fn analyze_video(self: &Arc<Self>, bytes: bytes::Bytes) -> Result<Vec<FaceAnalysis>, AnalysisError> {
+        use idv_vision::video::VideoError;
+        let engine = self.clone();
+        self.pool
+            .run(move || {
+                let frames = engine.video.sample(&bytes).map_err(|e| match e {
+                    VideoError::Unavailable(m) => AnalysisError::VideoUnavailable(m),
+                    VideoError::Invalid(m) => AnalysisError::Decode(m),
+                    VideoError::Failed(m) => AnalysisError::Pipeline(m),
+                })?;
+                frames.iter().map(|f| engine.analyze_image(&f.image)).collect()
+            })
+            .await
+            .map_err(|e| AnalysisError::Pipeline(e.to_string()))?
+    }
+
     fn analyze_blocking(&self, bytes: &[u8]) -> Result<FaceAnalysis, AnalysisError> {
         let image = decode(bytes, &DecodeLimits::default()).map_err(|e| AnalysisError::Decode(e.to_string()))?;
+        self.analyze_image(&image)
+    }
+
+    fn analyze_image(&self, image: &idv_vision::RgbImage) -> Result<FaceAnalysis, AnalysisError> {
         let detected = self
             .mtcnn
-            .detect(&image, &idv_vision::DetectParams::default())
+            .detect(image, &idv_vision::DetectParams::default())
             .map_err(|e| AnalysisError::Pipeline(e.to_string()))?;
         let params = QualityParams::default();
-        let sanity = self.portrait.analyze(&image, &detected, &params);
+        let sanity = self.portrait.analyze(image, &detected, &params);
         let face = idv_vision::quality::main_face(&detected, &params).cloned();
         let face_count = match (&face, &sanity.verdict) {
             (None, _) => 0,
@@ -101,12 +134,12 @@ impl FaceEngine {
             Some(face) => {
                 let embedding = self
                     .embedder
-                    .embed_faces(&image, std::slice::from_ref(face))
+                    .embed_faces(image, std::slice::from_ref(face))
                     .map_err(|e| AnalysisError::Pipeline(e.to_string()))?
                     .into_iter()
                     .next();
                 let liveness = match &self.liveness {
-                    Some(m) => m.check(&image, face, &LivenessParams::default()),
+                    Some(m) => m.check(image, face, &LivenessParams::default()),
                     None => LivenessResult::NotPerformed { not_installed: true, reason: "liveness model not installed".into() },
                 };
                 (embedding, liveness)
@@ -114,10 +147,11 @@ impl FaceEngine {
             None => (None, LivenessResult::NotPerformed { not_installed: false, reason: "no face".into() }),
         };
         let pose = face.as_ref().and_then(|f| {
-            let lm = self.landmarker.as_ref().and_then(|l| l.landmarks(&image, f).ok());
+            let lm = self.landmarker.as_ref().and_then(|l| l.landmarks(image, f).ok());
             idv_vision::pose::head_pose(f, lm.as_ref())
         });
-        Ok(FaceAnalysis { face_count, face, sanity, embedding, liveness, pose })
+        let face_rgb = face.as_ref().and_then(|f| idv_vision::flash::face_mean_rgb(image, f.bbox));
+        Ok(FaceAnalysis { face_count, face, sanity, embedding, liveness, pose, face_rgb })
     }
 }
 

@@ -4,6 +4,7 @@
 
 use crate::face::{face_types, user_json, HISTORIES_RETURNED};
 use crate::face_engine::{bbox_json, blocking_verdict, liveness_json, AnalysisError, FaceAnalysis, FaceEngine};
+use crate::face_evidence::LivenessInputs;
 use idv_crypto::sealed::Sealer;
 use idv_schemas::api::{FaceAuthRegisterRequest, FaceAuthRequest, ImageData, MixCompareFacesRequest};
 use idv_schemas::jobs::Job;
@@ -48,14 +49,14 @@ fn vector_bytes(v: &[f32]) -> Vec<u8> {
 }
 
 fn vector_from(bytes: &[u8]) -> Option<Vec<f32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return None;
     }
     Some(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
 }
 
 /// Either an answer for the client (bad image, no face...) or a store error to retry.
-enum Stop {
+pub(crate) enum Stop {
     Answer(Envelope),
     Store(StoreError),
 }
@@ -75,15 +76,21 @@ fn finish(r: Result<Envelope, Stop>) -> Outcome {
 
 impl Biometrics {
     /// Load an image by id (ingest moved inline images to blobs) and analyze it.
-    async fn analyze(&self, group: Group, field: &str, image: &ImageData) -> Result<FaceAnalysis, Stop> {
+    pub(crate) async fn analyze(&self, group: Group, field: &str, image: &ImageData) -> Result<FaceAnalysis, Stop> {
         let id = image.id.as_deref().unwrap_or_default();
         let Some(bytes) = self.blobs.get(id).await? else {
             return Err(Stop::Answer(Envelope::error(group, &ErrorKind::ImageNotFound { field: Some(field.into()) })));
         };
-        self.engine.analyze(bytes).await.map_err(|e| match e {
+        self.engine.analyze(bytes).await.map_err(|e| Self::analysis_stop(group, field, e))
+    }
+
+    /// Bad media is the client's (400 naming the field); the rest is ours.
+    pub(crate) fn analysis_stop(group: Group, field: &str, e: AnalysisError) -> Stop {
+        match e {
             AnalysisError::Decode(m) => Stop::Answer(Envelope::error(group, &ErrorKind::invalid(field, m))),
             AnalysisError::Pipeline(m) => Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: m })),
-        })
+            AnalysisError::VideoUnavailable(reason) => Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason })),
+        }
     }
 
     /// One face, good enough: else the spec's answer (400 for several faces, `failure` for
@@ -192,6 +199,7 @@ impl Biometrics {
             updated_at: rfc3339(now_t),
         });
         let mut templates = Vec::new();
+        let mut selfie_analysis = None;
         for (field, image, face_type) in &inputs {
             let analysis = self.analyze(group, field, image).await?;
             let embedding = self.usable(group, &base, &analysis)?;
@@ -207,6 +215,28 @@ impl Biometrics {
                 image_id: image.id.clone().unwrap_or_default(),
                 created_at: rfc3339(now_t),
             });
+            if *face_type == "selfie" && selfie_analysis.is_none() {
+                selfie_analysis = Some(analysis);
+            }
+        }
+        // Liveness evidence beside a selfie (videos, gestures, flash) is checked before
+        // anything is written: a failed check registers nothing.
+        let mut validate = Value::Null;
+        if let Some(selfie) = &selfie_analysis {
+            let evidence_inputs = LivenessInputs {
+                gesture_faces: req.gesture_faces.as_ref(),
+                videos: req.videos.as_ref(),
+                gesture_videos: req.gesture_videos.as_ref(),
+                selfie_type: req.selfie_type.as_deref(),
+            };
+            let evidence = self.liveness_evidence(group, &evidence_inputs, selfie).await?;
+            validate = json!({});
+            evidence.write_into(&mut validate, &job.request_id);
+            if evidence.failed.is_some() {
+                let mut data = base.clone();
+                data["validate_faces_result"] = validate;
+                return Ok(failure(group, data, FailureCode::ImageNonLiveness));
+            }
         }
         // Re-registration replaces the faces it brings.
         let replaced: Vec<&str> = templates.iter().map(|t| t.face_type.as_str()).collect();
@@ -249,14 +279,15 @@ impl Biometrics {
         self.add_history(store, job, &user, "register", "success", "", &live, &face_type, req.metadata.as_ref(), Some(("camera_challenge_performed", json!(camera))))
             .await?;
         let histories = self.histories(store, job, &req.cus_user_id, req.history_return_count, req.history_return_status.as_deref()).await?;
-        Ok(Envelope::ok(
-            group,
-            json!({
-                "status": "success", "request_id": job.request_id, "register_id": job.request_id,
-                "user_metadata": Value::Object(metadata), "histories": histories,
-                "face_auth_user": user_json(&user), "face_types": face_types(&user),
-            }),
-        ))
+        let mut data = json!({
+            "status": "success", "request_id": job.request_id, "register_id": job.request_id,
+            "user_metadata": Value::Object(metadata), "histories": histories,
+            "face_auth_user": user_json(&user), "face_types": face_types(&user),
+        });
+        if validate.as_object().is_some_and(|v| !v.is_empty()) {
+            data["validate_faces_result"] = validate;
+        }
+        Ok(Envelope::ok(group, data))
     }
 
     pub async fn authenticate(&self, store: &dyn Store, job: &Job, user: FaceUserRecord) -> Outcome {
@@ -294,17 +325,22 @@ impl Biometrics {
             validate["is_live"] = l["is_live"].clone();
             validate["liveness_check"] = l;
         }
-        data["validate_faces_result"] = validate.clone();
+        data["validate_faces_result"] = validate;
         let embedding = self.usable(group, &data, &analysis)?;
-        if validate["is_live"] == json!(false) {
-            self.add_history(store, job, &user, "login", "failure", "image_non_liveness", selfie.id.as_deref().unwrap_or_default(), "selfie", req.metadata.as_ref(), None)
-                .await?;
-            return Ok(failure(group, data, FailureCode::ImageNonLiveness));
-        }
-        // Active liveness: each requested gesture must show in its image, relative to the
-        // (frontal) selfie, by the same person.
-        if let Some(failed) = self.check_gestures(group, &req, &analysis, &mut data).await? {
-            self.add_history(store, job, &user, "login", "failure", &failed, selfie.id.as_deref().unwrap_or_default(), "selfie", req.metadata.as_ref(), None)
+        // Passive liveness of the selfie, then the evidence beside it (videos, gestures,
+        // flash): any failure is image_non_liveness.
+        let inputs = LivenessInputs {
+            gesture_faces: req.gesture_faces.as_ref(),
+            videos: req.videos.as_ref(),
+            gesture_videos: req.gesture_videos.as_ref(),
+            selfie_type: req.selfie_type.as_deref(),
+        };
+        let evidence = self.liveness_evidence(group, &inputs, &analysis).await?;
+        evidence.write_into(&mut data["validate_faces_result"], &job.request_id);
+        let passive_failed = analysis.liveness.is_live() == Some(false);
+        if passive_failed || evidence.failed.is_some() {
+            let reason = if passive_failed { "image_non_liveness".to_string() } else { evidence.failed.clone().unwrap_or_default() };
+            self.add_history(store, job, &user, "login", "failure", &reason, selfie.id.as_deref().unwrap_or_default(), "selfie", req.metadata.as_ref(), None)
                 .await?;
             return Ok(failure(group, data, FailureCode::ImageNonLiveness));
         }
@@ -338,35 +374,6 @@ impl Biometrics {
             .await?;
         data["histories"] = json!(self.histories(store, job, &req.cus_user_id, req.history_return_count, req.history_return_status.as_deref()).await?);
         Ok(Envelope::ok(group, data))
-    }
-
-    /// `Some(reason)` when a gesture was not performed (or by someone else). Results go to
-    /// `validate_faces_result.liveness_check.gestures`.
-    async fn check_gestures(&self, group: Group, req: &FaceAuthRequest, selfie: &FaceAnalysis, data: &mut Value) -> Result<Option<String>, Stop> {
-        use idv_vision::pose::{check_gesture, Gesture, GestureParams};
-        let Some(gestures) = req.gesture_faces.as_ref().filter(|g| !g.is_empty()) else { return Ok(None) };
-        let mut results = Vec::new();
-        let mut failed = None;
-        for (i, g) in gestures.iter().enumerate() {
-            let Ok(expected) = g.gesture.parse::<Gesture>() else { continue };
-            let Some(image) = g.images.first() else { continue };
-            let frame = self.analyze(group, &format!("gesture_faces[{i}].images[0]"), image).await?;
-            let same_person = match (&selfie.embedding, &frame.embedding) {
-                (Some(a), Some(b)) => idv_vision::matching::compare(a, b, &self.engine.match_config)
-                    .map(|m| m.decision != MatchDecision::Unmatched)
-                    .unwrap_or(false),
-                _ => false,
-            };
-            let identity = move |_reference: usize, _frame: usize| same_person;
-            let verdict = check_gesture(expected, &[selfie.pose, frame.pose], &GestureParams::default(), Some(&identity));
-            let passed = verdict.passed();
-            results.push(json!({"gesture": g.gesture, "performed": passed, "detail": format!("{verdict:?}")}));
-            if !passed && failed.is_none() {
-                failed = Some(format!("gesture {} not performed", g.gesture));
-            }
-        }
-        data["validate_faces_result"]["liveness_check"]["gestures"] = json!(results);
-        Ok(failed)
     }
 
     pub async fn compare(&self, job: &Job) -> Outcome {

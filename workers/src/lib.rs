@@ -7,6 +7,7 @@
 
 pub mod face;
 pub mod face_engine;
+pub mod face_evidence;
 pub mod face_ops;
 pub mod runtime;
 pub mod unavailable;

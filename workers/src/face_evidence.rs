@@ -1,0 +1,316 @@
+//! Liveness evidence sent beside the selfie of face_auth / face_auth_register: selfie
+//! videos (inline frames or uploaded files), gesture images and gesture videos (active
+//! liveness), and flash frames (`selfie_type` flash*). Each piece is checked against the
+//! selfie's identity; the outcome goes to `validate_faces_result.liveness_check`
+//! (`videos`, `gestures`, `flash`) and any failure makes the request fail with
+//! `image_non_liveness`. Rules and sampling: docs/VISION.md "Video input", "Active
+//! liveness", "Flash liveness".
+
+use crate::face_engine::{AnalysisError, FaceAnalysis};
+use crate::face_ops::{Biometrics, Stop};
+use idv_schemas::api::{GestureImage, GestureVideo, ImageData, Video};
+use idv_schemas::{Envelope, ErrorKind, Group};
+use idv_vision::flash::{self, FlashParams, FlashResult, FlashSample};
+use idv_vision::liveness::LivenessResult;
+use idv_vision::matching::MatchDecision;
+use idv_vision::pose::{check_gesture, Gesture, GestureParams};
+use serde_json::{json, Value};
+
+/// Videos analyzed per field (`videos`, each gesture's `videos`); the rest are listed as
+/// not analyzed. Bounds one request's work (12 frames × 35 ms each per video).
+pub const MAX_VIDEOS_ANALYZED: usize = 5;
+/// Frames analyzed per inline video, evenly spread (uploaded files: the decoder samples).
+pub const MAX_INLINE_FRAMES: usize = 12;
+/// Flash frames analyzed at most (flash_32 plus slack).
+pub const MAX_FLASH_FRAMES: usize = 40;
+
+/// The request's liveness inputs (face_auth and face_auth_register share them).
+pub struct LivenessInputs<'a> {
+    pub gesture_faces: Option<&'a Vec<GestureImage>>,
+    pub videos: Option<&'a Vec<Video>>,
+    pub gesture_videos: Option<&'a Vec<GestureVideo>>,
+    pub selfie_type: Option<&'a str>,
+}
+
+/// What the evidence showed: JSON for `liveness_check`, and the first failure.
+#[derive(Default)]
+pub struct Evidence {
+    pub videos: Vec<Value>,
+    pub gestures: Vec<Value>,
+    pub flash: Option<Value>,
+    /// `Some(reason)`: not live (history `result`).
+    pub failed: Option<String>,
+    /// Some check was performed (so `is_live` is a verdict, not "not performed").
+    pub performed: bool,
+}
+
+impl Evidence {
+    fn fail(&mut self, reason: String) {
+        if self.failed.is_none() {
+            self.failed = Some(reason);
+        }
+    }
+
+    /// Writes the results into `validate_faces_result`: the sub-results, and `is_live`
+    /// combined with the selfie's passive verdict (absent when nothing was performed).
+    pub fn write_into(&self, validate: &mut Value, request_id: &str) {
+        if !self.performed && self.videos.is_empty() && self.gestures.is_empty() && self.flash.is_none() {
+            return;
+        }
+        if !validate["liveness_check"].is_object() {
+            validate["liveness_check"] = json!({"request_id": request_id, "status": "success"});
+        }
+        let check = &mut validate["liveness_check"];
+        if !self.videos.is_empty() {
+            check["videos"] = json!(self.videos);
+        }
+        if !self.gestures.is_empty() {
+            check["gestures"] = json!(self.gestures);
+        }
+        if let Some(f) = &self.flash {
+            check["flash"] = f.clone();
+        }
+        if self.performed {
+            let passive = validate["is_live"].as_bool().unwrap_or(true);
+            let live = passive && self.failed.is_none();
+            validate["is_live"] = json!(live);
+            validate["liveness_check"]["is_live"] = json!(live);
+        }
+    }
+}
+
+/// Indices of `n` items, at most `k`, evenly spread and including the first and last.
+pub fn spread(n: usize, k: usize) -> Vec<usize> {
+    if n <= k {
+        return (0..n).collect();
+    }
+    if k <= 1 {
+        return vec![0];
+    }
+    let mut out: Vec<usize> = (0..k).map(|i| (i * (n - 1) + (k - 1) / 2) / (k - 1)).collect();
+    out.dedup();
+    out
+}
+
+/// A video's frames as analyzed, or why they could not be.
+enum Frames {
+    /// (position in the request's `frames`, or sample index for a file; analysis)
+    Analyzed(Vec<(usize, FaceAnalysis)>),
+    NotPerformed(String),
+}
+
+impl Biometrics {
+    async fn video_frames(&self, group: Group, field: &str, video: &Video, limit: usize) -> Result<Frames, Stop> {
+        if let Some(id) = &video.id {
+            let Some(bytes) = self.blobs.get(id).await? else {
+                return Err(Stop::Answer(Envelope::error(group, &ErrorKind::ImageNotFound { field: Some(format!("{field}.id")) })));
+            };
+            return match self.engine.analyze_video(bytes).await {
+                Ok(frames) => Ok(Frames::Analyzed(frames.into_iter().enumerate().collect())),
+                Err(AnalysisError::VideoUnavailable(m)) => Ok(Frames::NotPerformed(m)),
+                Err(e) => Err(Self::analysis_stop(group, field, e)),
+            };
+        }
+        let frames = video.frames.as_deref().unwrap_or_default();
+        // Capture order: `index` when given (stable for ties and for frames without one).
+        let mut order: Vec<usize> = (0..frames.len()).collect();
+        order.sort_by_key(|&i| frames[i].index.unwrap_or(i64::MAX));
+        let mut out = Vec::new();
+        for k in spread(order.len(), limit) {
+            let i = order[k];
+            let image = ImageData { id: frames[i].id.clone(), ..ImageData::default() };
+            out.push((i, self.analyze(group, &format!("{field}.frames[{i}]"), &image).await?));
+        }
+        Ok(Frames::Analyzed(out))
+    }
+
+    /// Whether `frame`'s face is the selfie's person (matched or unsure).
+    fn same_person(&self, selfie: &FaceAnalysis, frame: &FaceAnalysis) -> bool {
+        match (&selfie.embedding, &frame.embedding) {
+            (Some(a), Some(b)) => idv_vision::matching::compare(a, b, &self.engine.match_config).is_ok_and(|m| m.decision != MatchDecision::Unmatched),
+            _ => false,
+        }
+    }
+
+    /// Checks every piece of liveness evidence against `selfie`.
+    pub(crate) async fn liveness_evidence(&self, group: Group, inputs: &LivenessInputs<'_>, selfie: &FaceAnalysis) -> Result<Evidence, Stop> {
+        let mut ev = Evidence::default();
+        let videos: &[Video] = inputs.videos.map(Vec::as_slice).unwrap_or_default();
+        let flash_colours = inputs.selfie_type.and_then(flash::required_colours);
+        // The flash capture is videos[0] when its frames declare colours.
+        let flash_video = flash_colours.and_then(|_| videos.first()).filter(|v| {
+            v.frames.as_ref().is_some_and(|f| f.iter().any(|f| f.metadata.as_ref().is_some_and(|m| m.contains_key("flash_color"))))
+        });
+        if let Some(required) = flash_colours {
+            match flash_video {
+                Some(v) => self.check_flash(group, v, required, selfie, &mut ev).await?,
+                None => {
+                    ev.flash = Some(json!({"status": "not_performed", "reason": "no flash frames: send videos[0].frames with metadata flash_color (docs/VISION.md)"}));
+                }
+            }
+        }
+        let skip = usize::from(flash_video.is_some());
+        for (i, video) in videos.iter().enumerate().skip(skip) {
+            let field = format!("videos[{i}]");
+            if i - skip >= MAX_VIDEOS_ANALYZED {
+                ev.videos.push(json!({"field": field, "analyzed": false}));
+                continue;
+            }
+            let result = self.check_selfie_video(group, &field, video, selfie, &mut ev).await?;
+            ev.videos.push(result);
+        }
+        for (i, g) in inputs.gesture_faces.map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
+            let Some(image) = g.images.first() else { continue };
+            let field = format!("gesture_faces[{i}].images[0]");
+            let frame = self.analyze(group, &field, image).await?;
+            let result = self.check_gesture_frames(&g.gesture, &field, selfie, &[frame], &mut ev);
+            ev.gestures.push(result);
+        }
+        for (i, g) in inputs.gesture_videos.map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
+            for (j, video) in g.videos.iter().enumerate() {
+                let field = format!("gesture_videos[{i}].videos[{j}]");
+                if j >= MAX_VIDEOS_ANALYZED {
+                    ev.gestures.push(json!({"gesture": g.gesture, "field": field, "analyzed": false}));
+                    continue;
+                }
+                match self.video_frames(group, &field, video, MAX_INLINE_FRAMES).await? {
+                    Frames::Analyzed(frames) => {
+                        let frames: Vec<FaceAnalysis> = frames.into_iter().map(|(_, a)| a).collect();
+                        let result = self.check_gesture_frames(&g.gesture, &field, selfie, &frames, &mut ev);
+                        ev.gestures.push(result);
+                    }
+                    Frames::NotPerformed(reason) => {
+                        ev.gestures.push(json!({"gesture": g.gesture, "field": field, "status": "not_performed", "reason": reason}));
+                    }
+                }
+            }
+        }
+        Ok(ev)
+    }
+
+    /// A selfie video: a face in some frame, one face per frame, the selfie's person in
+    /// every frame with a face, and passive liveness on the majority of those frames.
+    async fn check_selfie_video(&self, group: Group, field: &str, video: &Video, selfie: &FaceAnalysis, ev: &mut Evidence) -> Result<Value, Stop> {
+        let frames = match self.video_frames(group, field, video, MAX_INLINE_FRAMES).await? {
+            Frames::Analyzed(f) => f,
+            Frames::NotPerformed(reason) => return Ok(json!({"field": field, "status": "not_performed", "reason": reason})),
+        };
+        ev.performed = true;
+        let with_face: Vec<&FaceAnalysis> = frames.iter().map(|(_, a)| a).filter(|a| a.face_count > 0).collect();
+        let several = with_face.iter().any(|a| a.face_count > 1);
+        let same_person = !with_face.is_empty() && with_face.iter().all(|a| self.same_person(selfie, a));
+        let scores: Vec<(bool, f32)> = with_face
+            .iter()
+            .filter_map(|a| match a.liveness {
+                LivenessResult::Performed { is_live, score, .. } => Some((is_live, score)),
+                LivenessResult::NotPerformed { .. } => None,
+            })
+            .collect();
+        let (is_live, score) = if scores.is_empty() {
+            (None, None)
+        } else {
+            let live = scores.iter().filter(|(l, _)| *l).count();
+            (Some(2 * live >= scores.len()), Some(scores.iter().map(|(_, s)| s).sum::<f32>() / scores.len() as f32))
+        };
+        let reason = if with_face.is_empty() {
+            Some(format!("no face in {field}"))
+        } else if several {
+            Some(format!("several faces in {field}"))
+        } else if !same_person {
+            Some(format!("{field} shows another person"))
+        } else if is_live == Some(false) {
+            Some(format!("{field} is not live"))
+        } else {
+            None
+        };
+        if let Some(r) = &reason {
+            ev.fail(r.clone());
+        }
+        Ok(json!({
+            "field": field, "frames": frames.len(), "frames_with_face": with_face.len(),
+            "same_person": same_person, "is_live": is_live, "score": score, "passed": reason.is_none(), "reason": reason,
+        }))
+    }
+
+    /// Active liveness: the requested head movement from the (frontal) selfie to some
+    /// frame, by the selfie's person in every frame with a face.
+    fn check_gesture_frames(&self, gesture: &str, field: &str, selfie: &FaceAnalysis, frames: &[FaceAnalysis], ev: &mut Evidence) -> Value {
+        let Ok(expected) = gesture.parse::<Gesture>() else {
+            return json!({"gesture": gesture, "field": field, "status": "not_performed", "reason": "unknown gesture"});
+        };
+        ev.performed = true;
+        let mut poses = vec![selfie.pose];
+        poses.extend(frames.iter().map(|f| f.pose));
+        let same: Vec<bool> = std::iter::once(true).chain(frames.iter().map(|f| f.embedding.is_none() || self.same_person(selfie, f))).collect();
+        let someone_else = same.iter().any(|s| !s);
+        let identity = |_reference: usize, frame: usize| same.get(frame).copied().unwrap_or(false);
+        let verdict = check_gesture(expected, &poses, &GestureParams::default(), Some(&identity));
+        let passed = verdict.passed() && !someone_else;
+        if !passed {
+            ev.fail(if someone_else { format!("{field} shows another person") } else { format!("gesture {gesture} not performed") });
+        }
+        json!({"gesture": gesture, "field": field, "frames": frames.len(), "performed": passed, "detail": format!("{verdict:?}")})
+    }
+
+    async fn check_flash(&self, group: Group, video: &Video, required: usize, selfie: &FaceAnalysis, ev: &mut Evidence) -> Result<(), Stop> {
+        let frames = video.frames.as_deref().unwrap_or_default();
+        let declared: Vec<Option<[f32; 3]>> = frames
+            .iter()
+            .map(|f| f.metadata.as_ref().and_then(|m| m.get("flash_color")).and_then(Value::as_str).and_then(flash::parse_colour))
+            .collect();
+        if frames.iter().zip(&declared).any(|(f, d)| d.is_none() && f.metadata.as_ref().is_some_and(|m| m.contains_key("flash_color"))) {
+            return Err(Stop::Answer(Envelope::error(group, &ErrorKind::invalid("videos[0].frames", "flash_color must be #RRGGBB"))));
+        }
+        let analyzed = match self.video_frames(group, "videos[0]", video, MAX_FLASH_FRAMES).await? {
+            Frames::Analyzed(f) => f,
+            Frames::NotPerformed(reason) => {
+                ev.flash = Some(json!({"status": "not_performed", "reason": reason}));
+                return Ok(());
+            }
+        };
+        let mut samples = Vec::new();
+        let mut someone_else = false;
+        for (i, a) in &analyzed {
+            let Some(colour) = declared.get(*i).copied().flatten() else { continue };
+            let one_face = a.face_count == 1;
+            if one_face && !self.same_person(selfie, a) {
+                someone_else = true;
+            }
+            samples.push(FlashSample { declared: colour, face_rgb: if one_face { a.face_rgb } else { None } });
+        }
+        let result = flash::judge(&samples, required, &FlashParams::default());
+        let mut value = serde_json::to_value(&result).unwrap_or(Value::Null);
+        value["same_person"] = json!(!someone_else);
+        match (&result, someone_else) {
+            (FlashResult::NotPerformed { .. }, _) => {}
+            (_, true) => {
+                ev.performed = true;
+                ev.fail("the flash frames show another person".into());
+            }
+            (FlashResult::Performed { is_live, reason, .. }, false) => {
+                ev.performed = true;
+                if !is_live {
+                    ev.fail(format!("flash liveness: {}", reason.as_deref().unwrap_or("not live")));
+                }
+            }
+        }
+        ev.flash = Some(value);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spread;
+
+    #[test]
+    fn spread_keeps_ends_and_bounds_the_count() {
+        assert_eq!(spread(5, 12), vec![0, 1, 2, 3, 4]);
+        assert_eq!(spread(300, 12).len(), 12);
+        assert_eq!(spread(300, 12).first(), Some(&0));
+        assert_eq!(spread(300, 12).last(), Some(&299));
+        assert_eq!(spread(13, 12), vec![0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12]);
+        assert_eq!(spread(10, 1), vec![0]);
+        assert!(spread(0, 12).is_empty());
+    }
+}
