@@ -60,9 +60,9 @@ pub struct Running {
 
 /// The face pipeline, when its models are installed (else face operations answer "not
 /// performed", and the log says why).
-pub fn biometrics(b: &Backends, threads: usize) -> Option<idv_workers::face_ops::Biometrics> {
+pub fn biometrics(b: &Backends, threads: usize, passive_liveness_blocks: bool) -> Option<idv_workers::face_ops::Biometrics> {
     match idv_workers::face_engine::FaceEngine::load(threads) {
-        Ok(engine) => Some(idv_workers::face_ops::Biometrics { engine, blobs: b.blobs.clone(), sealer: b.sealer.clone() }),
+        Ok(engine) => Some(idv_workers::face_ops::Biometrics { engine, blobs: b.blobs.clone(), sealer: b.sealer.clone(), passive_liveness_blocks }),
         Err(reason) => {
             tracing::warn!(%reason, "face models not available: face operations will answer not performed (run scripts/models.sh)");
             None
@@ -94,7 +94,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone() };
     let concurrency = settings.worker_concurrency();
     if roles.worker {
-        for (topic, handler) in worker_handlers(b.store.clone(), biometrics(&b, concurrency)) {
+        for (topic, handler) in worker_handlers(b.store.clone(), biometrics(&b, concurrency, settings.passive_liveness_blocks.unwrap_or(true))) {
             tasks.extend(idv_workers::runtime::spawn_pool(deps.clone(), topic, handler, concurrency, stop_rx.clone()).await.map_err(|e| e.to_string())?);
         }
     }

@@ -54,6 +54,11 @@ pub struct Settings {
     /// Fold scored sessions into the baseline when `is_update` is omitted [default: false].
     #[arg(long, env = "IDV_BASELINE_AUTO_UPDATE")]
     pub baseline_auto_update: Option<bool>,
+    /// Whether the passive liveness model's "not live" fails face_auth (and selfie videos)
+    /// with image_non_liveness; false reports it only [default: true]. The model's measured
+    /// false reject rate on real video frames is high (docs/VISION.md).
+    #[arg(long, env = "IDV_PASSIVE_LIVENESS_BLOCKS")]
+    pub passive_liveness_blocks: Option<bool>,
     /// TOML file with any of these settings (flags and env win over it).
     #[arg(long, env = "IDV_CONFIG")]
     #[serde(skip)]
@@ -72,7 +77,7 @@ impl Settings {
         let file: Settings = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         merge_fields!(self, file, listen, data_dir, bus, store, blobs, master_key, partitions, worker_concurrency,
             rate_limit_per_sec, rate_limit_burst, request_timeout_ms, timestamp_skew_secs, policy_file, policy_clients,
-            baseline_auto_update);
+            baseline_auto_update, passive_liveness_blocks);
         Ok(self)
     }
 

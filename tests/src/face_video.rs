@@ -174,4 +174,25 @@ pub async fn run(bus_url: &str) {
     let bad_colour = c.call(&acme, "/v1/face_auth", &flash(&FLASH_SEQUENCE, &["#12345"; 8])).await;
     assert_eq!((bad_colour.status, bad_colour.code()), (400, Some("invalid_parameter_exception")), "{:?}", bad_colour.body);
     h.stop().await;
+
+    // Report-only passive liveness (IDV_PASSIVE_LIVENESS_BLOCKS=false): the same video
+    // now passes, the model's verdict is still reported, and the match decides.
+    let h = Harness::start(bus_url, |s| {
+        s.request_timeout_ms = Some(120_000);
+        s.passive_liveness_blocks = Some(false);
+    })
+    .await;
+    let c = &h.client;
+    let acme = h.create_key("acme").await;
+    let reg = c.call(&acme, "/v1/face_auth_register", &json!({"cus_user_id": "feat", "faces": [{"base64": B64.encode(&first)}]})).await;
+    assert_eq!(reg.body["data"]["status"], "success", "{:?}", reg.body);
+    let up = c.call(&acme, "/v1/upload_file", &upload(&video, "single_face.mp4")).await;
+    let res = c
+        .call(&acme, "/v1/face_auth", &json!({"cus_user_id": "feat", "faces": [{"base64": B64.encode(&last)}], "videos": [{"id": up.body["data"]["id"]}]}))
+        .await;
+    let d = &res.body["data"];
+    assert_eq!((d["status"].as_str(), d["auth_check"]["result"].as_str()), (Some("success"), Some("matched")), "{:?}", res.body);
+    let v = &d["validate_faces_result"]["liveness_check"]["videos"][0];
+    assert_eq!((&v["is_live"], &v["passed"], &v["same_person"]), (&json!(false), &json!(true), &json!(true)), "{v}");
+    h.stop().await;
 }

@@ -218,7 +218,7 @@ impl Biometrics {
             Some(format!("several faces in {field}"))
         } else if !same_person {
             Some(format!("{field} shows another person"))
-        } else if is_live == Some(false) {
+        } else if is_live == Some(false) && self.passive_liveness_blocks {
             Some(format!("{field} is not live"))
         } else {
             None

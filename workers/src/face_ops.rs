@@ -24,6 +24,8 @@ pub struct Biometrics {
     pub engine: Arc<FaceEngine>,
     pub blobs: Arc<dyn BlobStore>,
     pub sealer: Sealer,
+    /// The passive model's "not live" fails the request (else it is only reported).
+    pub passive_liveness_blocks: bool,
 }
 
 type Outcome = Result<Envelope, StoreError>;
@@ -337,7 +339,7 @@ impl Biometrics {
         };
         let evidence = self.liveness_evidence(group, &inputs, &analysis).await?;
         evidence.write_into(&mut data["validate_faces_result"], &job.request_id);
-        let passive_failed = analysis.liveness.is_live() == Some(false);
+        let passive_failed = self.passive_liveness_blocks && analysis.liveness.is_live() == Some(false);
         if passive_failed || evidence.failed.is_some() {
             let reason = if passive_failed { "image_non_liveness".to_string() } else { evidence.failed.clone().unwrap_or_default() };
             self.add_history(store, job, &user, "login", "failure", &reason, selfie.id.as_deref().unwrap_or_default(), "selfie", req.metadata.as_ref(), None)
