@@ -236,7 +236,8 @@ fn sample_video(decoder: &VideoDecoder, bytes: &[u8]) -> Result<Vec<SampledFrame
     cmd.args(["-v", "error", "-nostdin", "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-i"])
         .arg(&input)
         .args(["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", &filter_chain(n, info.duration_s, limits.max_side)])
-        .args(["-frames:v", &n.to_string(), "-f", "image2", "-c:v", "png"])
+        // Uncompressed PNG: the frames live for milliseconds in a private directory.
+        .args(["-frames:v", &n.to_string(), "-f", "image2", "-c:v", "png", "-compression_level", "0"])
         .arg(&pattern);
     let (ok, _, err) = run_until(cmd, deadline)?;
     if !ok {

