@@ -207,6 +207,11 @@ impl BehaviorHandler {
         ))
     }
 
+    /// Whether the chain of `challenge_id` holds a batch appended by `request_id`.
+    async fn appended_by(&self, challenge_id: &str, request_id: &str) -> Result<bool, StoreError> {
+        Ok(!request_id.is_empty() && self.store.list_batches(challenge_id).await?.iter().any(|b| b.request_id == request_id))
+    }
+
     async fn push_event_batch(&self, job: &Job) -> Outcome {
         let p = &job.payload;
         let challenge_id = p["challenge_id"].as_str().unwrap_or_default();
@@ -218,6 +223,15 @@ impl BehaviorHandler {
         {
             return fail(ErrorKind::ChallengeAccessDenied);
         }
+        let seq = p["seq"].as_i64().unwrap_or(challenge.last_seq + 1);
+        let prev = p["prev_batch_hash"].as_str().unwrap_or_default();
+        let continues = challenge.status == CHALLENGE_OPEN && seq == challenge.last_seq + 1 && prev == challenge.last_hash;
+        // A redelivered job (the worker appended the batch, then died before its result
+        // was stored) finds its own batch in the chain: the push succeeded. Only looked
+        // up when the batch does not continue the chain, so a normal push reads nothing.
+        if !continues && self.appended_by(challenge_id, &job.request_id).await? {
+            return Ok(Envelope::ok(Group::Behavior, json!({"status": "success"})));
+        }
         let nonce = p["nonce"].as_str().unwrap_or_default();
         if !idv_crypto::ct_eq(nonce.as_bytes(), challenge.nonce.as_bytes()) || now().unix_timestamp() > challenge.expires_at {
             return fail(ErrorKind::InvalidNonce);
@@ -225,7 +239,6 @@ impl BehaviorHandler {
         if challenge.status != CHALLENGE_OPEN {
             return fail(ErrorKind::InvalidChallengeStatus);
         }
-        let seq = p["seq"].as_i64().unwrap_or(challenge.last_seq + 1);
         // The engine reads at most MAX_BATCHES batches; more would only cost storage and
         // memory at scoring time.
         if seq >= crate::features::MAX_BATCHES as i64 {
@@ -233,7 +246,6 @@ impl BehaviorHandler {
                 message: format!("a challenge takes at most {} batches", crate::features::MAX_BATCHES),
             });
         }
-        let prev = p["prev_batch_hash"].as_str().unwrap_or_default();
         if seq != challenge.last_seq + 1 || prev != challenge.last_hash {
             return fail(ErrorKind::InvalidBatchEvents {
                 message: format!("batch does not continue the chain (expected seq {})", challenge.last_seq + 1),
@@ -251,8 +263,12 @@ impl BehaviorHandler {
             batch_hash: claimed.to_string(),
             data: data.to_string(),
             received_at: rfc3339(now()),
+            request_id: job.request_id.clone(),
         };
         if !self.store.append_batch(&batch).await? {
+            if self.appended_by(challenge_id, &job.request_id).await? {
+                return Ok(Envelope::ok(Group::Behavior, json!({"status": "success"})));
+            }
             // Another push extended the chain (or the challenge was scored) meanwhile.
             let status = self.store.get_challenge(challenge_id).await?.map(|c| c.status);
             return fail(if status.as_deref() == Some(CHALLENGE_OPEN) {
@@ -602,6 +618,7 @@ mod tests {
                 batch_hash: hash.clone(),
                 data: text,
                 received_at: "t".into(),
+                request_id: format!("push-{seq}"),
             };
             assert!(store.append_batch(&b).await.unwrap());
             prev = hash;
@@ -641,6 +658,38 @@ mod tests {
     async fn losing_every_enrollment_race_is_bootstrap_wait_timeout() {
         let env = score_with(BaselineWrites::AlwaysLose).await;
         assert_eq!((env.http_status, env.first_error_code()), (503, Some("bootstrap_wait_timeout")));
+    }
+
+    #[tokio::test]
+    async fn a_redelivered_push_finds_its_batch_and_a_client_re_push_does_not() {
+        let store: Arc<dyn Store> = Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").expect("store"));
+        let challenge_id = scored_challenge(store.as_ref()).await;
+        let handler = BehaviorHandler { store: store.clone(), sealer: Sealer::new(1, &[1u8; 32]).expect("sealer"), config: BehaviorConfig::default() };
+        let chain = store.list_batches(&challenge_id).await.expect("list");
+        let last = chain.last().expect("two batches");
+        let push = |request_id: &str| Job {
+            schema_version: JOB_SCHEMA_VERSION,
+            request_id: request_id.into(),
+            operation: Operation::PushEventBatch,
+            client_id: "client-a".into(),
+            access_key_id: "ak".into(),
+            reply_to: "i".into(),
+            created_at: "t".into(),
+            payload: json!({"challenge_id": challenge_id, "customer_user_device_id": "dev-1", "nonce": "ab".repeat(32),
+                            "seq": last.seq, "prev_batch_hash": last.prev_batch_hash, "batch_hash": last.batch_hash, "data_raw": last.data}),
+        };
+        // The job that appended batch 1, delivered again.
+        let again = handler.handle(&push(&last.request_id)).await.expect("handle");
+        assert_eq!((again.http_status, again.body["data"]["status"].as_str()), (200, Some("success")), "{:?}", again.body);
+        // The same bytes under a new request: a reused seq.
+        let re_push = handler.handle(&push("another-request")).await.expect("handle");
+        assert_eq!((re_push.http_status, re_push.first_error_code()), (400, Some("invalid_batch_events")));
+        assert_eq!(store.list_batches(&challenge_id).await.expect("list").len(), 2, "nothing appended");
+        // Another client's job with the same request id learns nothing.
+        let mut foreign = push(&last.request_id);
+        foreign.client_id = "client-b".into();
+        let env = handler.handle(&foreign).await.expect("handle");
+        assert_eq!(env.first_error_code(), Some("challenge_access_denied"));
     }
 
     #[test]

@@ -173,6 +173,7 @@ fn batch(challenge_id: &str, seq: i64, prev: &str, hash: &str) -> BatchRecord {
         batch_hash: hash.to_string(),
         data: format!(r#"{{"events":[{seq}]}}"#),
         received_at: "2026-01-01T00:00:00Z".into(),
+        request_id: format!("push-{hash}"),
     }
 }
 
@@ -211,6 +212,7 @@ pub async fn batch_chain_is_compare_and_set(store: Arc<dyn Store>) {
     assert_eq!(chain.iter().map(|b| b.seq).collect::<Vec<_>>(), vec![0, 1, 2]);
     assert_eq!(chain[2].batch_hash, store.get_challenge(id).await.expect("get").expect("present").last_hash);
     assert_eq!(chain[1].data, r#"{"events":[1]}"#);
+    assert_eq!(chain[1].request_id, "push-h1", "the appending request is kept");
 
     assert!(store.finalize_challenge(id).await.expect("finalize"));
     assert_eq!(store.get_challenge(id).await.expect("get").expect("present").status, CHALLENGE_SCORED);

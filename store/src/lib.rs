@@ -200,6 +200,11 @@ pub struct BatchRecord {
     /// The batch's `data` value, JSON text exactly as received.
     pub data: String,
     pub received_at: String,
+    /// The push request that appended it: a redelivered push job (same request id) finds
+    /// its batch already there and answers as it did, where a client re-push (new request
+    /// id) of the same seq is `invalid_batch_events`.
+    #[serde(default)]
+    pub request_id: String,
 }
 
 /// A (client, user) behavioral baseline. `data` is sealed by the caller (biometric

@@ -602,8 +602,8 @@ impl Statements {
             insert_batch: prepare(
                 s,
                 format!(
-                    "INSERT INTO {ks}.batches (challenge_id, seq, batch_hash, prev_batch_hash, data, received_at) \
-                     VALUES (?, ?, ?, ?, ?, ?) USING TTL ?"
+                    "INSERT INTO {ks}.batches (challenge_id, seq, batch_hash, prev_batch_hash, data, received_at, request_id) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?"
                 ),
                 Plain,
             )
@@ -611,7 +611,7 @@ impl Statements {
             list_batch_rows: prepare(
                 s,
                 format!(
-                    "SELECT seq, batch_hash, prev_batch_hash, data, received_at FROM {ks}.batches \
+                    "SELECT seq, batch_hash, prev_batch_hash, data, received_at, request_id FROM {ks}.batches \
                      WHERE challenge_id = ?"
                 ),
                 Plain,
@@ -733,8 +733,8 @@ fn challenge_from_row(row: ChallengeRow) -> Option<ChallengeRecord> {
 }
 
 /// A row of `batches` without its partition key: seq, batch_hash, prev_batch_hash, data,
-/// received_at.
-type BatchRow = (i64, String, String, String, String);
+/// received_at, request_id (null in rows written before the column existed).
+type BatchRow = (i64, String, String, String, String, Option<String>);
 
 /// The committed chain of a challenge whose head is (`last_seq`, `last_hash`), from all
 /// rows of its `batches` partition: walk back from the head via `prev_batch_hash` to seq 0
@@ -746,16 +746,16 @@ fn committed_chain(
     last_hash: &str,
     rows: Vec<BatchRow>,
 ) -> Result<Vec<BatchRecord>> {
-    let mut by_key: HashMap<(i64, String), (String, String, String)> = rows
+    let mut by_key: HashMap<(i64, String), (String, String, String, Option<String>)> = rows
         .into_iter()
-        .map(|(seq, batch_hash, prev_batch_hash, data, received_at)| {
-            ((seq, batch_hash), (prev_batch_hash, data, received_at))
+        .map(|(seq, batch_hash, prev_batch_hash, data, received_at, request_id)| {
+            ((seq, batch_hash), (prev_batch_hash, data, received_at, request_id))
         })
         .collect();
     let mut chain = Vec::new();
     let (mut seq, mut hash) = (last_seq, last_hash.to_string());
     while seq >= 0 {
-        let Some((prev_batch_hash, data, received_at)) = by_key.remove(&(seq, hash.clone())) else {
+        let Some((prev_batch_hash, data, received_at, request_id)) = by_key.remove(&(seq, hash.clone())) else {
             return Err(StoreError::Backend(format!(
                 "scylla: the batch chain of challenge {challenge_id} has no batch {seq} with hash {hash:?} \
                  (head: {last_seq}, {last_hash:?}); its row may not have reached this datacenter yet"
@@ -769,6 +769,7 @@ fn committed_chain(
             batch_hash: std::mem::replace(&mut hash, next),
             data,
             received_at,
+            request_id: request_id.unwrap_or_default(),
         });
         seq -= 1;
     }
@@ -1340,6 +1341,7 @@ impl Store for ScyllaStore {
                     &b.prev_batch_hash,
                     &b.data,
                     &b.received_at,
+                    &b.request_id,
                     CHALLENGE_TTL_SECS,
                 ),
             )
@@ -1554,7 +1556,7 @@ mod tests {
     }
 
     fn row(seq: i64, prev: &str, hash: &str) -> BatchRow {
-        (seq, hash.into(), prev.into(), format!("data-{hash}"), "t".into())
+        (seq, hash.into(), prev.into(), format!("data-{hash}"), "t".into(), Some(format!("req-{hash}")))
     }
 
     #[test]
@@ -1572,6 +1574,7 @@ mod tests {
         let links: Vec<_> = chain.iter().map(|b| (b.seq, b.prev_batch_hash.as_str(), b.batch_hash.as_str())).collect();
         assert_eq!(links, [(0, "", "h0"), (1, "h0", "h1"), (2, "h1", "h2")]);
         assert!(chain.iter().all(|b| b.challenge_id == "c" && b.data == format!("data-{}", b.batch_hash)));
+        assert!(chain.iter().all(|b| b.request_id == format!("req-{}", b.batch_hash)));
     }
 
     #[test]

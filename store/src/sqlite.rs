@@ -81,6 +81,7 @@ CREATE TABLE IF NOT EXISTS batches (
     batch_hash TEXT NOT NULL,
     data TEXT NOT NULL,
     received_at TEXT NOT NULL,
+    request_id TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (challenge_id, seq)
 );
 CREATE TABLE IF NOT EXISTS baselines (
@@ -134,6 +135,19 @@ fn is_unique_violation(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ConstraintViolation)
 }
 
+/// Columns added after a release: databases created before get them on open.
+/// `batches.request_id` (second session) tells a redelivered push from a client re-push.
+fn migrate(conn: &Connection) -> Result<()> {
+    let has_request_id = conn
+        .prepare("SELECT 1 FROM pragma_table_info('batches') WHERE name = 'request_id'")
+        .and_then(|mut st| st.exists([]))
+        .map_err(backend)?;
+    if !has_request_id {
+        conn.execute_batch("ALTER TABLE batches ADD COLUMN request_id TEXT NOT NULL DEFAULT ''").map_err(backend)?;
+    }
+    Ok(())
+}
+
 impl SqliteStore {
     /// `sqlite://PATH`, `sqlite:PATH`, or `sqlite::memory:`.
     pub fn open_url(url: &str) -> Result<Self> {
@@ -159,6 +173,7 @@ impl SqliteStore {
         conn.execute_batch("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;")
             .map_err(backend)?;
         conn.execute_batch(SCHEMA).map_err(backend)?;
+        migrate(&conn)?;
         Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)) })
     }
 
@@ -692,8 +707,9 @@ impl Store for SqliteStore {
                 return Ok(false);
             }
             tx.execute(
-                "INSERT INTO batches (challenge_id, seq, prev_batch_hash, batch_hash, data, received_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![b.challenge_id, b.seq, b.prev_batch_hash, b.batch_hash, b.data, b.received_at],
+                "INSERT INTO batches (challenge_id, seq, prev_batch_hash, batch_hash, data, received_at, request_id)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![b.challenge_id, b.seq, b.prev_batch_hash, b.batch_hash, b.data, b.received_at, b.request_id],
             )
             .map_err(backend)?;
             tx.commit().map_err(backend)?;
@@ -707,7 +723,7 @@ impl Store for SqliteStore {
         self.run(move |conn| {
             let mut st = conn
                 .prepare(
-                    "SELECT challenge_id, seq, prev_batch_hash, batch_hash, data, received_at FROM batches
+                    "SELECT challenge_id, seq, prev_batch_hash, batch_hash, data, received_at, request_id FROM batches
                      WHERE challenge_id = ?1 ORDER BY seq",
                 )
                 .map_err(backend)?;
@@ -720,6 +736,7 @@ impl Store for SqliteStore {
                         batch_hash: r.get(3)?,
                         data: r.get(4)?,
                         received_at: r.get(5)?,
+                        request_id: r.get(6)?,
                     })
                 })
                 .map_err(backend)?;
@@ -806,6 +823,26 @@ mod tests {
         SqliteStore::open_url(&url).unwrap().create_client(&client).await.unwrap();
         let reopened = SqliteStore::open_url(&url).unwrap();
         assert_eq!(reopened.get_client("c-persist").await.unwrap(), Some(client));
+    }
+
+    #[tokio::test]
+    async fn a_database_from_before_batches_request_id_is_migrated() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("old.db");
+        {
+            let old = Connection::open(&path).expect("open");
+            old.execute_batch(
+                "CREATE TABLE batches (challenge_id TEXT NOT NULL, seq INTEGER NOT NULL, prev_batch_hash TEXT NOT NULL,
+                 batch_hash TEXT NOT NULL, data TEXT NOT NULL, received_at TEXT NOT NULL, PRIMARY KEY (challenge_id, seq));
+                 INSERT INTO batches VALUES ('c', 0, '', 'h0', '{}', 't');",
+            )
+            .expect("old schema");
+        }
+        let store = SqliteStore::open_url(&format!("sqlite://{}", path.display())).expect("open migrates");
+        let rows = store.list_batches("c").await.expect("list");
+        assert_eq!((rows.len(), rows[0].request_id.as_str()), (1, ""), "old rows read with an empty request id");
+        // Opening again finds the column and changes nothing.
+        SqliteStore::open_url(&format!("sqlite://{}", path.display())).expect("reopen");
     }
 
     #[test]
