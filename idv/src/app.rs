@@ -114,7 +114,11 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     if roles.ingest {
         let config = settings.ingest_config();
         let st = AppState {
-            replay: Arc::new(idv_ingest::replay::ReplayGuard::new(config.timestamp_skew * 2)),
+            replay: Arc::new(if settings.replay_guard_shared()? {
+                idv_ingest::replay::ReplayGuard::shared(config.timestamp_skew * 2, b.store.clone())
+            } else {
+                idv_ingest::replay::ReplayGuard::new(config.timestamp_skew * 2)
+            }),
             limiter: Arc::new(RateLimiter::new(config.rate_limit_per_sec, config.rate_limit_burst)),
             config: Arc::new(config),
             store: b.store.clone(),

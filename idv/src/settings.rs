@@ -59,6 +59,11 @@ pub struct Settings {
     /// false reject rate on real video frames is high (docs/VISION.md).
     #[arg(long, env = "IDV_PASSIVE_LIVENESS_BLOCKS")]
     pub passive_liveness_blocks: Option<bool>,
+    /// Replay protection scope: `local` (this instance's memory) or `store` (also claimed
+    /// in the shared store, so every ingest instance refuses a replay) [default: `store`
+    /// with a scylla:// store, else `local`].
+    #[arg(long, env = "IDV_REPLAY_GUARD")]
+    pub replay_guard: Option<String>,
     /// TOML file with any of these settings (flags and env win over it).
     #[arg(long, env = "IDV_CONFIG")]
     #[serde(skip)]
@@ -77,7 +82,7 @@ impl Settings {
         let file: Settings = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         merge_fields!(self, file, listen, data_dir, bus, store, blobs, master_key, partitions, worker_concurrency,
             rate_limit_per_sec, rate_limit_burst, request_timeout_ms, timestamp_skew_secs, policy_file, policy_clients,
-            baseline_auto_update, passive_liveness_blocks);
+            baseline_auto_update, passive_liveness_blocks, replay_guard);
         Ok(self)
     }
 
@@ -90,6 +95,16 @@ impl Settings {
     pub fn bus_url(&self) -> String {
         self.bus.clone().unwrap_or_else(|| "memory://".into())
     }
+    /// Whether replay protection claims signatures in the shared store.
+    pub fn replay_guard_shared(&self) -> Result<bool, String> {
+        match self.replay_guard.as_deref() {
+            Some("store") => Ok(true),
+            Some("local") => Ok(false),
+            Some(other) => Err(format!("IDV_REPLAY_GUARD must be local or store, not {other:?}")),
+            None => Ok(self.store_url().starts_with("scylla://")),
+        }
+    }
+
     pub fn store_url(&self) -> String {
         self.store.clone().unwrap_or_else(|| format!("sqlite://{}", self.data_dir().join("idv.db").display()))
     }

@@ -30,7 +30,7 @@ fn internal(e: impl std::fmt::Display) -> ErrorKind {
 pub async fn authorize(state: &AppState, head: &RequestHead<'_>) -> Result<Caller, ErrorKind> {
     let caller = auth::authenticate(&state.keys, state.config.timestamp_skew, head.method, head.uri, head.headers).await?;
     let signature = head.headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
-    if !state.replay.first_use(&caller.access_key_id, signature).await {
+    if !state.replay.first_use(&caller.access_key_id, signature).await.map_err(internal)? {
         return Err(ErrorKind::AccessDenied);
     }
     state

@@ -568,6 +568,9 @@ mod tests {
         async fn get_baseline(&self, client_id: &str, cus_user_id: &str) -> Result<Option<BaselineRecord>> {
             self.inner.get_baseline(client_id, cus_user_id).await
         }
+        async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool> {
+            self.inner.claim_once(key, ttl).await
+        }
         async fn put_baseline(&self, _baseline: &BaselineRecord, _expected: Option<i64>) -> Result<bool> {
             match self.mode {
                 BaselineWrites::Fail => Err(StoreError::Backend("disk full".into())),

@@ -321,6 +321,12 @@ pub trait Store: Send + Sync + 'static {
     /// yet). `false` when another writer got there first.
     async fn put_baseline(&self, baseline: &BaselineRecord, expected_version: Option<i64>) -> Result<bool>;
 
+    // Replay protection shared by every ingest instance.
+    /// Record `key` for `ttl` unless it is already recorded and not expired: `true` when
+    /// this call recorded it (the first use), `false` for a use within the `ttl` of an
+    /// earlier one. Atomic across concurrent callers and instances.
+    async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool>;
+
     fn backend(&self) -> &'static str;
 }
 

@@ -330,6 +330,7 @@ struct Statements {
     get_baseline: PreparedStatement,
     insert_baseline: PreparedStatement,
     update_baseline: PreparedStatement,
+    claim_replay_key: PreparedStatement,
 }
 
 const KEY_PAIR_COLUMNS: &str = "key_pair_id, client_id, public_der, sealed_private, created_at, active";
@@ -645,6 +646,8 @@ impl Statements {
                 Lwt,
             )
             .await?,
+            claim_replay_key: prepare(s, format!("INSERT INTO {ks}.replay_claims (key) VALUES (?) IF NOT EXISTS USING TTL ?"), Lwt)
+                .await?,
         })
     }
 }
@@ -1428,6 +1431,13 @@ impl Store for ScyllaStore {
         Ok(Lwt::from_result(res)?.applied)
     }
 
+    async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool> {
+        // TTL is whole seconds, at least 1 (0 would mean "never expires").
+        let ttl_secs = i32::try_from(ttl.as_secs().max(1)).unwrap_or(i32::MAX);
+        let res = self.session.execute_unpaged(&self.st.claim_replay_key, (key, ttl_secs)).await.map_err(driver)?;
+        Ok(Lwt::from_result(res)?.applied)
+    }
+
     fn backend(&self) -> &'static str {
         "scylla"
     }
@@ -1514,6 +1524,7 @@ mod tests {
                 "devices",
                 "challenges",
                 "batches",
+                "replay_claims",
                 "baselines",
             ]
         );

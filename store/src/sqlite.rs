@@ -84,6 +84,10 @@ CREATE TABLE IF NOT EXISTS batches (
     request_id TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (challenge_id, seq)
 );
+CREATE TABLE IF NOT EXISTS replay_claims (
+    key TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS baselines (
     client_id TEXT NOT NULL,
     cus_user_id TEXT NOT NULL,
@@ -125,7 +129,11 @@ CREATE TABLE IF NOT EXISTS face_users (
 #[derive(Clone)]
 pub struct SqliteStore {
     conn: Arc<Mutex<Connection>>,
+    /// Replay claims made, to prune expired ones every `PRUNE_EVERY` claims.
+    claims: Arc<std::sync::atomic::AtomicU64>,
 }
+
+const PRUNE_EVERY: u64 = 1024;
 
 fn backend(e: impl std::fmt::Display) -> StoreError {
     StoreError::Backend(e.to_string())
@@ -174,7 +182,7 @@ impl SqliteStore {
             .map_err(backend)?;
         conn.execute_batch(SCHEMA).map_err(backend)?;
         migrate(&conn)?;
-        Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)) })
+        Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)), claims: Arc::default() })
     }
 
     async fn run<T, F>(&self, f: F) -> Result<T>
@@ -265,6 +273,33 @@ fn row_to_client(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
 
 #[async_trait]
 impl Store for SqliteStore {
+    async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool> {
+        let key = key.to_string();
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+            .unwrap_or(0);
+        let prune = self.claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % PRUNE_EVERY == 0;
+        let expires_ms = now_ms.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
+        self.run(move |conn| {
+            // An expired claim is taken over; a live one is left alone (0 rows changed).
+            let n = conn
+                .execute(
+                    "INSERT INTO replay_claims (key, expires_at) VALUES (?1, ?2)
+                     ON CONFLICT(key) DO UPDATE SET expires_at = excluded.expires_at WHERE replay_claims.expires_at <= ?3",
+                    params![key, expires_ms, now_ms],
+                )
+                .map_err(backend)?;
+            // Expired claims are pruned now and then, so the table stays the size of one
+            // window's traffic.
+            if prune {
+                conn.execute("DELETE FROM replay_claims WHERE expires_at <= ?1", params![now_ms]).map_err(backend)?;
+            }
+            Ok(n == 1)
+        })
+        .await
+    }
+
     async fn create_client(&self, client: &ClientRecord) -> Result<()> {
         let c = client.clone();
         self.run(move |conn| {

@@ -161,10 +161,13 @@ impl Harness {
         }
     }
 
-    /// Start more roles over the same backends (for example the workers, later).
-    pub async fn start_more(&mut self, roles: idv::Roles) {
+    /// Start more roles over the same backends (for example the workers, later, or a
+    /// second ingest instance); returns a client for the new HTTP tier, if it has one.
+    pub async fn start_more(&mut self, roles: idv::Roles) -> Option<Client> {
         let r = idv::app::start_with(&self.settings, roles, self.backends.clone()).await.expect("roles start");
+        let client = r.addr.map(|addr| Client::new(format!("http://{addr}")));
         self.extra.push(r);
+        client
     }
 
     /// Stop the process that holds the HTTP tier, draining for at most `drain`.

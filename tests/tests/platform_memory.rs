@@ -61,3 +61,23 @@ async fn shutdown_answers_waiting_requests() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     h.stop().await;
 }
+
+/// Two ingest instances over one store (as behind a load balancer): with
+/// IDV_REPLAY_GUARD=store a request captured on one is refused on the other; with `local`
+/// it would not be (the unit test in ingest/src/replay.rs shows that side).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_sent_to_another_ingest_instance_is_refused() {
+    let mut h = idv_tests::Harness::start("memory://", |s| s.replay_guard = Some("store".into())).await;
+    let second = h.start_more(idv::Roles { ingest: true, worker: false, scorer: false }).await.expect("second ingest listens");
+    let acme = h.create_key("acme").await;
+    let signing = idv_tests::Signing { timestamp: Some(idv_tests::now_rfc3339()), send_md5: true, ..Default::default() };
+    let body = b"{\"cus_user_id\":\"replayed\"}".to_vec();
+    let first = h.client.call_with(&acme, "/v1/face_auth_user", body.clone(), signing.clone()).await;
+    assert_eq!(first.status, 200, "{:?}", first.body);
+    let replay = second.call_with(&acme, "/v1/face_auth_user", body, signing).await;
+    assert_eq!((replay.status, replay.code()), (401, Some("access_denied_exception")), "{:?}", replay.body);
+    // A fresh signature is accepted by the second instance (its workers are the first's).
+    let fresh = second.call(&acme, "/v1/face_auth_user", &serde_json::json!({"cus_user_id": "replayed"})).await;
+    assert_eq!(fresh.status, 200, "{:?}", fresh.body);
+    h.stop().await;
+}
