@@ -58,6 +58,8 @@ pub async fn run(bus_url: &str) {
     let score = same.body["data"]["auth_check"]["score"].as_f64().expect("score");
     assert!((0.0..=1.0).contains(&score));
     assert!(same.body["data"]["validate_faces_result"]["sanity_verdict"].is_string());
+    let images = &same.body["data"]["validate_faces_result"]["liveness_check"]["images"];
+    assert!(images[0]["is_live"].is_boolean() && images[0]["score"].is_number(), "{images}");
     let other = c.call(&acme, "/v1/face_auth", &json!({"cus_user_id": "obama", "faces": [{"base64": B64.encode(&biden)}]})).await;
     assert_eq!(other.status, 200, "{:?}", other.body);
     assert_eq!(other.body["data"]["auth_check"]["result"], "unmatched", "{:?}", other.body);

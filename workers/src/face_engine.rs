@@ -179,11 +179,15 @@ pub fn bbox_json(b: &BoundingBox) -> serde_json::Value {
     serde_json::json!({"top": b.top, "right": b.right, "bottom": b.bottom, "left": b.left, "angle": b.angle})
 }
 
-pub fn liveness_json(l: &LivenessResult, request_id: &str) -> Option<serde_json::Value> {
+/// The spec's full liveness response (`images`, `is_live`, `request_id`, `score`,
+/// `status`) for one image, or `None` when not performed. `images` holds the per-image
+/// verdict (one image here; the spec does not show its fields).
+pub fn liveness_json(l: &LivenessResult, request_id: &str, image_id: Option<&str>) -> Option<serde_json::Value> {
     match l {
-        LivenessResult::Performed { is_live, score, .. } => {
-            Some(serde_json::json!({"is_live": is_live, "score": score, "request_id": request_id, "status": "success"}))
-        }
+        LivenessResult::Performed { is_live, score, .. } => Some(serde_json::json!({
+            "is_live": is_live, "score": score, "request_id": request_id, "status": "success",
+            "images": [{"id": image_id, "is_live": is_live, "score": score}],
+        })),
         LivenessResult::NotPerformed { .. } => None,
     }
 }

@@ -323,7 +323,7 @@ impl Biometrics {
             "sanity_check": {"portrait_sanity": {"score": analysis.sanity.score, "verdict": analysis.sanity.verdict.as_api_string()},
                              "request_id": job.request_id, "status": "success"},
         });
-        if let Some(l) = liveness_json(&analysis.liveness, &job.request_id) {
+        if let Some(l) = liveness_json(&analysis.liveness, &job.request_id, selfie.id.as_deref()) {
             validate["is_live"] = l["is_live"].clone();
             validate["liveness_check"] = l;
         }
@@ -397,7 +397,7 @@ impl Biometrics {
             "image1": image_json(&req.image1, &card, 1), "image2": image_json(&req.image2, &selfie, 2),
             "portrait_sanity": {"verdict": selfie.sanity.verdict.as_api_string(), "score": selfie.sanity.score},
         });
-        if let Some(l) = liveness_json(&selfie.liveness, &job.request_id) {
+        if let Some(l) = liveness_json(&selfie.liveness, &job.request_id, req.image2.id.as_deref()) {
             data["liveness_check"] = json!({"is_live": l["is_live"], "score": l["score"]});
         }
         match (&card.embedding, &selfie.embedding) {
