@@ -15,11 +15,16 @@ pub struct Config {
     pub default_partitions: u32,
     /// Uncommitted messages a partition holds before publish waits (backpressure).
     pub capacity_per_partition: usize,
+    /// Uncommitted bytes (keys + payloads) a partition holds before publish waits: bounds
+    /// memory when messages are large (behavioral batches go up to 2 MiB). A message
+    /// larger than this still goes into an empty partition, alone.
+    pub capacity_bytes_per_partition: usize,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { default_partitions: 8, capacity_per_partition: 4096 }
+        // 8 partitions × 32 MiB: at most 256 MiB of backlog per topic.
+        Config { default_partitions: 8, capacity_per_partition: 4096, capacity_bytes_per_partition: 32 * 1024 * 1024 }
     }
 }
 
@@ -28,6 +33,8 @@ struct PartitionLog {
     /// Offset of `messages[0]`.
     base: i64,
     messages: VecDeque<(Vec<u8>, Vec<u8>)>,
+    /// Sum of key and payload lengths of `messages`.
+    bytes: usize,
 }
 
 impl PartitionLog {
@@ -59,8 +66,9 @@ impl TopicState {
         }
         for (p, log) in self.partitions.iter_mut().enumerate() {
             let min = live.iter().map(|g| g.committed[p]).min().unwrap_or(log.base);
-            while log.base < min && !log.messages.is_empty() {
-                log.messages.pop_front();
+            while log.base < min {
+                let Some((k, v)) = log.messages.pop_front() else { break };
+                log.bytes -= k.len() + v.len();
                 log.base += 1;
             }
         }
@@ -130,7 +138,12 @@ impl Bus for InProcessBus {
                 let t = topic_entry(&mut map, topic, self.inner.config.default_partitions);
                 let p = partition_for(key, t.partitions.len() as u32) as usize;
                 let log = &mut t.partitions[p];
-                if log.messages.len() < self.inner.config.capacity_per_partition {
+                let size = key.len() + payload.len();
+                let fits = log.messages.is_empty()
+                    || (log.messages.len() < self.inner.config.capacity_per_partition
+                        && log.bytes + size <= self.inner.config.capacity_bytes_per_partition);
+                if fits {
+                    log.bytes += size;
                     log.messages.push_back((key.to_vec(), payload.to_vec()));
                     drop(map);
                     self.inner.data.notify_waiters();
@@ -296,7 +309,7 @@ mod tests {
 
     #[tokio::test]
     async fn publish_waits_when_full_and_resumes_after_commit() {
-        let bus = InProcessBus::new(Config { default_partitions: 1, capacity_per_partition: 2 });
+        let bus = InProcessBus::new(Config { default_partitions: 1, capacity_per_partition: 2, ..Config::default() });
         let mut c = bus.subscribe("t", "g", StartFrom::Earliest).await.unwrap();
         bus.publish("t", b"k", b"1").await.unwrap();
         bus.publish("t", b"k", b"2").await.unwrap();
@@ -306,5 +319,27 @@ mod tests {
         c.commit(&d).await.unwrap();
         tokio::time::timeout(Duration::from_secs(1), bus.publish("t", b"k", b"3")).await.unwrap().unwrap();
         assert_eq!(bus.lag("t", "g").await, Some(2));
+    }
+
+    #[tokio::test]
+    async fn publish_waits_when_the_byte_budget_is_spent() {
+        let bus = InProcessBus::new(Config { default_partitions: 1, capacity_per_partition: 1000, capacity_bytes_per_partition: 2500 });
+        let mut c = bus.subscribe("t", "g", StartFrom::Earliest).await.unwrap();
+        let kb = vec![7u8; 1000];
+        bus.publish("t", b"k", &kb).await.unwrap();
+        bus.publish("t", b"k", &kb).await.unwrap();
+        let third = tokio::time::timeout(Duration::from_millis(100), bus.publish("t", b"k", &kb)).await;
+        assert!(third.is_err(), "2 × 1,001 bytes held: a third would exceed 2,500");
+        let d = c.recv().await.unwrap();
+        c.commit(&d).await.unwrap();
+        tokio::time::timeout(Duration::from_secs(1), bus.publish("t", b"k", &kb)).await.unwrap().unwrap();
+        // Drain; then a message bigger than the whole budget still passes, alone.
+        for _ in 0..2 {
+            let d = c.recv().await.unwrap();
+            c.commit(&d).await.unwrap();
+        }
+        tokio::time::timeout(Duration::from_secs(1), bus.publish("t", b"k", &vec![0u8; 10_000])).await.unwrap().unwrap();
+        let blocked = tokio::time::timeout(Duration::from_millis(100), bus.publish("t", b"k", b"small")).await;
+        assert!(blocked.is_err(), "the oversize message fills the partition until committed");
     }
 }
