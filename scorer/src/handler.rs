@@ -225,15 +225,18 @@ impl BehaviorHandler {
         }
         let seq = p["seq"].as_i64().unwrap_or(challenge.last_seq + 1);
         let prev = p["prev_batch_hash"].as_str().unwrap_or_default();
-        let continues = challenge.status == CHALLENGE_OPEN && seq == challenge.last_seq + 1 && prev == challenge.last_hash;
+        let claimed = p["batch_hash"].as_str().unwrap_or_default();
+        let nonce = p["nonce"].as_str().unwrap_or_default();
+        let nonce_ok = idv_crypto::ct_eq(nonce.as_bytes(), challenge.nonce.as_bytes());
         // A redelivered job (the worker appended the batch, then died before its result
-        // was stored) finds its own batch in the chain: the push succeeded. Only looked
-        // up when the batch does not continue the chain, so a normal push reads nothing.
-        if !continues && self.appended_by(challenge_id, &job.request_id).await? {
+        // was stored) finds its own batch in the chain: the push succeeded. Looked up only
+        // for a request with the challenge's nonce whose batch sits at or below the head
+        // (or is the head), so neither a normal push nor a stranger's costs a chain read.
+        let at_or_below_head = seq <= challenge.last_seq || (!claimed.is_empty() && claimed == challenge.last_hash);
+        if nonce_ok && at_or_below_head && self.appended_by(challenge_id, &job.request_id).await? {
             return Ok(Envelope::ok(Group::Behavior, json!({"status": "success"})));
         }
-        let nonce = p["nonce"].as_str().unwrap_or_default();
-        if !idv_crypto::ct_eq(nonce.as_bytes(), challenge.nonce.as_bytes()) || now().unix_timestamp() > challenge.expires_at {
+        if !nonce_ok || now().unix_timestamp() > challenge.expires_at {
             return fail(ErrorKind::InvalidNonce);
         }
         if challenge.status != CHALLENGE_OPEN {
@@ -252,7 +255,6 @@ impl BehaviorHandler {
             });
         }
         let data = p["data_raw"].as_str().unwrap_or_default();
-        let claimed = p["batch_hash"].as_str().unwrap_or_default();
         if device::batch_hash(prev, seq.max(0) as u64, data.as_bytes()) != claimed {
             return fail(ErrorKind::InvalidBatchEvents { message: "batch_hash does not match the batch".into() });
         }

@@ -833,15 +833,40 @@ async fn ensure_schema(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
         .map(|r| r.map(|(t,)| t))
         .collect::<std::result::Result<_, _>>()
         .map_err(driver)?;
-    if statements.iter().filter_map(|s| s.table.as_ref()).all(|t| existing.contains(t)) {
-        return Ok(());
+    if !statements.iter().filter_map(|s| s.table.as_ref()).all(|t| existing.contains(t)) {
+        tracing::info!(keyspace = %cfg.keyspace, "creating the ScyllaDB keyspace and tables that are missing");
+        for s in statements {
+            // Unprepared and not marked idempotent, so the driver does not retry it blindly;
+            // IF NOT EXISTS makes a rerun of connect harmless, and the driver awaits schema
+            // agreement after each statement before the next one (and before preparing).
+            session.query_unpaged(s.cql.as_str(), ()).await.map_err(|e| driver(format!("{e} in: {}", s.cql)))?;
+        }
     }
-    tracing::info!(keyspace = %cfg.keyspace, "creating the ScyllaDB keyspace and tables that are missing");
-    for s in statements {
-        // Unprepared and not marked idempotent, so the driver does not retry it blindly;
-        // IF NOT EXISTS makes a rerun of connect harmless, and the driver awaits schema
-        // agreement after each statement before the next one (and before preparing).
-        session.query_unpaged(s.cql.as_str(), ()).await.map_err(|e| driver(format!("{e} in: {}", s.cql)))?;
+    add_missing_columns(session, cfg).await
+}
+
+/// Columns added to existing tables after a release (CREATE TABLE IF NOT EXISTS does not
+/// touch a table that exists): (table, column, type).
+const ADDED_COLUMNS: [(&str, &str, &str); 1] = [("batches", "request_id", "text")];
+
+async fn add_missing_columns(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
+    for (table, column, cql_type) in ADDED_COLUMNS {
+        let mut lookup = Statement::new(
+            "SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?",
+        );
+        lookup.set_consistency(Consistency::One);
+        let found = session
+            .query_unpaged(lookup, (cfg.keyspace.as_str(), table, column))
+            .await
+            .map_err(driver)?
+            .into_rows_result()
+            .map_err(driver)?
+            .rows_num();
+        if found == 0 {
+            tracing::info!(keyspace = %cfg.keyspace, table, column, "adding a column to an existing ScyllaDB table");
+            let alter = format!("ALTER TABLE {}.{table} ADD {column} {cql_type}", cfg.keyspace);
+            session.query_unpaged(alter.as_str(), ()).await.map_err(|e| driver(format!("{e} in: {alter}")))?;
+        }
     }
     Ok(())
 }
@@ -1560,7 +1585,16 @@ mod tests {
     }
 
     #[test]
-    fn batches_key_includes_the_hash() {
+    fn added_columns_are_in_the_schema_file_too() {
+        let st = schema_statements("k", 3).expect("schema parses");
+        for (table, column, cql_type) in ADDED_COLUMNS {
+            let t = st.iter().find(|s| s.table.as_deref() == Some(table)).expect("table");
+            assert!(t.cql.contains(&format!("{column} {cql_type}")), "{table}.{column} missing from ops/scylla/schema.cql");
+        }
+    }
+
+    #[test]
+        fn batches_key_includes_the_hash() {
         let st = schema_statements("k", 3).expect("schema parses");
         let batches = st.iter().find(|s| s.table.as_deref() == Some("batches")).expect("batches table");
         assert!(batches.cql.contains("PRIMARY KEY ((challenge_id), seq, batch_hash)"), "{}", batches.cql);

@@ -279,7 +279,7 @@ impl Store for SqliteStore {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
             .unwrap_or(0);
-        let prune = self.claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % PRUNE_EVERY == 0;
+        let prune = self.claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed).is_multiple_of(PRUNE_EVERY);
         let expires_ms = now_ms.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
         self.run(move |conn| {
             // An expired claim is taken over; a live one is left alone (0 rows changed).

@@ -163,6 +163,15 @@ pub async fn run(bus_url: &str) {
     assert_eq!(live.body["data"]["status"], "success", "{:?}", live.body);
     let f = &live.body["data"]["validate_faces_result"]["liveness_check"]["flash"];
     assert_eq!((f["status"].as_str(), &f["is_live"]), (Some("performed"), &json!(true)), "{f}");
+    // The same capture sent again (a recording replayed with its own colours): its
+    // sequence is used up for this user.
+    let again = c.call(&acme, "/v1/face_auth", &flash(&FLASH_SEQUENCE, &FLASH_SEQUENCE)).await;
+    assert_eq!((again.status, again.code()), (200, Some("image_non_liveness")), "{:?}", again.body);
+    let reason = again.body["data"]["validate_faces_result"]["liveness_check"]["flash"]["reason"].as_str().unwrap_or_default().to_string();
+    assert!(reason.contains("already used"), "{reason}");
+    // Too few frames for flash_8: a failed capture, not a check switched off.
+    let short = c.call(&acme, "/v1/face_auth", &flash(&FLASH_SEQUENCE[..7], &FLASH_SEQUENCE[..7])).await;
+    assert_eq!((short.status, short.code()), (200, Some("image_non_liveness")), "{:?}", short.body);
     let mut replayed = FLASH_SEQUENCE;
     replayed.rotate_left(3);
     let spoof = c.call(&acme, "/v1/face_auth", &flash(&replayed, &FLASH_SEQUENCE)).await;

@@ -77,6 +77,26 @@ pub struct SampledFrame {
 
 /// Container formats ffmpeg may open (its demuxer names): MP4/MOV/3GP, Matroska/WebM, AVI.
 const FORMAT_WHITELIST: &str = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi";
+/// Decoders ffmpeg may open: the video codecs phones and browsers record, and the audio
+/// codecs that travel with them (stream probing opens the audio decoder even though audio
+/// is dropped). Every other decoder stays unreachable however the container labels a
+/// stream.
+const CODEC_WHITELIST: &str = "h264,hevc,vp8,vp9,av1,mpeg4,mjpeg,aac,mp3,mp3float,opus,vorbis,pcm_s16le,pcm_s16be,pcm_f32le,amrnb,amrwb";
+/// Largest frame (width × height) decoded: 4096 × 4096.
+const MAX_FRAME_PIXELS: u64 = 4096 * 4096;
+/// Frames a video of unknown duration may have (60 s at 60 fps).
+const MAX_PACKETS_UNKNOWN_DURATION: u64 = 3600;
+
+/// The hardening arguments every ffmpeg/ffprobe run gets, before `-i`/the input.
+fn input_hardening(cmd: &mut Command) {
+    cmd.args(["-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-codec_whitelist", CODEC_WHITELIST])
+        // One decoding thread: a request's video must not take every core from the pool.
+        .args(["-threads", "1"])
+        // Nothing of the service's environment (master key, store credentials) reaches
+        // the child; PATH only, so it finds its own libraries the usual way.
+        .env_clear()
+        .envs(std::env::var_os("PATH").map(|p| ("PATH", p)));
+}
 
 /// The ffmpeg and ffprobe binaries to run, and the limits.
 #[derive(Debug, Clone)]
@@ -123,32 +143,35 @@ fn run_until(mut cmd: Command, deadline: Instant) -> Result<(bool, Vec<u8>, Stri
         }
     })?;
     // Readers on their own threads so a chatty child cannot block on a full pipe.
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let out_reader = std::thread::spawn(move || {
+    // Past the kept prefix the rest is drained, not left in the pipe: a closed pipe would
+    // kill a chatty but healthy decoder with SIGPIPE.
+    fn read_capped(stream: Option<impl Read>, cap: u64) -> Vec<u8> {
         let mut buf = Vec::new();
-        if let Some(s) = stdout.as_mut() {
-            let _ = s.take(4 * 1024 * 1024).read_to_end(&mut buf);
+        if let Some(mut s) = stream {
+            let _ = (&mut s).take(cap).read_to_end(&mut buf);
+            let _ = std::io::copy(&mut s, &mut std::io::sink());
         }
         buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        if let Some(s) = stderr.as_mut() {
-            let _ = s.take(64 * 1024).read_to_end(&mut buf);
-        }
-        String::from_utf8_lossy(&buf).into_owned()
-    });
+    }
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    let out_reader = std::thread::spawn(move || read_capped(stdout, 4 * 1024 * 1024));
+    let err_reader = std::thread::spawn(move || String::from_utf8_lossy(&read_capped(stderr, 64 * 1024)).into_owned());
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if Instant::now() >= deadline => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(VideoError::Failed("video decoding timed out".into()));
+                // The input made the decoder too slow: refused like any undecodable file.
+                return Err(VideoError::Invalid("the video takes too long to decode".into()));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-            Err(e) => return Err(VideoError::Failed(format!("waiting for the decoder: {e}"))),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(VideoError::Failed(format!("waiting for the decoder: {e}")));
+            }
         }
     };
     let out = out_reader.join().unwrap_or_default();
@@ -162,6 +185,8 @@ pub struct VideoInfo {
     pub width: u32,
     pub height: u32,
     pub duration_s: Option<f64>,
+    /// Frames counted (`-count_packets`), asked for only when the duration is unknown.
+    pub packets: Option<u64>,
 }
 
 /// Parses `ffprobe -of json -show_entries format=duration:stream=width,height,duration`.
@@ -173,15 +198,36 @@ pub fn parse_probe(json: &[u8]) -> Option<VideoInfo> {
     let height = u32::try_from(stream.get("height")?.as_u64()?).ok()?;
     let seconds = |x: Option<&serde_json::Value>| x.and_then(|d| d.as_str()).and_then(|d| d.parse::<f64>().ok()).filter(|d| d.is_finite() && *d > 0.0);
     let duration_s = seconds(stream.get("duration")).or_else(|| seconds(v.get("format").and_then(|f| f.get("duration"))));
-    (width > 0 && height > 0).then_some(VideoInfo { width, height, duration_s })
+    let packets = stream.get("nb_read_packets").and_then(|p| p.as_str()).and_then(|p| p.parse::<u64>().ok()).filter(|p| *p > 0);
+    (width > 0 && height > 0).then_some(VideoInfo { width, height, duration_s, packets })
 }
 
 fn probe(decoder: &VideoDecoder, input: &Path, deadline: Instant) -> Result<VideoInfo, VideoError> {
-    let mut cmd = Command::new(&decoder.ffprobe);
-    cmd.args(["-v", "error", "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST])
-        .args(["-select_streams", "v:0", "-show_entries", "format=duration:stream=width,height,duration", "-of", "json"])
-        .arg(input);
-    let (ok, out, err) = run_until(cmd, deadline)?;
+    let run = |count_packets: bool| {
+        let mut cmd = Command::new(&decoder.ffprobe);
+        cmd.args(["-v", "error"]);
+        input_hardening(&mut cmd);
+        if count_packets {
+            cmd.arg("-count_packets");
+        }
+        cmd.args(["-select_streams", "v:0", "-show_entries", "format=duration:stream=width,height,duration,nb_read_packets", "-of", "json"])
+            .arg(input);
+        run_until(cmd, deadline)
+    };
+    let (ok, out, err) = run(false)?;
+    if !ok {
+        return Err(VideoError::Invalid(first_line(&err, "not a readable video")));
+    }
+    let info = parse_probe(&out).ok_or_else(|| VideoError::Invalid("no video stream".into()))?;
+    if u64::from(info.width) * u64::from(info.height) > MAX_FRAME_PIXELS {
+        return Err(VideoError::Invalid(format!("video frames are {}x{}; at most 4096x4096 pixels", info.width, info.height)));
+    }
+    if info.duration_s.is_some() {
+        return Ok(info);
+    }
+    // No duration in the container (browser WebM, for example): count the frames, so the
+    // samples still spread over the whole video.
+    let (ok, out, err) = run(true)?;
     if !ok {
         return Err(VideoError::Invalid(first_line(&err, "not a readable video")));
     }
@@ -197,15 +243,17 @@ fn first_line(stderr: &str, fallback: &str) -> String {
         .unwrap_or_else(|| fallback.to_string())
 }
 
-/// The `-vf` chain for `n` frames over `duration_s`, longest side at most `max_side`.
-/// Pure (tested directly).
-pub fn filter_chain(n: usize, duration_s: Option<f64>, max_side: u32) -> String {
+/// The `-vf` chain for `n` frames spread over the video, longest side at most
+/// `max_side`: by time when the duration is known, else every k-th of the counted
+/// frames. Pure (tested directly).
+pub fn filter_chain(n: usize, info: &VideoInfo, max_side: u32) -> String {
     let scale = format!("scale=w='min({max_side},iw)':h='min({max_side},ih)':force_original_aspect_ratio=decrease:force_divisible_by=2");
-    match duration_s {
+    match (info.duration_s, info.packets) {
         // A little under n/duration so the last sample still falls inside the video.
-        Some(d) => format!("fps={:.6},{scale}", (n as f64 / d) * 0.999),
-        // Unknown duration: the first n frames (still bounded by -frames:v).
-        None => scale,
+        (Some(d), _) => format!("fps={:.6},{scale}", (n as f64 / d) * 0.999),
+        (None, Some(p)) => format!("select='not(mod(n\\,{}))',{scale}", p.div_ceil(n.max(1) as u64).max(1)),
+        // Nothing known: the first n frames (still bounded by -frames:v).
+        (None, None) => scale,
     }
 }
 
@@ -230,12 +278,17 @@ fn sample_video(decoder: &VideoDecoder, bytes: &[u8]) -> Result<Vec<SampledFrame
             return Err(VideoError::Invalid(format!("video is {d:.1} s long, the limit is {:.0} s", limits.max_duration_s)));
         }
     }
+    if info.duration_s.is_none() && info.packets.is_some_and(|p| p > MAX_PACKETS_UNKNOWN_DURATION) {
+        return Err(VideoError::Invalid(format!("video of unknown duration with more than {MAX_PACKETS_UNKNOWN_DURATION} frames")));
+    }
     let n = limits.sample_frames.max(1);
     let pattern = dir.path().join("frame-%03d.png");
     let mut cmd = Command::new(&decoder.ffmpeg);
-    cmd.args(["-v", "error", "-nostdin", "-protocol_whitelist", "file", "-format_whitelist", FORMAT_WHITELIST, "-i"])
+    cmd.args(["-v", "error", "-nostdin"]);
+    input_hardening(&mut cmd);
+    cmd.arg("-i")
         .arg(&input)
-        .args(["-map", "0:v:0", "-an", "-sn", "-dn", "-vf", &filter_chain(n, info.duration_s, limits.max_side)])
+        .args(["-map", "0:v:0", "-an", "-sn", "-dn", "-fps_mode", "vfr", "-vf", &filter_chain(n, &info, limits.max_side)])
         // Uncompressed PNG: the frames live for milliseconds in a private directory.
         .args(["-frames:v", &n.to_string(), "-f", "image2", "-c:v", "png", "-compression_level", "0"])
         .arg(&pattern);
@@ -274,7 +327,9 @@ mod tests {
     fn probe_output_is_parsed() -> Result<(), String> {
         let json = br#"{"programs":[],"streams":[{"width":640,"height":360,"duration":"2.400000"}],"format":{"duration":"2.433"}}"#;
         let info = parse_probe(json).ok_or("no info")?;
-        assert_eq!(info, VideoInfo { width: 640, height: 360, duration_s: Some(2.4) });
+        assert_eq!(info, VideoInfo { width: 640, height: 360, duration_s: Some(2.4), packets: None });
+        let json = br#"{"streams":[{"width":8,"height":6,"nb_read_packets":"95"}],"format":{}}"#;
+        assert_eq!(parse_probe(json).and_then(|i| i.packets), Some(95));
         // Stream duration missing (MKV): the container's.
         let json = br#"{"streams":[{"width":8,"height":6}],"format":{"duration":"5.5"}}"#;
         assert_eq!(parse_probe(json).and_then(|i| i.duration_s), Some(5.5));
@@ -293,10 +348,13 @@ mod tests {
 
     #[test]
     fn filter_spreads_samples_over_the_duration() {
-        let f = filter_chain(12, Some(24.0), 1280);
+        let info = |d, p| VideoInfo { width: 8, height: 8, duration_s: d, packets: p };
+        let f = filter_chain(12, &info(Some(24.0), None), 1280);
         assert!(f.starts_with("fps=0.499500,"), "{f}");
         assert!(f.contains("min(1280,iw)"));
-        assert!(!filter_chain(12, None, 640).contains("fps="));
+        let f = filter_chain(12, &info(None, Some(95)), 640);
+        assert!(f.starts_with("select='not(mod(n\\,8))',"), "{f}");
+        assert!(!filter_chain(12, &info(None, None), 640).contains("fps="));
     }
 
     #[test]

@@ -115,3 +115,32 @@ fn missing_decoder_is_unavailable_not_an_error_of_the_client() {
     assert!(!decoder.available());
     assert!(matches!(decoder.sample(b"\x00\x00\x00\x18ftypmp42"), Err(VideoError::Unavailable(_))));
 }
+
+/// Matroska written to a pipe carries no duration (as browser MediaRecorder WebM often
+/// does): the frames are counted and the samples still spread over the whole video.
+#[test]
+fn a_video_without_duration_is_sampled_over_its_frame_count() {
+    let Some((dir, decoder)) = setup("video: unknown duration") else { return };
+    let src = std::env::temp_dir().join(format!("idv-video-test-{}.mp4", std::process::id()));
+    std::fs::write(&src, common::video_bytes(&dir, "testvid-pyfeat-single-face")).expect("write");
+    let out = std::process::Command::new(&decoder.ffmpeg)
+        .args(["-v", "error", "-nostdin", "-i"])
+        .arg(&src)
+        .args(["-c", "copy", "-an", "-f", "matroska", "pipe:1"])
+        .output()
+        .expect("ffmpeg remux");
+    let _ = std::fs::remove_file(&src);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let frames = decoder.sample(&out.stdout).expect("decode MKV without duration");
+    assert_eq!(frames.len(), decoder.limits.sample_frames);
+    let diff = |a: &SampledFrame, b: &SampledFrame| {
+        a.image.as_raw().iter().zip(b.image.as_raw()).map(|(x, y)| u64::from(x.abs_diff(*y))).sum::<u64>() as f64 / a.image.as_raw().len() as f64
+    };
+    // Spread like the MP4's samples (whose duration is known), not the first 12 frames:
+    // the last sample looks most like one of the MP4's last samples.
+    let with_duration = decoder.sample(&common::video_bytes(&dir, "testvid-pyfeat-single-face")).expect("decode MP4");
+    let last = frames.len() - 1;
+    let distances: Vec<f64> = with_duration.iter().map(|f| diff(&frames[last], f)).collect();
+    let closest = distances.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).map(|(k, _)| k);
+    assert!(closest.is_some_and(|k| k + 2 >= last), "closest MP4 sample {closest:?} of {last}: {distances:.1?}");
+}

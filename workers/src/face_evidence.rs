@@ -14,22 +14,32 @@ use idv_vision::flash::{self, FlashParams, FlashResult, FlashSample};
 use idv_vision::liveness::LivenessResult;
 use idv_vision::matching::MatchDecision;
 use idv_vision::pose::{check_gesture, Gesture, GestureParams};
+use idv_schemas::jobs::Job;
+use idv_store::Store;
 use serde_json::{json, Value};
 
-/// Videos analyzed per field (`videos`, each gesture's `videos`); the rest are listed as
-/// not analyzed. Bounds one request's work (12 frames × 35 ms each per video).
+/// Videos analyzed per request, `videos` and `gesture_videos` together, in request order;
+/// the rest are listed as not analyzed (never a pass). Bounds one request's work: each
+/// video is an ffmpeg run or 12 frame analyses (~35 ms each).
 pub const MAX_VIDEOS_ANALYZED: usize = 5;
+/// How long a flash colour sequence stays used for a (client, user): a recorded capture
+/// replayed with its own colours within this time is refused.
+pub const FLASH_SEQUENCE_MEMORY: std::time::Duration = std::time::Duration::from_secs(90 * 24 * 3600);
 /// Frames analyzed per inline video, evenly spread (uploaded files: the decoder samples).
 pub const MAX_INLINE_FRAMES: usize = 12;
 /// Flash frames analyzed at most (flash_32 plus slack).
 pub const MAX_FLASH_FRAMES: usize = 40;
 
-/// The request's liveness inputs (face_auth and face_auth_register share them).
+/// The request's liveness inputs (face_auth and face_auth_register share them), and what
+/// the flash check needs to remember used colour sequences.
 pub struct LivenessInputs<'a> {
     pub gesture_faces: Option<&'a Vec<GestureImage>>,
     pub videos: Option<&'a Vec<Video>>,
     pub gesture_videos: Option<&'a Vec<GestureVideo>>,
     pub selfie_type: Option<&'a str>,
+    pub store: &'a dyn Store,
+    pub job: &'a Job,
+    pub cus_user_id: &'a str,
 }
 
 /// What the evidence showed: JSON for `liveness_check`, and the first failure.
@@ -114,7 +124,8 @@ impl Biometrics {
         let frames = video.frames.as_deref().unwrap_or_default();
         // Capture order: `index` when given (stable for ties and for frames without one).
         let mut order: Vec<usize> = (0..frames.len()).collect();
-        order.sort_by_key(|&i| frames[i].index.unwrap_or(i64::MAX));
+        // A frame without `index` sorts at its own position.
+        order.sort_by_key(|&i| frames[i].index.unwrap_or(i as i64));
         let mut out = Vec::new();
         for k in spread(order.len(), limit) {
             let i = order[k];
@@ -143,19 +154,21 @@ impl Biometrics {
         });
         if let Some(required) = flash_colours {
             match flash_video {
-                Some(v) => self.check_flash(group, v, required, selfie, &mut ev).await?,
+                Some(v) => self.check_flash(group, inputs, v, required, selfie, &mut ev).await?,
                 None => {
                     ev.flash = Some(json!({"status": "not_performed", "reason": "no flash frames: send videos[0].frames with metadata flash_color (docs/VISION.md)"}));
                 }
             }
         }
         let skip = usize::from(flash_video.is_some());
+        let mut budget = MAX_VIDEOS_ANALYZED;
         for (i, video) in videos.iter().enumerate().skip(skip) {
             let field = format!("videos[{i}]");
-            if i - skip >= MAX_VIDEOS_ANALYZED {
+            if budget == 0 {
                 ev.videos.push(json!({"field": field, "analyzed": false}));
                 continue;
             }
+            budget -= 1;
             let result = self.check_selfie_video(group, &field, video, selfie, &mut ev).await?;
             ev.videos.push(result);
         }
@@ -169,10 +182,11 @@ impl Biometrics {
         for (i, g) in inputs.gesture_videos.map(Vec::as_slice).unwrap_or_default().iter().enumerate() {
             for (j, video) in g.videos.iter().enumerate() {
                 let field = format!("gesture_videos[{i}].videos[{j}]");
-                if j >= MAX_VIDEOS_ANALYZED {
+                if budget == 0 {
                     ev.gestures.push(json!({"gesture": g.gesture, "field": field, "analyzed": false}));
                     continue;
                 }
+                budget -= 1;
                 match self.video_frames(group, &field, video, MAX_INLINE_FRAMES).await? {
                     Frames::Analyzed(frames) => {
                         let frames: Vec<FaceAnalysis> = frames.into_iter().map(|(_, a)| a).collect();
@@ -252,7 +266,15 @@ impl Biometrics {
         json!({"gesture": gesture, "field": field, "frames": frames.len(), "performed": passed, "detail": format!("{verdict:?}")})
     }
 
-    async fn check_flash(&self, group: Group, video: &Video, required: usize, selfie: &FaceAnalysis, ev: &mut Evidence) -> Result<(), Stop> {
+    async fn check_flash(
+        &self,
+        group: Group,
+        inputs: &LivenessInputs<'_>,
+        video: &Video,
+        required: usize,
+        selfie: &FaceAnalysis,
+        ev: &mut Evidence,
+    ) -> Result<(), Stop> {
         let frames = video.frames.as_deref().unwrap_or_default();
         let declared: Vec<Option<[f32; 3]>> = frames
             .iter()
@@ -281,21 +303,46 @@ impl Biometrics {
         let result = flash::judge(&samples, required, &FlashParams::default());
         let mut value = serde_json::to_value(&result).unwrap_or(Value::Null);
         value["same_person"] = json!(!someone_else);
-        match (&result, someone_else) {
-            (FlashResult::NotPerformed { .. }, _) => {}
-            (_, true) => {
-                ev.performed = true;
-                ev.fail("the flash frames show another person".into());
+        // Flash frames were sent: from here on every outcome is a verdict. Too few frames
+        // or a sequence that does not vary is a failed capture, not "not performed" (else
+        // a client could switch the check off by sending a degenerate sequence).
+        ev.performed = true;
+        let failure = match (&result, someone_else) {
+            (FlashResult::NotPerformed { reason }, _) => Some(format!("flash liveness: {reason}")),
+            (_, true) => Some("the flash frames show another person".to_string()),
+            (FlashResult::Performed { is_live: false, reason, .. }, false) => {
+                Some(format!("flash liveness: {}", reason.as_deref().unwrap_or("not live")))
             }
-            (FlashResult::Performed { is_live, reason, .. }, false) => {
-                ev.performed = true;
-                if !is_live {
-                    ev.fail(format!("flash liveness: {}", reason.as_deref().unwrap_or("not live")));
+            (FlashResult::Performed { is_live: true, .. }, false) => {
+                // A live capture: its colour sequence is used up for this user, so the same
+                // recording (frames and colours) replayed later is refused.
+                let sequence: Vec<String> = samples.iter().map(|s| s.declared.map(|c| format!("{c:.3}")).join(",")).collect();
+                if self.claim_flash_sequence(inputs, &sequence.join(";")).await? {
+                    None
+                } else {
+                    Some("flash liveness: this colour sequence was already used (replayed capture)".to_string())
                 }
             }
+        };
+        if let Some(reason) = failure {
+            value["is_live"] = json!(false);
+            value["reason"] = json!(reason);
+            ev.fail(reason);
         }
         ev.flash = Some(value);
         Ok(())
+    }
+
+    /// `true` when this request may use `sequence`: its first use for the (client, user),
+    /// or a redelivery of the request that used it first (at-least-once delivery must not
+    /// turn a success into a failure).
+    async fn claim_flash_sequence(&self, inputs: &LivenessInputs<'_>, sequence: &str) -> Result<bool, Stop> {
+        use sha2::Digest;
+        let key = hex::encode(sha2::Sha256::digest(format!("{}\0{}\0{sequence}", inputs.job.client_id, inputs.cus_user_id)));
+        let mine = format!("flash-owner:{key}:{}", inputs.job.request_id);
+        let fresh_for_request = inputs.store.claim_once(&mine, FLASH_SEQUENCE_MEMORY).await?;
+        let first_use = inputs.store.claim_once(&format!("flash:{key}"), FLASH_SEQUENCE_MEMORY).await?;
+        Ok(first_use || !fresh_for_request)
     }
 }
 

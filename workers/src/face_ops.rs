@@ -230,6 +230,9 @@ impl Biometrics {
                 videos: req.videos.as_ref(),
                 gesture_videos: req.gesture_videos.as_ref(),
                 selfie_type: req.selfie_type.as_deref(),
+                store,
+                job,
+                cus_user_id: &req.cus_user_id,
             };
             let evidence = self.liveness_evidence(group, &evidence_inputs, selfie).await?;
             validate = json!({});
@@ -336,6 +339,9 @@ impl Biometrics {
             videos: req.videos.as_ref(),
             gesture_videos: req.gesture_videos.as_ref(),
             selfie_type: req.selfie_type.as_deref(),
+            store,
+            job,
+            cus_user_id: &req.cus_user_id,
         };
         let evidence = self.liveness_evidence(group, &inputs, &analysis).await?;
         evidence.write_into(&mut data["validate_faces_result"], &job.request_id);
