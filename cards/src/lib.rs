@@ -1,0 +1,33 @@
+//! ID-card data codecs: pure functions from what a card carries (the text of its QR
+//! code today) to the API's normalized `card_information` entries. No IO, no images:
+//! `vision/src/qr.rs` finds and decodes QR codes in images, `workers/src/card.rs` wires
+//! both into `read_id_card_info_with_sanity`. Every codec is total over arbitrary input
+//! (tested with random and mutated strings): bad data is an error, never a panic.
+
+pub mod vn_cccd;
+
+use serde::Serialize;
+
+/// One `card_information` entry (the spec's field/value; confidence fields are only for
+/// clients with the confidence option, which QR data does not need).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CardField {
+    pub field: String,
+    pub value: String,
+}
+
+impl CardField {
+    pub fn new(field: &str, value: impl Into<String>) -> Self {
+        CardField { field: field.to_string(), value: value.into() }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CodecError {
+    /// The text is not this card's format at all (another card, another QR code).
+    #[error("not a {0} QR code")]
+    NotThisCard(&'static str),
+    /// The format is right but a field is invalid.
+    #[error("invalid {field}: {reason}")]
+    InvalidField { field: &'static str, reason: String },
+}
