@@ -71,11 +71,15 @@ pub fn biometrics(b: &Backends, threads: usize, passive_liveness_blocks: bool) -
 }
 
 /// The handler for each job topic (the vision worker pool serves four; the scorer one).
-pub fn worker_handlers(store: Arc<dyn Store>, biometrics: Option<idv_workers::face_ops::Biometrics>) -> Vec<(Topic, Arc<dyn JobHandler>)> {
+pub fn worker_handlers(
+    store: Arc<dyn Store>,
+    blobs: Arc<dyn idv_store::blobs::BlobStore>,
+    biometrics: Option<idv_workers::face_ops::Biometrics>,
+) -> Vec<(Topic, Arc<dyn JobHandler>)> {
     vec![
         (Topic::Face, Arc::new(FaceHandler { store, biometrics: biometrics.clone() }) as Arc<dyn JobHandler>),
         (Topic::Compare, Arc::new(idv_workers::face::CompareHandler { biometrics })),
-        (Topic::Card, Arc::new(Unavailable { reason: "card reading models are not installed in this build (issue #4 and later)" })),
+        (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs })),
         (Topic::Sim, Arc::new(Unavailable { reason: "no telecom operator adapter is configured in this build" })),
     ]
 }
@@ -94,7 +98,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone() };
     let concurrency = settings.worker_concurrency();
     if roles.worker {
-        for (topic, handler) in worker_handlers(b.store.clone(), biometrics(&b, concurrency, settings.passive_liveness_blocks.unwrap_or(true))) {
+        for (topic, handler) in worker_handlers(b.store.clone(), b.blobs.clone(), biometrics(&b, concurrency, settings.passive_liveness_blocks.unwrap_or(true))) {
             tasks.extend(idv_workers::runtime::spawn_pool(deps.clone(), topic, handler, concurrency, stop_rx.clone()).await.map_err(|e| e.to_string())?);
         }
     }

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 pub mod platform;
 pub mod redelivery;
 pub mod behavior;
+pub mod card;
 pub mod face;
 pub mod face_video;
 

@@ -19,6 +19,7 @@ pub mod flash;
 pub mod landmarks;
 pub mod liveness;
 pub mod pose;
+pub mod qr;
 pub mod quality;
 pub mod embed;
 pub mod matching;

@@ -5,6 +5,7 @@
 //! Handlers here: [`face`] (face-authentication users), and honest "not performed"
 //! answers for capabilities whose engines are not in this build ([`unavailable`]).
 
+pub mod card;
 pub mod face;
 pub mod face_engine;
 pub mod face_evidence;

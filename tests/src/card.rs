@@ -1,0 +1,90 @@
+//! Card reading end to end over HTTP: a synthetic card photo whose QR code holds a
+//! Vietnam CCCD record (rendered with the `qrcode` crate, JPEG-encoded), read back through
+//! ingest, the card worker, rqrr and the codec; wrong, damaged and missing QR codes, other
+//! card types and corrupt images get their answers.
+
+use crate::{Harness, B64};
+use base64::Engine as _;
+use image::{imageops, Luma, Rgb, RgbImage};
+use serde_json::{json, Value};
+
+const CCCD: &str = "079203001234|123456789|Nguyễn Văn A|01011990|Nam|12 Lê Lợi, Phường Bến Nghé, Quận 1, TP Hồ Chí Minh|15062021";
+
+fn qr(text: &str) -> RgbImage {
+    let code = qrcode::QrCode::new(text.as_bytes()).expect("encode QR");
+    let luma = code.render::<Luma<u8>>().module_dimensions(4, 4).build();
+    RgbImage::from_fn(luma.width(), luma.height(), |x, y| {
+        let v = luma.get_pixel(x, y).0[0];
+        Rgb([v, v, v])
+    })
+}
+
+/// A card-sized light rectangle on a darker table, with `code` on its right, as JPEG.
+fn card_photo(code: Option<&RgbImage>) -> Vec<u8> {
+    let mut photo = RgbImage::from_pixel(1400, 1000, Rgb([90, 80, 70]));
+    let card = RgbImage::from_pixel(1000, 630, Rgb([235, 240, 230]));
+    imageops::overlay(&mut photo, &card, 200, 185);
+    if let Some(code) = code {
+        imageops::overlay(&mut photo, code, 850, 250);
+    }
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(&photo).expect("encode JPEG");
+    jpeg
+}
+
+fn png(img: &RgbImage) -> Vec<u8> {
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).expect("encode PNG");
+    out
+}
+
+fn field<'a>(data: &'a Value, name: &str) -> Option<&'a str> {
+    data["card_information"].as_array()?.iter().find(|e| e["field"] == name)?["value"].as_str()
+}
+
+pub async fn run(bus_url: &str) {
+    let h = Harness::start(bus_url, |_| {}).await;
+    let c = &h.client;
+    let acme = h.create_key("acme").await;
+    let read = |card_type: &str, image1: Vec<u8>, qr1: Option<Vec<u8>>| {
+        let mut body = json!({"card_type": card_type, "image1": {"base64": B64.encode(image1), "label": "front", "metadata": {}}});
+        if let Some(q) = qr1 {
+            body["qr1_images"] = json!([{"base64": B64.encode(q), "label": "qr", "metadata": {}}]);
+        }
+        body
+    };
+
+    // The QR on the card's face.
+    let ok = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(Some(&qr(CCCD))), None)).await;
+    assert_eq!(ok.status, 200, "{:?}", ok.body);
+    let d = &ok.body["data"];
+    assert_eq!(d["status"], "success", "{d}");
+    assert_eq!(field(d, "id"), Some("079203001234"));
+    assert_eq!(field(d, "name"), Some("Nguyễn Văn A"));
+    assert_eq!(field(d, "dob"), Some("01/01/1990"));
+    assert_eq!(field(d, "issue_date"), Some("15/06/2021"));
+    assert_eq!(d["image1"]["qr"]["raw"], CCCD);
+    assert!(d["image2"].is_null());
+    assert!(d["image1"]["ocr"].is_null() && d["not_performed"].as_array().is_some_and(|a| a.contains(&json!("card_sanity"))), "{d}");
+
+    // The QR as a separate close-up (qr1_images), the card photo without one.
+    let ok = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(None), Some(png(&qr(CCCD))))).await;
+    assert_eq!((ok.status, field(&ok.body["data"], "gender")), (200, Some("Nam")), "{:?}", ok.body);
+
+    // Another QR code, a damaged record, no QR at all, a card type without a codec.
+    let other = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(Some(&qr("https://example.com/promo"))), None)).await;
+    assert_eq!((other.status, other.code()), (200, Some("incorrect_card_type")), "{:?}", other.body);
+    let damaged = CCCD.replace("01011990", "31021990");
+    let bad = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(Some(&qr(&damaged))), None)).await;
+    assert_eq!((bad.status, bad.code()), (200, Some("bad_quality_card_image")), "{:?}", bad.body);
+    let none = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(None), None)).await;
+    assert_eq!((none.status, none.body["errors"][0]["detail"]["reason"].as_str()), (500, Some("not_performed")), "{:?}", none.body);
+    let pan = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.pan", card_photo(Some(&qr(CCCD))), None)).await;
+    assert_eq!((pan.status, pan.body["errors"][0]["detail"]["reason"].as_str()), (500, Some("not_performed")), "{:?}", pan.body);
+
+    // Bytes that are not an image: 400 naming the field.
+    let junk = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", b"not an image at all".to_vec(), None)).await;
+    assert_eq!((junk.status, junk.code()), (400, Some("invalid_parameter_exception")), "{:?}", junk.body);
+    assert_eq!(junk.body["errors"][0]["detail"]["field"], "image1", "{:?}", junk.body);
+    h.stop().await;
+}

@@ -1,0 +1,6 @@
+//! Card reading (QR) end to end over the in-process bus.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn card_qr_reading_over_http() {
+    idv_tests::card::run("memory://").await;
+}

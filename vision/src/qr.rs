@@ -1,0 +1,132 @@
+//! QR codes in card images (`read_id_card_info_with_sanity`'s `qr1_images`/`qr2_images`,
+//! and the QR printed on a card's face): find and decode every QR code in an image with
+//! `rqrr` (pure Rust). Large photos are scaled down first (a card's QR stays well above
+//! the decoder's need of ~3 px per module at 2000 px), and a second pass on a
+//! contrast-stretched image catches QR codes in dim photos.
+
+use image::{imageops, GrayImage, RgbImage};
+
+/// Longest side the decoder sees.
+pub const MAX_SIDE: u32 = 2000;
+/// QR codes decoded per image at most (a card carries one; a collage a few).
+pub const MAX_CODES: usize = 8;
+
+fn to_gray(image: &RgbImage) -> GrayImage {
+    let (w, h) = image.dimensions();
+    let gray = imageops::grayscale(image);
+    let longest = w.max(h);
+    if longest <= MAX_SIDE {
+        return gray;
+    }
+    let scale = f64::from(MAX_SIDE) / f64::from(longest);
+    let (nw, nh) = (((f64::from(w) * scale).round() as u32).max(1), ((f64::from(h) * scale).round() as u32).max(1));
+    imageops::resize(&gray, nw, nh, imageops::FilterType::Triangle)
+}
+
+/// Stretches the 2nd..98th percentile of grey levels to 0..255.
+fn stretch(gray: &GrayImage) -> GrayImage {
+    let mut hist = [0u64; 256];
+    for p in gray.pixels() {
+        hist[usize::from(p.0[0])] += 1;
+    }
+    let total: u64 = hist.iter().sum();
+    let percentile = |q: f64| {
+        let target = (total as f64 * q) as u64;
+        let mut acc = 0;
+        for (v, n) in hist.iter().enumerate() {
+            acc += n;
+            if acc > target {
+                return v as u8;
+            }
+        }
+        255
+    };
+    let (lo, hi) = (percentile(0.02), percentile(0.98));
+    if hi <= lo.saturating_add(8) {
+        return gray.clone();
+    }
+    let span = f32::from(hi - lo);
+    let mut out = gray.clone();
+    for p in out.pixels_mut() {
+        let v = (f32::from(p.0[0].saturating_sub(lo)) * 255.0 / span).min(255.0);
+        p.0[0] = v as u8;
+    }
+    out
+}
+
+fn decode_gray(gray: GrayImage) -> Vec<String> {
+    let mut prepared = rqrr::PreparedImage::prepare(gray);
+    prepared
+        .detect_grids()
+        .into_iter()
+        .take(MAX_CODES)
+        .filter_map(|g| g.decode().ok().map(|(_, text)| text))
+        .collect()
+}
+
+/// The text of every QR code found in `image` (in the decoder's order, duplicates
+/// removed). Empty when there is none or none decodes.
+pub fn decode_qr_codes(image: &RgbImage) -> Vec<String> {
+    let gray = to_gray(image);
+    let mut found = decode_gray(gray.clone());
+    if found.is_empty() {
+        found = decode_gray(stretch(&gray));
+    }
+    let mut seen = std::collections::HashSet::new();
+    found.retain(|t| seen.insert(t.clone()));
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::{Luma, Rgb};
+
+    fn qr_image(text: &str, module_px: u32) -> RgbImage {
+        let code = qrcode::QrCode::new(text.as_bytes()).expect("encode");
+        let luma = code.render::<Luma<u8>>().module_dimensions(module_px, module_px).build();
+        RgbImage::from_fn(luma.width(), luma.height(), |x, y| {
+            let v = luma.get_pixel(x, y).0[0];
+            Rgb([v, v, v])
+        })
+    }
+
+    /// The QR pasted into a larger grey "photo" at (x, y), darkened by `dim` (0..1).
+    fn on_background(qr: &RgbImage, w: u32, h: u32, x: u32, y: u32, dim: f32) -> RgbImage {
+        let mut img = RgbImage::from_pixel(w, h, Rgb([150, 140, 130]));
+        imageops::overlay(&mut img, qr, i64::from(x), i64::from(y));
+        for p in img.pixels_mut() {
+            for c in p.0.iter_mut() {
+                *c = (f32::from(*c) * dim) as u8;
+            }
+        }
+        img
+    }
+
+    const TEXT: &str = "079203001234|123456789|Nguyễn Văn A|01011990|Nam|12 Lê Lợi, Quận 1, TP Hồ Chí Minh|15062021";
+
+    #[test]
+    fn finds_the_code_in_a_larger_photo() {
+        let img = on_background(&qr_image(TEXT, 5), 1200, 800, 700, 300, 1.0);
+        assert_eq!(decode_qr_codes(&img), vec![TEXT.to_string()]);
+    }
+
+    #[test]
+    fn large_photos_are_scaled_and_dim_ones_stretched() {
+        let big = on_background(&qr_image(TEXT, 12), 4000, 3000, 2500, 1200, 1.0);
+        assert_eq!(decode_qr_codes(&big), vec![TEXT.to_string()], "4000x3000 photo");
+        let dim = on_background(&qr_image(TEXT, 5), 1200, 800, 100, 100, 0.18);
+        assert_eq!(decode_qr_codes(&dim), vec![TEXT.to_string()], "dim photo");
+    }
+
+    #[test]
+    fn no_code_and_noise_give_nothing() {
+        assert!(decode_qr_codes(&RgbImage::from_pixel(300, 200, Rgb([255, 255, 255]))).is_empty());
+        let noise = RgbImage::from_fn(400, 300, |x, y| {
+            let v = ((x.wrapping_mul(2_654_435_761) ^ y.wrapping_mul(40_503)) >> 7) as u8;
+            Rgb([v, v, v])
+        });
+        assert!(decode_qr_codes(&noise).is_empty());
+        assert!(decode_qr_codes(&RgbImage::new(1, 1)).is_empty());
+    }
+}

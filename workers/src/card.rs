@@ -1,0 +1,146 @@
+//! `read_id_card_info_with_sanity`: the card's QR code(s), found in the card images and
+//! the `qr1_images`/`qr2_images` (`idv_vision::qr`), parsed by the card type's codec
+//! (`idv_cards`). Only what was read is returned: OCR, MRZ, NFC, the card box and card
+//! sanity are not in this build and are listed in `data.not_performed`, never guessed.
+//! Card types without a QR codec here answer "not performed" as a whole. Choices:
+//! docs/API.md "Card reading".
+
+use crate::runtime::JobHandler;
+use async_trait::async_trait;
+use idv_cards::{CardField, CodecError};
+use idv_schemas::api::{ImageData, ReadIdCardRequest};
+use idv_schemas::jobs::Job;
+use idv_schemas::ops::Operation;
+use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group};
+use idv_store::blobs::BlobStore;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// What this build does not do for a card, reported with every answer.
+pub const NOT_PERFORMED: [&str; 5] = ["ocr", "mrz", "nfc", "card_box", "card_sanity"];
+
+pub struct CardHandler {
+    pub blobs: Arc<dyn BlobStore>,
+}
+
+/// The QR codec of a card type, if this build has one.
+fn codec(card_type: &str) -> Option<fn(&str) -> Result<Vec<CardField>, CodecError>> {
+    match card_type {
+        "vn.national_id" => Some(idv_cards::vn_cccd::parse),
+        _ => None,
+    }
+}
+
+/// One side of the card: the QR texts found in its image and its QR images.
+struct Side {
+    id: Option<String>,
+    texts: Vec<String>,
+}
+
+enum Stop {
+    Answer(Envelope),
+    Store(idv_store::StoreError),
+}
+
+impl CardHandler {
+    async fn qr_texts(&self, field: &str, image: &ImageData) -> Result<Vec<String>, Stop> {
+        let group = Group::CompareCard;
+        let id = image.id.as_deref().unwrap_or_default();
+        let bytes = match self.blobs.get(id).await {
+            Ok(Some(b)) => b,
+            Ok(None) => return Err(Stop::Answer(Envelope::error(group, &ErrorKind::ImageNotFound { field: Some(field.into()) }))),
+            Err(e) => return Err(Stop::Store(e)),
+        };
+        // Decoding and QR search are CPU work: off the async executor.
+        let decoded = tokio::task::spawn_blocking(move || {
+            idv_vision::decode(&bytes, &idv_vision::DecodeLimits::default()).map(|img| idv_vision::qr::decode_qr_codes(&img))
+        })
+        .await
+        .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
+        decoded.map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::invalid(field, e.to_string()))))
+    }
+
+    async fn side(&self, n: u8, image: Option<&ImageData>, qr_images: Option<&Vec<ImageData>>) -> Result<Option<Side>, Stop> {
+        let Some(image) = image else { return Ok(None) };
+        let mut texts = self.qr_texts(&format!("image{n}"), image).await?;
+        for (i, qr) in qr_images.into_iter().flatten().enumerate() {
+            texts.extend(self.qr_texts(&format!("qr{n}_images[{i}]"), qr).await?);
+        }
+        Ok(Some(Side { id: image.id.clone(), texts }))
+    }
+
+    async fn read(&self, job: &Job) -> Result<Envelope, Stop> {
+        let group = Group::CompareCard;
+        let req: ReadIdCardRequest = serde_json::from_value(job.payload.clone())
+            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
+        let Some(parse) = codec(&req.card_type) else {
+            return Ok(Envelope::error(
+                group,
+                &ErrorKind::NotAvailable { reason: format!("reading {} needs OCR, which is not in this build", req.card_type) },
+            ));
+        };
+        let front = self.side(1, Some(&req.image1), req.qr1_images.as_ref()).await?;
+        let back = self.side(2, req.image2.as_ref(), req.qr2_images.as_ref()).await?;
+        let mut card_information: Vec<CardField> = Vec::new();
+        let mut wrong_card = false;
+        let mut invalid: Option<String> = None;
+        let mut side_json = |side: &Option<Side>| -> Value {
+            let Some(side) = side else { return Value::Null };
+            let mut qr = Value::Null;
+            for text in &side.texts {
+                match parse(text) {
+                    Ok(fields) => {
+                        for f in &fields {
+                            if !card_information.iter().any(|c| c.field == f.field) {
+                                card_information.push(f.clone());
+                            }
+                        }
+                        qr = json!({"parsed": fields, "raw": text});
+                        break;
+                    }
+                    Err(CodecError::NotThisCard(_)) => wrong_card = true,
+                    Err(e @ CodecError::InvalidField { .. }) => invalid = Some(e.to_string()),
+                }
+            }
+            json!({"id": side.id, "qr": qr, "ocr": null, "mrz": null, "nfc": null, "card_box": null})
+        };
+        let image1 = side_json(&front);
+        let image2 = side_json(&back);
+        let mut data = json!({
+            "request_id": job.request_id, "status": "success", "image1": image1, "image2": image2,
+            "card_information": card_information, "not_performed": NOT_PERFORMED,
+        });
+        if !card_information.is_empty() {
+            return Ok(Envelope::ok(group, data));
+        }
+        data["status"] = json!("failure");
+        if let Some(reason) = invalid {
+            // The card's own QR, but a field in it is not valid (a damaged or forged code).
+            return Ok(Envelope::finished(group, data, vec![ApiError::failure(FailureCode::BadQualityCardImage, reason)]));
+        }
+        if wrong_card {
+            return Ok(Envelope::finished(
+                group,
+                data,
+                vec![ApiError::failure(FailureCode::IncorrectCardType, format!("the QR code is not a {} QR code", req.card_type))],
+            ));
+        }
+        Ok(Envelope::error(group, &ErrorKind::NotAvailable { reason: "no QR code could be read, and OCR is not in this build".into() }))
+    }
+}
+
+#[async_trait]
+impl JobHandler for CardHandler {
+    async fn handle(&self, job: &Job) -> Result<Envelope, idv_store::StoreError> {
+        match job.operation {
+            Operation::ReadIdCardInfoWithSanity => match self.read(job).await {
+                Ok(env) | Err(Stop::Answer(env)) => Ok(env),
+                Err(Stop::Store(e)) => Err(e),
+            },
+            other => Ok(Envelope::error(
+                other.group(),
+                &ErrorKind::NotAvailable { reason: "the eKYC full check needs card OCR and JWT issuance, which are not in this build".into() },
+            )),
+        }
+    }
+}
