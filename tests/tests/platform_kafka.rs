@@ -30,3 +30,12 @@ async fn behavioral_flow_over_kafka() {
     let Some(broker) = broker().await else { return };
     idv_tests::behavior::run(&broker.url).await;
 }
+
+/// The vision workers behind Kafka: face register/authenticate/compare on real photos,
+/// and card QR reading, with jobs and results crossing the broker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn face_and_card_jobs_over_kafka() {
+    let Some(broker) = broker().await else { return };
+    idv_tests::face::run(&broker.url).await;
+    idv_tests::card::run(&broker.url).await;
+}
