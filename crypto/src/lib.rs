@@ -4,10 +4,12 @@
 //! - [`sealed`]: AES-256-GCM sealing of secrets, templates and blobs at rest.
 //! - [`device`]: the behavioral SDK protocol (RSA-OAEP/PSS via aws-lc-rs, AES-GCM envelopes,
 //!   the batch hash chain); docs/BEHAVIOR_PROTOCOL.md.
+//! - [`jwt`]: HS256 access tokens for the eKYC full check (RFC 7515 known answer).
 //! - [`ct_eq`]: constant-time equality for anything secret.
 
 pub mod access_key;
 pub mod device;
+pub mod jwt;
 pub mod sealed;
 
 /// Constant-time byte equality (length is not secret).
