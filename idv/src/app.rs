@@ -78,8 +78,8 @@ pub fn worker_handlers(
 ) -> Vec<(Topic, Arc<dyn JobHandler>)> {
     vec![
         (Topic::Face, Arc::new(FaceHandler { store, biometrics: biometrics.clone() }) as Arc<dyn JobHandler>),
-        (Topic::Compare, Arc::new(idv_workers::face::CompareHandler { biometrics })),
-        (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs })),
+        (Topic::Compare, Arc::new(idv_workers::face::CompareHandler { biometrics: biometrics.clone() })),
+        (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs, biometrics })),
         (Topic::Sim, Arc::new(Unavailable { reason: "no telecom operator adapter is configured in this build" })),
     ]
 }
@@ -118,6 +118,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     if roles.ingest {
         let config = settings.ingest_config();
         let st = AppState {
+            jwt_key: idv_ingest::auth::JwtKey::from_master_key(&settings.master_key()?),
             replay: Arc::new(if settings.replay_guard_shared()? {
                 idv_ingest::replay::ReplayGuard::shared(config.timestamp_skew * 2, b.store.clone())
             } else {

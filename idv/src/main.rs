@@ -32,6 +32,24 @@ enum Command {
         #[command(subcommand)]
         action: KeypairsAction,
     },
+    /// Issue bearer tokens for the eKYC full check (`/portal/ekyc/full_checks`).
+    Tokens {
+        #[command(subcommand)]
+        action: TokensAction,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokensAction {
+    /// Issue a token for a client (created if new); prints JSON with access_token. Signed
+    /// with a key derived from the master key: every instance sharing it accepts the token.
+    Issue {
+        #[command(flatten)]
+        client: ForClient,
+        /// Validity in seconds.
+        #[arg(long, default_value_t = 3600)]
+        ttl_secs: u64,
+    },
 }
 
 /// A command about one client (created if new), with the usual settings.
@@ -139,6 +157,19 @@ async fn keys(action: KeysAction) -> Result<(), String> {
     Ok(())
 }
 
+async fn issue_token(client: &str, settings: Settings, ttl_secs: u64) -> Result<(), String> {
+    let settings = settings.with_file()?;
+    let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
+    let key = idv_ingest::auth::JwtKey::from_master_key(&settings.master_key()?);
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_err(|e| e.to_string())?.as_secs();
+    let now = i64::try_from(now).map_err(|e| e.to_string())?;
+    let issued = idv_ingest::auth::issue_token(store.as_ref(), &key, client, Duration::from_secs(ttl_secs), now)
+        .await
+        .map_err(|e| e.to_string())?;
+    println!("{}", serde_json::to_string(&issued).map_err(|e| e.to_string())?);
+    Ok(())
+}
+
 fn key_pair_json(k: &idv_store::KeyPairRecord) -> serde_json::Value {
     use base64::Engine as _;
     serde_json::json!({
@@ -202,6 +233,9 @@ async fn main() -> ExitCode {
         }
         Command::Keys { action } => keys(action).await,
         Command::Keypairs { action } => keypairs(action).await,
+        Command::Tokens { action: TokensAction::Issue { client: ForClient { client, settings }, ttl_secs } } => {
+            issue_token(&client, settings, ttl_secs).await
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

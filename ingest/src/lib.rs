@@ -45,6 +45,8 @@ pub struct AppState {
     pub sealer: idv_crypto::sealed::Sealer,
     pub device_keys: Arc<device_auth::DeviceKeyCache>,
     pub replay: Arc<replay::ReplayGuard>,
+    /// Verifies the eKYC full check's bearer tokens.
+    pub jwt_key: auth::JwtKey,
 }
 
 /// RFC 3339 "now".

@@ -82,10 +82,7 @@ async fn handle(st: AppState, op: Operation, method: Method, uri: axum::http::Ur
     let authenticated = match op.auth() {
         AuthScheme::AccessKey => authorize(&st, &head).await.map(Authenticated::Key),
         AuthScheme::CustomerUserDevice => crate::device_auth::authenticate(&st, &head).await.map(Authenticated::Device),
-        // No JWT issuer exists for the deprecated eKYC check yet.
-        AuthScheme::Jwt => Err(ErrorKind::NotAvailable {
-            reason: format!("{} authentication is not available in this build", op.name()),
-        }),
+        AuthScheme::Jwt => crate::submit::authorize_jwt(&st, &head).await.map(Authenticated::Key),
     };
     let env = match authenticated {
         Err(kind) => Envelope::error(group, &kind),
@@ -138,7 +135,8 @@ async fn dispatch(st: &AppState, op: Operation, who: Authenticated, headers: &He
         Operation::UploadImage => upload_image(st, &caller, body).await?,
         Operation::UploadFile => upload_file(st, &caller, body).await?,
         Operation::GetRequestResult => get_result(st, &caller, body).await?,
-        Operation::EkycFullChecks | Operation::CreateChallenge | Operation::PushEventBatch => {
+        Operation::EkycFullChecks => submit::<EkycFullChecksRequest>(st, op, &caller, body).await,
+        Operation::CreateChallenge | Operation::PushEventBatch => {
             return Err(ErrorKind::Internal { message: "operation reached the wrong authentication path".into() })
         }
     })

@@ -26,6 +26,17 @@ fn internal(e: impl std::fmt::Display) -> ErrorKind {
     ErrorKind::Internal { message: e.to_string() }
 }
 
+/// Authenticate a bearer token (the eKYC full check) and apply the client's rate limit.
+pub async fn authorize_jwt(state: &AppState, head: &RequestHead<'_>) -> Result<Caller, ErrorKind> {
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let caller = auth::authenticate_jwt(state.store.as_ref(), &state.jwt_key, head.headers, now).await?;
+    state
+        .limiter
+        .check(&format!("jwt:{}", caller.client_id))
+        .map_err(|retry_after_secs| ErrorKind::RateLimited { retry_after_secs })?;
+    Ok(caller)
+}
+
 /// Authenticate (Access Key, headers only) and apply the caller's rate limit.
 pub async fn authorize(state: &AppState, head: &RequestHead<'_>) -> Result<Caller, ErrorKind> {
     let caller = auth::authenticate(&state.keys, state.config.timestamp_skew, head.method, head.uri, head.headers).await?;
@@ -66,6 +77,11 @@ use idv_schemas::api::*;
 subject_field!(cus_user_id: FaceAuthRegisterRequest, FaceAuthRequest, CusUserRequest, FaceAuthUnregisterRequest, RegisterDeviceRequest);
 subject_field!(phone_number: SimSendOtpRequest, SimVerifyOtpRequest, SimVerifyInfoRequest);
 impl JobRequest for MixCompareFacesRequest {
+    fn subject(&self) -> SubjectRef<'_> {
+        SubjectRef::None
+    }
+}
+impl JobRequest for EkycFullChecksRequest {
     fn subject(&self) -> SubjectRef<'_> {
         SubjectRef::None
     }

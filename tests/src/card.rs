@@ -8,9 +8,9 @@ use base64::Engine as _;
 use image::{imageops, Luma, Rgb, RgbImage};
 use serde_json::{json, Value};
 
-const CCCD: &str = "079203001234|123456789|Nguyễn Văn A|01011990|Nam|12 Lê Lợi, Phường Bến Nghé, Quận 1, TP Hồ Chí Minh|15062021";
+pub const CCCD: &str = "079203001234|123456789|Nguyễn Văn A|01011990|Nam|12 Lê Lợi, Phường Bến Nghé, Quận 1, TP Hồ Chí Minh|15062021";
 
-fn qr(text: &str) -> RgbImage {
+pub fn qr(text: &str) -> RgbImage {
     let code = qrcode::QrCode::new(text.as_bytes()).expect("encode QR");
     let luma = code.render::<Luma<u8>>().module_dimensions(4, 4).build();
     RgbImage::from_fn(luma.width(), luma.height(), |x, y| {
@@ -21,9 +21,19 @@ fn qr(text: &str) -> RgbImage {
 
 /// A card-sized light rectangle on a darker table, with `code` on its right, as JPEG.
 fn card_photo(code: Option<&RgbImage>) -> Vec<u8> {
+    card_photo_with(None, code)
+}
+
+/// As [`card_photo`], with `portrait` (scaled to 320 px high) on the card's left.
+pub fn card_photo_with(portrait: Option<&RgbImage>, code: Option<&RgbImage>) -> Vec<u8> {
     let mut photo = RgbImage::from_pixel(1400, 1000, Rgb([90, 80, 70]));
     let card = RgbImage::from_pixel(1000, 630, Rgb([235, 240, 230]));
     imageops::overlay(&mut photo, &card, 200, 185);
+    if let Some(p) = portrait {
+        let w = (p.width() * 320 / p.height().max(1)).max(1);
+        let small = imageops::resize(p, w, 320, imageops::FilterType::Triangle);
+        imageops::overlay(&mut photo, &small, 250, 300);
+    }
     if let Some(code) = code {
         imageops::overlay(&mut photo, code, 850, 250);
     }

@@ -13,6 +13,7 @@ pub mod platform;
 pub mod redelivery;
 pub mod behavior;
 pub mod card;
+pub mod ekyc;
 pub mod face;
 pub mod face_video;
 
@@ -107,6 +108,16 @@ impl Client {
         Self::reply(req.body(body).send().await.expect("request sent")).await
     }
 
+    /// POST with `Authorization: Bearer <token>` (the eKYC full check), or no
+    /// Authorization header at all when `token` is `None`.
+    pub async fn bearer(&self, token: Option<&str>, path: &str, body: &Value) -> Reply {
+        let mut req = self.http.post(format!("{}{}", self.base, path)).json(body);
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        Self::reply(req.send().await.expect("request sent")).await
+    }
+
     pub async fn raw(&self, method: reqwest::Method, path: &str) -> Reply {
         Self::reply(self.http.request(method, format!("{}{}", self.base, path)).send().await.expect("request sent")).await
     }
@@ -176,6 +187,16 @@ impl Harness {
         if let Some(r) = self.running.take() {
             r.shutdown(drain).await;
         }
+    }
+
+    /// Issue an eKYC bearer token the way `idv tokens issue` does, valid `ttl_secs` from
+    /// `now` (Unix seconds; in the past for an expired token).
+    pub async fn issue_token(&self, client_name: &str, now: i64, ttl_secs: u64) -> String {
+        let st = self.state();
+        idv_ingest::auth::issue_token(st.store.as_ref(), &st.jwt_key, client_name, std::time::Duration::from_secs(ttl_secs), now)
+            .await
+            .expect("issue token")
+            .access_token
     }
 
     /// Issue a key the way `idv keys create` does (same store, same master key).

@@ -4,3 +4,8 @@
 async fn card_qr_reading_over_http() {
     idv_tests::card::run("memory://").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ekyc_full_check_with_bearer_tokens_over_http() {
+    idv_tests::ekyc::run("memory://").await;
+}

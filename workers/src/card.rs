@@ -12,6 +12,7 @@ use idv_schemas::api::{ImageData, ReadIdCardRequest};
 use idv_schemas::jobs::Job;
 use idv_schemas::ops::Operation;
 use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group};
+use crate::face_ops::Stop;
 use idv_store::blobs::BlobStore;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -21,10 +22,13 @@ pub const NOT_PERFORMED: [&str; 5] = ["ocr", "mrz", "nfc", "card_box", "card_san
 
 pub struct CardHandler {
     pub blobs: Arc<dyn BlobStore>,
+    /// The face pipeline, for the eKYC full check's comparison and liveness (`None`:
+    /// models not installed, those checks are not performed).
+    pub biometrics: Option<crate::face_ops::Biometrics>,
 }
 
 /// The QR codec of a card type, if this build has one.
-fn codec(card_type: &str) -> Option<fn(&str) -> Result<Vec<CardField>, CodecError>> {
+pub(crate) fn codec(card_type: &str) -> Option<fn(&str) -> Result<Vec<CardField>, CodecError>> {
     match card_type {
         "vn.national_id" => Some(idv_cards::vn_cccd::parse),
         _ => None,
@@ -32,19 +36,13 @@ fn codec(card_type: &str) -> Option<fn(&str) -> Result<Vec<CardField>, CodecErro
 }
 
 /// One side of the card: the QR texts found in its image and its QR images.
-struct Side {
-    id: Option<String>,
-    texts: Vec<String>,
-}
-
-enum Stop {
-    Answer(Envelope),
-    Store(idv_store::StoreError),
+pub(crate) struct Side {
+    pub id: Option<String>,
+    pub texts: Vec<String>,
 }
 
 impl CardHandler {
-    async fn qr_texts(&self, field: &str, image: &ImageData) -> Result<Vec<String>, Stop> {
-        let group = Group::CompareCard;
+    async fn qr_texts(&self, group: Group, field: &str, image: &ImageData) -> Result<Vec<String>, Stop> {
         let id = image.id.as_deref().unwrap_or_default();
         let bytes = match self.blobs.get(id).await {
             Ok(Some(b)) => b,
@@ -60,11 +58,11 @@ impl CardHandler {
         decoded.map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::invalid(field, e.to_string()))))
     }
 
-    async fn side(&self, n: u8, image: Option<&ImageData>, qr_images: Option<&Vec<ImageData>>) -> Result<Option<Side>, Stop> {
+    pub(crate) async fn side(&self, group: Group, n: u8, image: Option<&ImageData>, qr_images: Option<&Vec<ImageData>>) -> Result<Option<Side>, Stop> {
         let Some(image) = image else { return Ok(None) };
-        let mut texts = self.qr_texts(&format!("image{n}"), image).await?;
+        let mut texts = self.qr_texts(group, &format!("image{n}"), image).await?;
         for (i, qr) in qr_images.into_iter().flatten().enumerate() {
-            texts.extend(self.qr_texts(&format!("qr{n}_images[{i}]"), qr).await?);
+            texts.extend(self.qr_texts(group, &format!("qr{n}_images[{i}]"), qr).await?);
         }
         Ok(Some(Side { id: image.id.clone(), texts }))
     }
@@ -79,8 +77,8 @@ impl CardHandler {
                 &ErrorKind::NotAvailable { reason: format!("reading {} needs OCR, which is not in this build", req.card_type) },
             ));
         };
-        let front = self.side(1, Some(&req.image1), req.qr1_images.as_ref()).await?;
-        let back = self.side(2, req.image2.as_ref(), req.qr2_images.as_ref()).await?;
+        let front = self.side(group, 1, Some(&req.image1), req.qr1_images.as_ref()).await?;
+        let back = self.side(group, 2, req.image2.as_ref(), req.qr2_images.as_ref()).await?;
         let mut card_information: Vec<CardField> = Vec::new();
         let mut wrong_card = false;
         let mut invalid: Option<String> = None;
@@ -133,14 +131,16 @@ impl CardHandler {
 impl JobHandler for CardHandler {
     async fn handle(&self, job: &Job) -> Result<Envelope, idv_store::StoreError> {
         match job.operation {
-            Operation::ReadIdCardInfoWithSanity => match self.read(job).await {
-                Ok(env) | Err(Stop::Answer(env)) => Ok(env),
-                Err(Stop::Store(e)) => Err(e),
-            },
-            other => Ok(Envelope::error(
-                other.group(),
-                &ErrorKind::NotAvailable { reason: "the eKYC full check needs card OCR and JWT issuance, which are not in this build".into() },
-            )),
+            Operation::ReadIdCardInfoWithSanity => finish(self.read(job).await),
+            Operation::EkycFullChecks => finish(self.full_checks(job).await),
+            other => Ok(Envelope::error(other.group(), &ErrorKind::Internal { message: format!("{} is not a card job", other.name()) })),
         }
+    }
+}
+
+fn finish(r: Result<Envelope, Stop>) -> Result<Envelope, idv_store::StoreError> {
+    match r {
+        Ok(env) | Err(Stop::Answer(env)) => Ok(env),
+        Err(Stop::Store(e)) => Err(e),
     }
 }

@@ -6,6 +6,7 @@
 //! answers for capabilities whose engines are not in this build ([`unavailable`]).
 
 pub mod card;
+pub mod ekyc;
 pub mod face;
 pub mod face_engine;
 pub mod face_evidence;

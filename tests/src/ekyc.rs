@@ -1,0 +1,79 @@
+//! The eKYC full check end to end: bearer tokens (issued like `idv tokens issue`) and
+//! their refusals; a synthetic card (a real portrait photo and a CCCD QR code on a card
+//! shape) against real selfies: card information, comparison, liveness and the verdict.
+
+use crate::card::{card_photo_with, qr, CCCD};
+use crate::face::photo;
+use crate::{Harness, B64};
+use base64::Engine as _;
+use serde_json::{json, Value};
+
+const PATH: &str = "/portal/ekyc/full_checks";
+
+fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
+pub async fn run(bus_url: &str) {
+    let (Some(obama), Some(obama3), Some(biden)) = (photo("testimg-fr-obama"), photo("testimg-fr-obama3"), photo("testimg-fr-biden")) else {
+        return;
+    };
+    let h = Harness::start(bus_url, |s| s.request_timeout_ms = Some(60_000)).await;
+    let c = &h.client;
+    let portrait = idv_vision::decode(&obama, &idv_vision::DecodeLimits::default()).expect("decode");
+    let card = card_photo_with(Some(&portrait), Some(&qr(CCCD)));
+    let body = |selfie: &[u8]| {
+        json!({"card_type": "vn.national_id", "image1": {"base64": B64.encode(&card)},
+               "selfies": [{"base64": B64.encode(selfie)}], "metadata": {"client_uid": "u-1", "phone_number": "0900000000"}})
+    };
+
+    // Authentication: none, garbage, expired, another service's, then a good token.
+    let token = h.issue_token("acme", now(), 3600).await;
+    for (what, t) in [("no token", None), ("garbage", Some("abc.def.ghi".to_string())), ("expired", Some(h.issue_token("acme", now() - 7200, 3600).await))] {
+        let r = c.bearer(t.as_deref(), PATH, &body(&obama3)).await;
+        assert_eq!((r.status, r.code()), (401, Some("access_denied_exception")), "{what}: {:?}", r.body);
+    }
+    let tampered = format!("{}x", token);
+    assert_eq!(c.bearer(Some(&tampered), PATH, &body(&obama3)).await.status, 401);
+    // Access keys do not open this endpoint (and a token does not open the others).
+    let r = c.bearer(Some(&token), "/v1/face_auth_user", &json!({"cus_user_id": "u"})).await;
+    assert_eq!(r.status, 401, "{:?}", r.body);
+
+    // The same man on the card and in the selfie, the card's QR readable.
+    let ok = c.bearer(Some(&token), PATH, &body(&obama3)).await;
+    assert_eq!(ok.status, 200, "{:?}", ok.body);
+    let d = &ok.body["data"];
+    let field = |name: &str| d["card_information"].as_array().and_then(|a| a.iter().find(|e| e["field"] == name)).map(|e| e["value"].clone());
+    assert_eq!(field("id"), Some(json!("079203001234")), "{d}");
+    assert_eq!(d["compare_faces"][0]["result"], "matched", "{d}");
+    assert!(d["liveness_check"]["is_live"].is_boolean() && d["portrait_sanity"]["verdict"].is_string(), "{d}");
+    let not_performed: Vec<Value> = d["not_performed"].as_array().cloned().unwrap_or_default();
+    assert!(not_performed.contains(&json!("card_sanity")) && not_performed.contains(&json!("card_tampering")));
+    assert!(d["card_sanity"].is_null() && d["card_tampering"].is_null());
+    assert_eq!(ok.body["verdict"], "success", "{}", ok.body["message"]);
+    assert!(ok.body["time"].is_string());
+
+    // Another man in the selfie: the comparison fails, and so does the verdict.
+    let other = c.bearer(Some(&token), PATH, &body(&biden)).await;
+    assert_eq!(other.status, 200, "{:?}", other.body);
+    assert_eq!(other.body["data"]["compare_faces"][0]["result"], "unmatched");
+    assert_eq!(other.body["verdict"], "failure");
+    assert!(other.body["message"].as_str().is_some_and(|m| m.contains("unmatched")), "{:?}", other.body["message"]);
+
+    // A card type without a QR codec: its card information is not performed, not invented.
+    let mut pan = body(&obama3);
+    pan["card_type"] = json!("in.pan");
+    let r = c.bearer(Some(&token), PATH, &pan).await;
+    assert!(r.body["data"]["not_performed"].as_array().is_some_and(|a| a.contains(&json!("card_information"))), "{:?}", r.body);
+    assert_eq!(r.body["data"]["card_information"], json!([]));
+
+    // Validation: client_uid is required; at most 3 selfies.
+    let mut no_uid = body(&obama3);
+    no_uid["metadata"] = json!({"phone_number": "1"});
+    let r = c.bearer(Some(&token), PATH, &no_uid).await;
+    assert_eq!(r.status, 400, "{:?}", r.body);
+    let mut four = body(&obama3);
+    four["selfies"] = json!([{"base64": "aA=="}, {"base64": "aA=="}, {"base64": "aA=="}, {"base64": "aA=="}]);
+    assert_eq!(c.bearer(Some(&token), PATH, &four).await.status, 400);
+    h.stop().await;
+}

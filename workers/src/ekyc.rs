@@ -1,0 +1,124 @@
+//! The deprecated eKYC full check (`/portal/ekyc/full_checks`): one request that runs
+//! what this build has — card information from the card's QR code (`crate::card`), the
+//! card portrait against each selfie, passive liveness and portrait sanity of the first
+//! selfie (`crate::face_ops`) — and lists what it does not (`not_performed`: card sanity
+//! and tampering always; card information for card types without a QR codec; the face
+//! checks when the models are not installed). `verdict` is `success` only when every
+//! check that ran passed; `message` says which did not. Choices: docs/API.md "eKYC".
+
+use crate::card::{codec, CardHandler};
+use crate::face_engine::blocking_verdict;
+use crate::face_ops::Stop;
+use idv_cards::CardField;
+use idv_schemas::api::EkycFullChecksRequest;
+use idv_schemas::jobs::Job;
+use idv_schemas::{Envelope, ErrorKind, Group};
+use idv_vision::liveness::LivenessResult;
+use idv_vision::matching::MatchDecision;
+use serde_json::{json, Value};
+
+impl CardHandler {
+    pub(crate) async fn full_checks(&self, job: &Job) -> Result<Envelope, Stop> {
+        let group = Group::Ekyc;
+        let req: EkycFullChecksRequest = serde_json::from_value(job.payload.clone())
+            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
+        let mut not_performed: Vec<&str> = vec!["card_sanity", "card_tampering"];
+        let mut failures: Vec<String> = Vec::new();
+
+        // Card information: the QR code on either side, when this card type has a codec.
+        let mut card_information: Vec<CardField> = Vec::new();
+        match codec(&req.card_type) {
+            Some(parse) => {
+                let front = self.side(group, 1, Some(&req.image1), None).await?;
+                let back = self.side(group, 2, req.image2.as_ref(), None).await?;
+                for text in front.iter().chain(back.iter()).flat_map(|s| s.texts.iter()) {
+                    if let Ok(fields) = parse(text) {
+                        for f in fields {
+                            if !card_information.iter().any(|c| c.field == f.field) {
+                                card_information.push(f);
+                            }
+                        }
+                    }
+                }
+                if card_information.is_empty() {
+                    failures.push(format!("no {} QR code could be read (OCR is not in this build)", req.card_type));
+                }
+            }
+            None => not_performed.push("card_information"),
+        }
+
+        // Faces: the card portrait against every selfie; liveness and sanity of the first.
+        let selfies = req.selfies.clone().unwrap_or_default();
+        let mut compare_faces = Vec::new();
+        let (mut liveness, mut portrait) = (Value::Null, Value::Null);
+        match (&self.biometrics, selfies.is_empty()) {
+            (None, _) => not_performed.extend(["compare_faces", "liveness_check", "portrait_sanity"]),
+            (Some(_), true) => {
+                not_performed.extend(["compare_faces", "liveness_check", "portrait_sanity"]);
+                failures.push("no selfie was sent".into());
+            }
+            (Some(bio), false) => {
+                let card = bio.analyze(group, "image1", &req.image1).await?;
+                if card.embedding.is_none() {
+                    failures.push("no face on the card image".into());
+                }
+                for (i, selfie) in selfies.iter().enumerate() {
+                    let field = format!("selfies[{i}]");
+                    let a = bio.analyze(group, &field, selfie).await?;
+                    if i == 0 {
+                        portrait = json!({"verdict": a.sanity.verdict.as_api_string(), "score": a.sanity.score});
+                        if blocking_verdict(&a.sanity.verdict).is_some() {
+                            failures.push(format!("portrait sanity of {field}: {}", a.sanity.verdict.as_api_string()));
+                        }
+                        match &a.liveness {
+                            LivenessResult::Performed { is_live, score, .. } => {
+                                liveness = json!({"is_live": is_live, "score": score});
+                                if !is_live && bio.passive_liveness_blocks {
+                                    failures.push(format!("{field} is not live"));
+                                }
+                            }
+                            LivenessResult::NotPerformed { .. } => not_performed.push("liveness_check"),
+                        }
+                    }
+                    match (&card.embedding, &a.embedding) {
+                        (Some(c), Some(s)) => {
+                            let m = idv_vision::matching::compare(c, s, &bio.engine.match_config)
+                                .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
+                            if m.decision != MatchDecision::Matched {
+                                failures.push(format!("card portrait and {field}: {}", m.decision.as_str()));
+                            }
+                            compare_faces.push(json!({"face1_id": "image1-face-0", "face2_id": format!("selfies{i}-face-0"), "score": m.score, "result": m.decision.as_str()}));
+                        }
+                        (_, None) => failures.push(format!("no face in {field}")),
+                        (None, Some(_)) => {}
+                    }
+                }
+            }
+        }
+
+        let verdict = if failures.is_empty() { "success" } else { "failure" };
+        let message = if failures.is_empty() {
+            format!("every check performed passed; not performed: {}", not_performed.join(", "))
+        } else {
+            failures.join("; ")
+        };
+        let time = time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
+        let body = json!({
+            "data": {
+                "request_id": job.request_id,
+                "card_information": card_information,
+                "compare_faces": compare_faces,
+                "liveness_check": liveness,
+                "portrait_sanity": portrait,
+                "card_sanity": null,
+                "card_tampering": null,
+                "not_performed": not_performed,
+            },
+            "errors": [],
+            "message": message,
+            "time": time,
+            "verdict": verdict,
+        });
+        Ok(Envelope { http_status: 200, body, retry_after_secs: None })
+    }
+}
