@@ -21,6 +21,9 @@ pub const AUDIENCE: &str = "idv-ekyc";
 pub const MAX_TOKEN_LEN: usize = 8 * 1024;
 /// Clock skew tolerated on exp / nbf / iat, seconds.
 pub const LEEWAY_SECS: i64 = 60;
+/// Longest validity a token may have (`exp - iat`): tokens cannot be revoked one by one,
+/// so they must not live long.
+pub const MAX_LIFETIME_SECS: i64 = 24 * 3600;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Claims {
@@ -52,12 +55,6 @@ pub enum JwtError {
     WrongAudience,
 }
 
-#[derive(Deserialize)]
-struct Header {
-    alg: String,
-    #[serde(default)]
-    crit: Option<serde::de::IgnoredAny>,
-}
 
 fn mac(key: &[u8], signing_input: &[u8]) -> Vec<u8> {
     // HMAC accepts keys of any length; new_from_slice cannot fail for it.
@@ -91,9 +88,10 @@ pub fn verify_signature(token: &str, key: &[u8]) -> Result<Vec<u8>, JwtError> {
         return Err(JwtError::Malformed);
     };
     let header_bytes = B64URL.decode(h).map_err(|_| JwtError::Malformed)?;
-    let header: Header = serde_json::from_slice(&header_bytes).map_err(|_| JwtError::Malformed)?;
-    // Only HS256; and no critical extensions we would have to understand.
-    if header.alg != "HS256" || header.crit.is_some() {
+    let header: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(&header_bytes).map_err(|_| JwtError::Malformed)?;
+    // Only HS256; and no critical extensions we would have to understand (a `crit` key
+    // of any value, null included, is refused).
+    if header.get("alg").and_then(|a| a.as_str()) != Some("HS256") || header.contains_key("crit") {
         return Err(JwtError::Algorithm);
     }
     let sig = B64URL.decode(s).map_err(|_| JwtError::Malformed)?;
@@ -112,11 +110,10 @@ pub fn verify(token: &str, key: &[u8], now: i64) -> Result<Claims, JwtError> {
     if claims.iss != ISSUER || claims.aud != AUDIENCE || claims.sub.is_empty() {
         return Err(JwtError::WrongAudience);
     }
-    if now > claims.exp.saturating_add(LEEWAY_SECS) {
+    if now > claims.exp.saturating_add(LEEWAY_SECS) || claims.exp.saturating_sub(claims.iat) > MAX_LIFETIME_SECS {
         return Err(JwtError::Expired);
     }
-    let not_before = claims.nbf.unwrap_or(claims.iat);
-    if not_before > now.saturating_add(LEEWAY_SECS) {
+    if claims.iat.max(claims.nbf.unwrap_or(i64::MIN)) > now.saturating_add(LEEWAY_SECS) {
         return Err(JwtError::NotYetValid);
     }
     Ok(claims)
@@ -172,6 +169,13 @@ mod tests {
         let hs512 = format!("{}.{p}.{s}", B64URL.encode(br#"{"alg":"HS512"}"#));
         let rs256 = format!("{}.{p}.{s}", B64URL.encode(br#"{"alg":"RS256"}"#));
         let crit = format!("{}.{p}.{s}", B64URL.encode(br#"{"alg":"HS256","crit":["exp"]}"#));
+        let crit_null = format!("{}.{p}.{s}", B64URL.encode(br#"{"alg":"HS256","crit":null}"#));
+        let alg_number = format!("{}.{p}.{s}", B64URL.encode(br#"{"alg":256}"#));
+        let mut long_lived = claims(now);
+        long_lived.exp = now + MAX_LIFETIME_SECS + 1;
+        let mut future_iat = claims(now);
+        future_iat.iat = now + 3600;
+        future_iat.nbf = Some(now - 10);
         let mut tampered_claims = claims(now);
         tampered_claims.sub = "client-2".into();
         let tampered = format!("{h}.{}.{s}", B64URL.encode(serde_json::to_vec(&tampered_claims).unwrap_or_default()));
@@ -185,6 +189,10 @@ mod tests {
             ("alg HS512", hs512, JwtError::Algorithm),
             ("alg RS256", rs256, JwtError::Algorithm),
             ("crit header", crit, JwtError::Algorithm),
+            ("crit null", crit_null, JwtError::Algorithm),
+            ("alg not a string", alg_number, JwtError::Algorithm),
+            ("lifetime over 24 h", sign(&long_lived, &key), JwtError::Expired),
+            ("iat in the future despite nbf", sign(&future_iat, &key), JwtError::NotYetValid),
             ("tampered payload", tampered, JwtError::Signature),
             ("wrong key", sign(&claims(now), &derive_key(&[8u8; 32])), JwtError::Signature),
             ("huge", format!("{good}{}", "A".repeat(MAX_TOKEN_LEN)), JwtError::Malformed),

@@ -214,7 +214,8 @@ pub struct IssuedToken {
 }
 
 /// Issues a token for `client_name` (the client is created if new, as for access keys),
-/// valid `ttl` from `now` (Unix seconds). `idv tokens issue` calls this.
+/// valid `ttl` from `now` (Unix seconds), at most 24 hours (longer is cut to 24 hours).
+/// `idv tokens issue` calls this.
 pub async fn issue_token(store: &dyn Store, key: &JwtKey, client_name: &str, ttl: Duration, now: i64) -> Result<IssuedToken, StoreError> {
     let created = time::OffsetDateTime::from_unix_timestamp(now)
         .ok()
@@ -227,14 +228,14 @@ pub async fn issue_token(store: &dyn Store, key: &JwtKey, client_name: &str, ttl
         sub: client.client_id.clone(),
         iat: now,
         nbf: None,
-        exp: now.saturating_add(i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX)),
+        exp: now.saturating_add(i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX).min(idv_crypto::jwt::MAX_LIFETIME_SECS)),
         jti: uuid::Uuid::new_v4().to_string(),
     };
     Ok(IssuedToken {
         client_id: client.client_id,
         access_token: idv_crypto::jwt::sign(&claims, &key.0),
         token_type: "Bearer",
-        expires_in: ttl.as_secs(),
+        expires_in: ttl.as_secs().min(idv_crypto::jwt::MAX_LIFETIME_SECS as u64),
     })
 }
 
@@ -243,7 +244,12 @@ pub async fn issue_token(store: &dyn Store, key: &JwtKey, client_name: &str, ttl
 /// response does not say which.
 pub async fn authenticate_jwt(store: &dyn Store, key: &JwtKey, headers: &HeaderMap, now: i64) -> Result<Caller, ErrorKind> {
     let value = headers.get("authorization").and_then(|v| v.to_str().ok()).ok_or(ErrorKind::AccessDenied)?;
-    let token = value.strip_prefix("Bearer ").ok_or(ErrorKind::AccessDenied)?.trim();
+    // The scheme name is case-insensitive (RFC 6750 / 9110).
+    let (scheme, token) = value.split_once(' ').ok_or(ErrorKind::AccessDenied)?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(ErrorKind::AccessDenied);
+    }
+    let token = token.trim();
     let claims = idv_crypto::jwt::verify(token, &key.0, now).map_err(|_| ErrorKind::AccessDenied)?;
     store
         .get_client(&claims.sub)

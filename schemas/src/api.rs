@@ -535,7 +535,7 @@ pub struct EkycFullChecksRequest {
 
 impl Validate for EkycFullChecksRequest {
     fn validate(&self) -> Result<(), ErrorKind> {
-        v::required_str("card_type", &self.card_type, limits::ID_LEN)?;
+        v::one_of("card_type", Some(&self.card_type), CARD_TYPES)?;
         if self.image1.base64.is_none() {
             return Err(ErrorKind::invalid("image1.base64", "image1.base64 is required"));
         }

@@ -92,6 +92,13 @@ pub async fn run(bus_url: &str) {
     let pan = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.pan", card_photo(Some(&qr(CCCD))), None)).await;
     assert_eq!((pan.status, pan.body["errors"][0]["detail"]["reason"].as_str()), (500, Some("not_performed")), "{:?}", pan.body);
 
+    // Front and a QR close-up of two different cards.
+    let other_card = CCCD.replace("079203001234", "001099012345");
+    let mut two = read("vn.national_id", card_photo(Some(&qr(CCCD))), None);
+    two["image2"] = json!({"base64": B64.encode(card_photo(Some(&qr(&other_card)))), "label": "back", "metadata": {}});
+    let r = c.call(&acme, "/v1/read_id_card_info_with_sanity", &two).await;
+    assert_eq!((r.status, r.code()), (200, Some("nocard_or_multicard_image")), "{:?}", r.body);
+
     // Bytes that are not an image: 400 naming the field.
     let junk = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", b"not an image at all".to_vec(), None)).await;
     assert_eq!((junk.status, junk.code()), (400, Some("invalid_parameter_exception")), "{:?}", junk.body);

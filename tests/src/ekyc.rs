@@ -14,6 +14,50 @@ fn now() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
 
+/// Token refusals, with no model needed (the request never reaches a worker).
+pub async fn auth(bus_url: &str) {
+    let h = Harness::start(bus_url, |_| {}).await;
+    let c = &h.client;
+    let body = json!({"card_type": "vn.national_id", "image1": {"base64": "aA=="}, "metadata": {"client_uid": "u-1"}});
+    let token = h.issue_token("acme", now(), 3600).await;
+    let key = idv_crypto::jwt::derive_key(&h.settings.master_key().expect("master key"));
+    let mut ghost = idv_crypto::jwt::Claims {
+        iss: idv_crypto::jwt::ISSUER.into(),
+        aud: idv_crypto::jwt::AUDIENCE.into(),
+        sub: "no-such-client".into(),
+        iat: now(),
+        nbf: None,
+        exp: now() + 600,
+        jti: "g".into(),
+    };
+    let unknown_client = idv_crypto::jwt::sign(&ghost, &key);
+    ghost.sub = h.state().store.find_client_by_name("acme").await.ok().flatten().map(|c| c.client_id).unwrap_or_default();
+    let other_key = idv_crypto::jwt::sign(&ghost, &idv_crypto::jwt::derive_key(&[9u8; 32]));
+    let cases = [
+        ("no token", None),
+        ("garbage", Some("abc.def.ghi".to_string())),
+        ("expired", Some(h.issue_token("acme", now() - 7200, 3600).await)),
+        ("tampered", Some(format!("{token}x"))),
+        ("client does not exist", Some(unknown_client)),
+        ("signed with another master key", Some(other_key)),
+    ];
+    for (what, t) in cases {
+        let r = c.bearer(t.as_deref(), PATH, &body).await;
+        assert_eq!((r.status, r.code()), (401, Some("access_denied_exception")), "{what}: {:?}", r.body);
+    }
+    // A token does not open the other operations, nor an access key this one.
+    let r = c.bearer(Some(&token), "/v1/face_auth_user", &json!({"cus_user_id": "u"})).await;
+    assert_eq!(r.status, 401, "{:?}", r.body);
+    let acme = h.create_key("acme").await;
+    let r = c.call(&acme, PATH, &body).await;
+    assert_eq!((r.status, r.code()), (401, Some("access_denied_exception")), "{:?}", r.body);
+    // The scheme name is case-insensitive; a valid token gets past authentication (and
+    // validation answers: card_type must be one of the card types).
+    let lower = c.http.post(format!("{}{PATH}", c.base)).header("authorization", format!("bearer {token}")).json(&json!({"card_type": "x", "image1": {"base64": "aA=="}, "metadata": {"client_uid": "u"}})).send().await.expect("sent");
+    assert_eq!(lower.status().as_u16(), 400);
+    h.stop().await;
+}
+
 pub async fn run(bus_url: &str) {
     let (Some(obama), Some(obama3), Some(biden)) = (photo("testimg-fr-obama"), photo("testimg-fr-obama3"), photo("testimg-fr-biden")) else {
         return;
@@ -27,17 +71,7 @@ pub async fn run(bus_url: &str) {
                "selfies": [{"base64": B64.encode(selfie)}], "metadata": {"client_uid": "u-1", "phone_number": "0900000000"}})
     };
 
-    // Authentication: none, garbage, expired, another service's, then a good token.
     let token = h.issue_token("acme", now(), 3600).await;
-    for (what, t) in [("no token", None), ("garbage", Some("abc.def.ghi".to_string())), ("expired", Some(h.issue_token("acme", now() - 7200, 3600).await))] {
-        let r = c.bearer(t.as_deref(), PATH, &body(&obama3)).await;
-        assert_eq!((r.status, r.code()), (401, Some("access_denied_exception")), "{what}: {:?}", r.body);
-    }
-    let tampered = format!("{}x", token);
-    assert_eq!(c.bearer(Some(&tampered), PATH, &body(&obama3)).await.status, 401);
-    // Access keys do not open this endpoint (and a token does not open the others).
-    let r = c.bearer(Some(&token), "/v1/face_auth_user", &json!({"cus_user_id": "u"})).await;
-    assert_eq!(r.status, 401, "{:?}", r.body);
 
     // The same man on the card and in the selfie, the card's QR readable.
     let ok = c.bearer(Some(&token), PATH, &body(&obama3)).await;
@@ -60,12 +94,22 @@ pub async fn run(bus_url: &str) {
     assert_eq!(other.body["verdict"], "failure");
     assert!(other.body["message"].as_str().is_some_and(|m| m.contains("unmatched")), "{:?}", other.body["message"]);
 
-    // A card type without a QR codec: its card information is not performed, not invented.
+    // A card type without a QR codec: its card information is not performed, not
+    // invented, and without it the verdict cannot be success.
     let mut pan = body(&obama3);
     pan["card_type"] = json!("in.pan");
     let r = c.bearer(Some(&token), PATH, &pan).await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
     assert!(r.body["data"]["not_performed"].as_array().is_some_and(|a| a.contains(&json!("card_information"))), "{:?}", r.body);
     assert_eq!(r.body["data"]["card_information"], json!([]));
+    assert_eq!(r.body["data"]["compare_faces"][0]["result"], "matched", "the face check still ran");
+    assert_eq!(r.body["verdict"], "failure", "{:?}", r.body["message"]);
+
+    // A selfie with two faces in it (a held-up photo, a bystander): not a pass.
+    let group = photo("testimg-faceapi-sample1").unwrap_or_default();
+    let r = c.bearer(Some(&token), PATH, &body(&group)).await;
+    assert_eq!(r.body["verdict"], "failure", "{:?}", r.body);
+    assert!(r.body["message"].as_str().is_some_and(|m| m.contains("several faces")), "{:?}", r.body["message"]);
 
     // Validation: client_uid is required; at most 3 selfies.
     let mut no_uid = body(&obama3);

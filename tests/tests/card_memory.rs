@@ -9,3 +9,8 @@ async fn card_qr_reading_over_http() {
 async fn ekyc_full_check_with_bearer_tokens_over_http() {
     idv_tests::ekyc::run("memory://").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ekyc_bearer_token_refusals() {
+    idv_tests::ekyc::auth("memory://").await;
+}

@@ -1,13 +1,13 @@
 //! QR codes in card images (`read_id_card_info_with_sanity`'s `qr1_images`/`qr2_images`,
 //! and the QR printed on a card's face): find and decode every QR code in an image with
 //! `rqrr` (pure Rust). Large photos are scaled down first (a card's QR stays well above
-//! the decoder's need of ~3 px per module at 2000 px), and a second pass on a
+//! the decoder's need of ~3 px per module at 1600 px), and a second pass on a
 //! contrast-stretched image catches QR codes in dim photos.
 
 use image::{imageops, GrayImage, RgbImage};
 
 /// Longest side the decoder sees.
-pub const MAX_SIDE: u32 = 2000;
+pub const MAX_SIDE: u32 = 1600;
 /// QR codes decoded per image at most (a card carries one; a collage a few).
 pub const MAX_CODES: usize = 8;
 

@@ -19,6 +19,14 @@ use std::sync::Arc;
 
 /// What this build does not do for a card, reported with every answer.
 pub const NOT_PERFORMED: [&str; 5] = ["ocr", "mrz", "nfc", "card_box", "card_sanity"];
+/// Longest one image's decode + QR search may take before the job gives up on it
+/// ("not performed"). rqrr has no cap on finder-pattern candidates, so a crafted image
+/// can make its search slow: the job stops waiting here (the blocking thread finishes
+/// on its own).
+pub const QR_TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A card type's QR codec.
+pub(crate) type Codec = fn(&str) -> Result<Vec<CardField>, CodecError>;
 
 pub struct CardHandler {
     pub blobs: Arc<dyn BlobStore>,
@@ -28,7 +36,7 @@ pub struct CardHandler {
 }
 
 /// The QR codec of a card type, if this build has one.
-pub(crate) fn codec(card_type: &str) -> Option<fn(&str) -> Result<Vec<CardField>, CodecError>> {
+pub(crate) fn codec(card_type: &str) -> Option<Codec> {
     match card_type {
         "vn.national_id" => Some(idv_cards::vn_cccd::parse),
         _ => None,
@@ -49,19 +57,36 @@ impl CardHandler {
             Ok(None) => return Err(Stop::Answer(Envelope::error(group, &ErrorKind::ImageNotFound { field: Some(field.into()) }))),
             Err(e) => return Err(Stop::Store(e)),
         };
-        // Decoding and QR search are CPU work: off the async executor.
-        let decoded = tokio::task::spawn_blocking(move || {
+        // Decoding and QR search are CPU work: off the async executor, within a budget.
+        let task = tokio::task::spawn_blocking(move || {
             idv_vision::decode(&bytes, &idv_vision::DecodeLimits::default()).map(|img| idv_vision::qr::decode_qr_codes(&img))
-        })
-        .await
-        .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
+        });
+        let not_performed = |reason: String| Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason }));
+        let decoded = match tokio::time::timeout(QR_TIME_BUDGET, task).await {
+            Err(_) => return Err(not_performed(format!("the QR search in {field} took longer than {} s", QR_TIME_BUDGET.as_secs()))),
+            // The decoder panicked on this image (a known rqrr failure mode).
+            Ok(Err(_)) => return Err(not_performed(format!("the QR decoder failed on {field}"))),
+            Ok(Ok(d)) => d,
+        };
         decoded.map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::invalid(field, e.to_string()))))
     }
 
-    pub(crate) async fn side(&self, group: Group, n: u8, image: Option<&ImageData>, qr_images: Option<&Vec<ImageData>>) -> Result<Option<Side>, Stop> {
+    /// The QR texts of one side: its image first, then its QR images, stopping at the
+    /// first image whose QR the codec reads (no work beyond what answers the request).
+    pub(crate) async fn side(
+        &self,
+        group: Group,
+        n: u8,
+        image: Option<&ImageData>,
+        qr_images: Option<&Vec<ImageData>>,
+        parse: Codec,
+    ) -> Result<Option<Side>, Stop> {
         let Some(image) = image else { return Ok(None) };
         let mut texts = self.qr_texts(group, &format!("image{n}"), image).await?;
         for (i, qr) in qr_images.into_iter().flatten().enumerate() {
+            if texts.iter().any(|t| parse(t).is_ok()) {
+                break;
+            }
             texts.extend(self.qr_texts(group, &format!("qr{n}_images[{i}]"), qr).await?);
         }
         Ok(Some(Side { id: image.id.clone(), texts }))
@@ -77,9 +102,10 @@ impl CardHandler {
                 &ErrorKind::NotAvailable { reason: format!("reading {} needs OCR, which is not in this build", req.card_type) },
             ));
         };
-        let front = self.side(group, 1, Some(&req.image1), req.qr1_images.as_ref()).await?;
-        let back = self.side(group, 2, req.image2.as_ref(), req.qr2_images.as_ref()).await?;
+        let front = self.side(group, 1, Some(&req.image1), req.qr1_images.as_ref(), parse).await?;
+        let back = self.side(group, 2, req.image2.as_ref(), req.qr2_images.as_ref(), parse).await?;
         let mut card_information: Vec<CardField> = Vec::new();
+        let mut card_ids: Vec<String> = Vec::new();
         let mut wrong_card = false;
         let mut invalid: Option<String> = None;
         let mut side_json = |side: &Option<Side>| -> Value {
@@ -88,6 +114,11 @@ impl CardHandler {
             for text in &side.texts {
                 match parse(text) {
                     Ok(fields) => {
+                        if let Some(id) = fields.iter().find(|f| f.field == "id") {
+                            if !card_ids.contains(&id.value) {
+                                card_ids.push(id.value.clone());
+                            }
+                        }
                         for f in &fields {
                             if !card_information.iter().any(|c| c.field == f.field) {
                                 card_information.push(f.clone());
@@ -108,6 +139,15 @@ impl CardHandler {
             "request_id": job.request_id, "status": "success", "image1": image1, "image2": image2,
             "card_information": card_information, "not_performed": NOT_PERFORMED,
         });
+        if card_ids.len() > 1 {
+            // The two sides (or a side and a QR close-up) belong to different cards.
+            data["status"] = json!("failure");
+            return Ok(Envelope::finished(
+                group,
+                data,
+                vec![ApiError::failure(FailureCode::NocardOrMulticardImage, "the QR codes belong to different cards")],
+            ));
+        }
         if !card_information.is_empty() {
             return Ok(Envelope::ok(group, data));
         }

@@ -29,8 +29,8 @@ impl CardHandler {
         let mut card_information: Vec<CardField> = Vec::new();
         match codec(&req.card_type) {
             Some(parse) => {
-                let front = self.side(group, 1, Some(&req.image1), None).await?;
-                let back = self.side(group, 2, req.image2.as_ref(), None).await?;
+                let front = self.side(group, 1, Some(&req.image1), None, parse).await?;
+                let back = self.side(group, 2, req.image2.as_ref(), None, parse).await?;
                 for text in front.iter().chain(back.iter()).flat_map(|s| s.texts.iter()) {
                     if let Ok(fields) = parse(text) {
                         for f in fields {
@@ -59,26 +59,37 @@ impl CardHandler {
             }
             (Some(bio), false) => {
                 let card = bio.analyze(group, "image1", &req.image1).await?;
-                if card.embedding.is_none() {
+                if card.face_count > 1 {
+                    failures.push("several faces on the card image".into());
+                } else if card.embedding.is_none() {
                     failures.push("no face on the card image".into());
                 }
                 for (i, selfie) in selfies.iter().enumerate() {
                     let field = format!("selfies[{i}]");
                     let a = bio.analyze(group, &field, selfie).await?;
+                    if a.face_count > 1 {
+                        // Someone else in the picture (a held-up photo, a bystander).
+                        failures.push(format!("several faces in {field}"));
+                        continue;
+                    }
                     if i == 0 {
                         portrait = json!({"verdict": a.sanity.verdict.as_api_string(), "score": a.sanity.score});
                         if blocking_verdict(&a.sanity.verdict).is_some() {
                             failures.push(format!("portrait sanity of {field}: {}", a.sanity.verdict.as_api_string()));
                         }
-                        match &a.liveness {
-                            LivenessResult::Performed { is_live, score, .. } => {
+                    }
+                    // Every selfie must be live; `liveness_check` reports the first.
+                    match &a.liveness {
+                        LivenessResult::Performed { is_live, score, .. } => {
+                            if i == 0 {
                                 liveness = json!({"is_live": is_live, "score": score});
-                                if !is_live && bio.passive_liveness_blocks {
-                                    failures.push(format!("{field} is not live"));
-                                }
                             }
-                            LivenessResult::NotPerformed { .. } => not_performed.push("liveness_check"),
+                            if !is_live && bio.passive_liveness_blocks {
+                                failures.push(format!("{field} is not live"));
+                            }
                         }
+                        LivenessResult::NotPerformed { .. } if i == 0 => not_performed.push("liveness_check"),
+                        LivenessResult::NotPerformed { .. } => {}
                     }
                     match (&card.embedding, &a.embedding) {
                         (Some(c), Some(s)) => {
@@ -96,6 +107,14 @@ impl CardHandler {
             }
         }
 
+        // Success needs the two checks this operation exists for: the card was read and its
+        // portrait matched the selfies. Anything not performed cannot pass.
+        if not_performed.contains(&"card_information") {
+            failures.push(format!("card information of {} cannot be read in this build", req.card_type));
+        }
+        if compare_faces.is_empty() && !failures.iter().any(|f| f.contains("face")) {
+            failures.push("the card portrait was not compared with a selfie".into());
+        }
         let verdict = if failures.is_empty() { "success" } else { "failure" };
         let message = if failures.is_empty() {
             format!("every check performed passed; not performed: {}", not_performed.join(", "))
