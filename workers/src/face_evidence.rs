@@ -42,6 +42,23 @@ pub struct LivenessInputs<'a> {
     pub cus_user_id: &'a str,
 }
 
+/// [`LivenessInputs`] of a face_auth or face_auth_register request (the two request types
+/// share these field names but not a type).
+#[macro_export]
+macro_rules! liveness_inputs {
+    ($req:expr, $store:expr, $job:expr) => {
+        $crate::face_evidence::LivenessInputs {
+            gesture_faces: $req.gesture_faces.as_ref(),
+            videos: $req.videos.as_ref(),
+            gesture_videos: $req.gesture_videos.as_ref(),
+            selfie_type: $req.selfie_type.as_deref(),
+            store: $store,
+            job: $job,
+            cus_user_id: &$req.cus_user_id,
+        }
+    };
+}
+
 /// What the evidence showed: JSON for `liveness_check`, and the first failure.
 #[derive(Default)]
 pub struct Evidence {

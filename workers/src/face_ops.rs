@@ -4,7 +4,6 @@
 
 use crate::face::{face_types, user_json, HISTORIES_RETURNED};
 use crate::face_engine::{bbox_json, blocking_verdict, liveness_json, AnalysisError, FaceAnalysis, FaceEngine};
-use crate::face_evidence::LivenessInputs;
 use idv_crypto::sealed::Sealer;
 use idv_schemas::api::{FaceAuthRegisterRequest, FaceAuthRequest, ImageData, MixCompareFacesRequest};
 use idv_schemas::jobs::Job;
@@ -225,16 +224,7 @@ impl Biometrics {
         // anything is written: a failed check registers nothing.
         let mut validate = Value::Null;
         if let Some(selfie) = &selfie_analysis {
-            let evidence_inputs = LivenessInputs {
-                gesture_faces: req.gesture_faces.as_ref(),
-                videos: req.videos.as_ref(),
-                gesture_videos: req.gesture_videos.as_ref(),
-                selfie_type: req.selfie_type.as_deref(),
-                store,
-                job,
-                cus_user_id: &req.cus_user_id,
-            };
-            let evidence = self.liveness_evidence(group, &evidence_inputs, selfie).await?;
+            let evidence = self.liveness_evidence(group, &crate::liveness_inputs!(req, store, job), selfie).await?;
             validate = json!({});
             evidence.write_into(&mut validate, &job.request_id);
             if evidence.failed.is_some() {
@@ -334,16 +324,7 @@ impl Biometrics {
         let embedding = self.usable(group, &data, &analysis)?;
         // Passive liveness of the selfie, then the evidence beside it (videos, gestures,
         // flash): any failure is image_non_liveness.
-        let inputs = LivenessInputs {
-            gesture_faces: req.gesture_faces.as_ref(),
-            videos: req.videos.as_ref(),
-            gesture_videos: req.gesture_videos.as_ref(),
-            selfie_type: req.selfie_type.as_deref(),
-            store,
-            job,
-            cus_user_id: &req.cus_user_id,
-        };
-        let evidence = self.liveness_evidence(group, &inputs, &analysis).await?;
+        let evidence = self.liveness_evidence(group, &crate::liveness_inputs!(req, store, job), &analysis).await?;
         evidence.write_into(&mut data["validate_faces_result"], &job.request_id);
         let passive_failed = self.passive_liveness_blocks && analysis.liveness.is_live() == Some(false);
         if passive_failed || evidence.failed.is_some() {
