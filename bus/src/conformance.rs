@@ -45,6 +45,29 @@ where
     groups_read_independently(make().await).await;
     latest_group_skips_history(make().await).await;
     members_of_a_group_share_the_work(make().await).await;
+    broadcast_readers_each_see_everything_new(make().await).await;
+}
+
+pub async fn broadcast_readers_each_see_everything_new(bus: Arc<dyn Bus>) {
+    let topic = unique("broadcast");
+    bus.ensure_topics(&[&topic], 3).await.expect("ensure_topics");
+    bus.publish(&topic, b"k", b"before").await.expect("publish");
+    let mut a = bus.subscribe_broadcast(&topic).await.expect("broadcast a");
+    let mut b = bus.subscribe_broadcast(&topic).await.expect("broadcast b");
+    let total = 24u32;
+    for i in 0..total {
+        bus.publish(&topic, format!("key-{i}").as_bytes(), &i.to_be_bytes()).await.expect("publish");
+    }
+    for reader in [&mut a, &mut b] {
+        let mut seen = std::collections::BTreeSet::new();
+        while seen.len() < total as usize {
+            let d = tokio::time::timeout(RECV_TIMEOUT, reader.recv()).await.expect("in time").expect("recv");
+            assert_ne!(d.payload, b"before", "a broadcast reader starts after what was there");
+            reader.commit(&d).await.expect("commit is accepted");
+            seen.insert(d.payload);
+        }
+        assert_eq!(seen.len(), total as usize, "every partition, every message, for each reader");
+    }
 }
 
 pub async fn per_key_order_is_kept(bus: Arc<dyn Bus>) {

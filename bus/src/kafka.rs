@@ -186,6 +186,9 @@ fn forward_log(level: RDKafkaLogLevel, fac: &str, msg: &str) {
     }
 }
 
+/// Group-less consumers (broadcast) need no rebalance callbacks.
+impl ConsumerContext for TracingContext {}
+
 impl ClientContext for TracingContext {
     fn log(&self, level: RDKafkaLogLevel, fac: &str, log_message: &str) {
         forward_log(level, fac, log_message);
@@ -321,8 +324,91 @@ impl Bus for KafkaBus {
         Ok(Box::new(KafkaConsumer { rx, assignment, consumer: weak, committed: HashMap::new() }))
     }
 
+    async fn subscribe_broadcast(&self, topic: &str) -> Result<Box<dyn Consumer>, BusError> {
+        // librdkafka wants a group.id even for assign(); this one is never joined (no
+        // subscribe, explicit start offsets, no commits), so the broker keeps nothing.
+        let config = self.settings.consumer_config(&format!("idv-broadcast-{}", uuid::Uuid::new_v4()), StartFrom::Latest);
+        let consumer: BaseConsumer<TracingContext> =
+            config.create_with_context(TracingContext).map_err(|e| backend("kafka consumer config", e))?;
+        let topic_owned = topic.to_string();
+        // Start every partition at its current end, resolved now, so everything published
+        // after this returns is seen (Offset::End would resolve lazily, later).
+        let consumer = tokio::task::spawn_blocking(move || -> Result<BaseConsumer<TracingContext>, BusError> {
+            let timeout = Duration::from_secs(10);
+            let metadata = consumer
+                .fetch_metadata(Some(&topic_owned), timeout)
+                .map_err(|e| backend(format_args!("metadata of {topic_owned}"), e))?;
+            let partitions: Vec<i32> = metadata
+                .topics()
+                .iter()
+                .filter(|t| t.name() == topic_owned)
+                .flat_map(|t| t.partitions().iter().map(|p| p.id()))
+                .collect();
+            if partitions.is_empty() {
+                return Err(BusError::UnknownTopic(topic_owned));
+            }
+            let mut tpl = TopicPartitionList::new();
+            for p in partitions {
+                let (_, high) = consumer
+                    .fetch_watermarks(&topic_owned, p, timeout)
+                    .map_err(|e| backend(format_args!("watermarks of {topic_owned}/{p}"), e))?;
+                tpl.add_partition_offset(&topic_owned, p, Offset::Offset(high)).map_err(|e| backend("assign", e))?;
+            }
+            consumer.assign(&tpl).map_err(|e| backend(format_args!("assign {topic_owned}"), e))?;
+            Ok(consumer)
+        })
+        .await
+        .map_err(|e| backend("broadcast subscribe task", e))??;
+        let (tx, rx) = mpsc::channel(HANDOFF_CAPACITY);
+        std::thread::Builder::new()
+            .name("idv-kafka-broadcast".into())
+            .spawn(move || broadcast_poll_loop(consumer, tx))
+            .map_err(|e| backend("spawn consumer thread", e))?;
+        Ok(Box::new(BroadcastConsumer { rx }))
+    }
+
     fn backend(&self) -> &'static str {
         "kafka"
+    }
+}
+
+/// The broadcast consumer's thread: fetches and hands over, waiting (not dropping) when
+/// the reader falls behind; ends when the reader is dropped.
+fn broadcast_poll_loop(consumer: BaseConsumer<TracingContext>, tx: mpsc::Sender<Delivery>) {
+    while !tx.is_closed() {
+        match consumer.poll(Duration::from_millis(100)) {
+            None => {}
+            Some(Ok(m)) => {
+                let delivery = Delivery {
+                    topic: m.topic().to_string(),
+                    partition: m.partition(),
+                    offset: m.offset(),
+                    key: m.key().map(<[u8]>::to_vec).unwrap_or_default(),
+                    payload: m.payload().map(<[u8]>::to_vec).unwrap_or_default(),
+                };
+                if tx.blocking_send(delivery).is_err() {
+                    return;
+                }
+            }
+            Some(Err(e)) => tracing::warn!(target: "librdkafka", "broadcast consumer: {e}"),
+        }
+    }
+}
+
+/// A group-less reader of every partition (see [`Bus::subscribe_broadcast`]).
+struct BroadcastConsumer {
+    rx: mpsc::Receiver<Delivery>,
+}
+
+#[async_trait]
+impl Consumer for BroadcastConsumer {
+    async fn recv(&mut self) -> Result<Delivery, BusError> {
+        self.rx.recv().await.ok_or(BusError::Closed)
+    }
+
+    /// No group, nothing to commit.
+    async fn commit(&mut self, _delivery: &Delivery) -> Result<(), BusError> {
+        Ok(())
     }
 }
 

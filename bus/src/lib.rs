@@ -66,6 +66,17 @@ pub trait Bus: Send + Sync + 'static {
     /// Join consumer group `group` on `topic`.
     async fn subscribe(&self, topic: &str, group: &str, start: StartFrom) -> Result<Box<dyn Consumer>, BusError>;
 
+    /// Every message published to `topic` (all partitions) after this call returns, with
+    /// no consumer group: nothing is committed and nothing is left behind on the broker
+    /// when the consumer goes away (`commit` is accepted and does nothing). For readers
+    /// that want everything and keep no position, like each ingest instance reading the
+    /// results topic. The default joins a fresh group from `Latest`, which is equivalent
+    /// where groups cost nothing (the in-process bus).
+    async fn subscribe_broadcast(&self, topic: &str) -> Result<Box<dyn Consumer>, BusError> {
+        let group = format!("broadcast-{}", uuid::Uuid::new_v4());
+        self.subscribe(topic, &group, StartFrom::Latest).await
+    }
+
     /// Messages in `topic` not yet committed by `group`, where the backend can tell cheaply.
     async fn lag(&self, _topic: &str, _group: &str) -> Option<u64> {
         None

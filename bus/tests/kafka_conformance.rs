@@ -86,3 +86,43 @@ async fn backpressure_and_slow_consumer() {
     assert_eq!(seen.len(), total as usize);
     assert!(tokio::time::timeout(std::time::Duration::from_millis(500), c.recv()).await.is_err());
 }
+
+/// A broadcast reader leaves no consumer group on the broker (the point of it: ingest
+/// instances come and go), while a group reader that committed does (the control).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn broadcast_reader_leaves_no_group_behind() {
+    use rdkafka::consumer::{BaseConsumer, Consumer as _};
+    let broker = match TansuBroker::start_unless_skipped() {
+        Ok(Some(b)) => b,
+        Ok(None) => return println!("broadcast_reader_leaves_no_group_behind skipped: IDV_SKIP_KAFKA=1"),
+        Err(e) => panic!("cannot start the Kafka test broker: {e}"),
+    };
+    let bus: Arc<dyn Bus> = Arc::new(KafkaBus::connect(&broker.url).expect("connect"));
+    bus.ensure_topics(&["results-like"], 2).await.expect("ensure_topics");
+    let mut broadcast = bus.subscribe_broadcast("results-like").await.expect("broadcast");
+    let mut grouped = bus.subscribe("results-like", "control-group", idv_bus::StartFrom::Latest).await.expect("subscribe");
+    bus.publish("results-like", b"k", b"one").await.expect("publish");
+    let d = tokio::time::timeout(std::time::Duration::from_secs(30), broadcast.recv()).await.expect("in time").expect("recv");
+    broadcast.commit(&d).await.expect("no-op commit");
+    // The Latest group gets its partitions asynchronously: publish until it reads one.
+    let deadline = Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        bus.publish("results-like", b"k", b"two").await.expect("publish");
+        if let Ok(Ok(g)) = tokio::time::timeout(std::time::Duration::from_millis(500), grouped.recv()).await {
+            grouped.commit(&g).await.expect("commit");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the control group never read a message");
+    }
+    drop(broadcast);
+    let bootstrap = broker.url.trim_start_matches("kafka://").split(['/', '?']).next().unwrap_or_default().to_string();
+    let groups = tokio::task::spawn_blocking(move || {
+        let admin: BaseConsumer = rdkafka::ClientConfig::new().set("bootstrap.servers", &bootstrap).create().expect("client");
+        let list = admin.fetch_group_list(None, std::time::Duration::from_secs(10)).expect("list groups");
+        list.groups().iter().map(|g| g.name().to_string()).collect::<Vec<_>>()
+    })
+    .await
+    .expect("task");
+    assert!(groups.iter().any(|g| g == "control-group"), "the control group is listed: {groups:?}");
+    assert!(!groups.iter().any(|g| g.starts_with("idv-broadcast-")), "no broadcast group: {groups:?}");
+}

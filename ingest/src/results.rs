@@ -1,20 +1,17 @@
-//! The results listener: each ingest instance reads the results topic in its own consumer
-//! group (starting at the latest offset) and wakes the waiters it holds. Results for other
-//! instances are skipped. Offsets are committed as they are read: a missed result costs
-//! nothing, because the waiter also checks the store.
+//! The results listener: each ingest instance reads the whole results topic from the
+//! moment it starts ([`idv_bus::Bus::subscribe_broadcast`]: no consumer group, so
+//! restarts leave nothing behind on the broker) and wakes the waiters it holds. Results
+//! for other instances are skipped. A missed result costs nothing: the waiter also checks
+//! the store.
 
 use crate::AppState;
-use idv_bus::{Consumer, StartFrom};
+use idv_bus::Consumer;
 use idv_schemas::jobs::JobResult;
 use idv_schemas::ops::Topic;
 
-pub fn group_for(instance_id: &str) -> String {
-    format!("idv-ingest-{instance_id}")
-}
-
 /// Join the results topic; do this before serving so no early result is missed.
 pub async fn subscribe(state: &AppState) -> Result<Box<dyn Consumer>, idv_bus::BusError> {
-    state.bus.subscribe(Topic::Results.name(), &group_for(&state.config.instance_id), StartFrom::Latest).await
+    state.bus.subscribe_broadcast(Topic::Results.name()).await
 }
 
 pub async fn run(state: AppState, mut consumer: Box<dyn Consumer>, mut shutdown: tokio::sync::watch::Receiver<bool>) {
