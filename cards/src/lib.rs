@@ -1,9 +1,11 @@
 //! ID-card data codecs: pure functions from what a card carries (the text of its QR
-//! code today) to the API's normalized `card_information` entries. No IO, no images:
+//! code today: Vietnam's CCCD, India's original Aadhaar QR) to the API's normalized
+//! `card_information` entries. No IO, no images:
 //! `vision/src/qr.rs` finds and decodes QR codes in images, `workers/src/card.rs` wires
 //! both into `read_id_card_info_with_sanity`. Every codec is total over arbitrary input
 //! (tested with random and mutated strings): bad data is an error, never a panic.
 
+pub mod in_aadhaar;
 pub mod vn_cccd;
 
 use serde::Serialize;
@@ -30,4 +32,7 @@ pub enum CodecError {
     /// The format is right but a field is invalid.
     #[error("invalid {field}: {reason}")]
     InvalidField { field: &'static str, reason: String },
+    /// This card's QR, in a variant this build cannot read (answered "not performed").
+    #[error("{0} is not readable in this build")]
+    Unsupported(&'static str),
 }

@@ -92,6 +92,18 @@ pub async fn run(bus_url: &str) {
     let pan = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.pan", card_photo(Some(&qr(CCCD))), None)).await;
     assert_eq!((pan.status, pan.body["errors"][0]["detail"]["reason"].as_str()), (500, Some("not_performed")), "{:?}", pan.body);
 
+    // India's original Aadhaar QR (XML); the newer signed Secure QR is not read here.
+    let aadhaar = r#"<?xml version="1.0" encoding="UTF-8"?><PrintLetterBarcodeData uid="234123412346" name="Rahul Kumar" gender="M" yob="1990" house="12" street="MG Road" vtc="Gurgaon" state="Haryana" pc="122001" dob="15/08/1990"/>"#;
+    let ok = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(aadhaar))), None)).await;
+    assert_eq!((ok.status, field(&ok.body["data"], "id")), (200, Some("234123412346")), "{:?}", ok.body);
+    assert_eq!(field(&ok.body["data"], "address"), Some("12, MG Road, Gurgaon, Haryana, 122001"));
+    let secure = "4".repeat(600);
+    let r = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(&secure))), None)).await;
+    assert_eq!((r.status, r.body["errors"][0]["detail"]["reason"].as_str()), (500, Some("not_performed")), "{:?}", r.body);
+    let wrong_check_digit = aadhaar.replace("234123412346", "234123412345");
+    let r = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(&wrong_check_digit))), None)).await;
+    assert_eq!((r.status, r.code()), (200, Some("bad_quality_card_image")), "{:?}", r.body);
+
     // Front and a QR close-up of two different cards.
     let other_card = CCCD.replace("079203001234", "001099012345");
     let mut two = read("vn.national_id", card_photo(Some(&qr(CCCD))), None);

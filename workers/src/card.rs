@@ -39,6 +39,7 @@ pub struct CardHandler {
 pub(crate) fn codec(card_type: &str) -> Option<Codec> {
     match card_type {
         "vn.national_id" => Some(idv_cards::vn_cccd::parse),
+        "in.aadhaar" => Some(idv_cards::in_aadhaar::parse),
         _ => None,
     }
 }
@@ -108,6 +109,7 @@ impl CardHandler {
         let mut card_ids: Vec<String> = Vec::new();
         let mut wrong_card = false;
         let mut invalid: Option<String> = None;
+        let mut unsupported: Option<String> = None;
         let mut side_json = |side: &Option<Side>| -> Value {
             let Some(side) = side else { return Value::Null };
             let mut qr = Value::Null;
@@ -129,6 +131,7 @@ impl CardHandler {
                     }
                     Err(CodecError::NotThisCard(_)) => wrong_card = true,
                     Err(e @ CodecError::InvalidField { .. }) => invalid = Some(e.to_string()),
+                    Err(e @ CodecError::Unsupported(_)) => unsupported = Some(e.to_string()),
                 }
             }
             json!({"id": side.id, "qr": qr, "ocr": null, "mrz": null, "nfc": null, "card_box": null})
@@ -155,6 +158,9 @@ impl CardHandler {
         if let Some(reason) = invalid {
             // The card's own QR, but a field in it is not valid (a damaged or forged code).
             return Ok(Envelope::finished(group, data, vec![ApiError::failure(FailureCode::BadQualityCardImage, reason)]));
+        }
+        if let Some(reason) = unsupported {
+            return Ok(Envelope::error(group, &ErrorKind::NotAvailable { reason }));
         }
         if wrong_card {
             return Ok(Envelope::finished(
