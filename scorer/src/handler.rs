@@ -570,6 +570,12 @@ mod tests {
         async fn get_baseline(&self, client_id: &str, cus_user_id: &str) -> Result<Option<BaselineRecord>> {
             self.inner.get_baseline(client_id, cus_user_id).await
         }
+        async fn get_session(&self, key: &str) -> Result<Option<idv_store::SessionRecord>> {
+            self.inner.get_session(key).await
+        }
+        async fn put_session(&self, session: &idv_store::SessionRecord, expected: Option<i64>) -> Result<bool> {
+            self.inner.put_session(session, expected).await
+        }
         async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool> {
             self.inner.claim_once(key, ttl).await
         }

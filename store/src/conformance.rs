@@ -3,7 +3,7 @@
 
 use crate::{
     AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
-    FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, Store, StoreError, CHALLENGE_OPEN,
+    FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, SessionRecord, Store, StoreError, CHALLENGE_OPEN,
     CHALLENGE_SCORED,
 };
 use std::future::Future;
@@ -27,6 +27,32 @@ where
     baseline_writes_are_compare_and_set(make().await).await;
     face_templates_and_histories(make().await).await;
     replay_claims_are_first_use_only(make().await).await;
+    sessions_are_compare_and_set_and_expire(make().await).await;
+}
+
+pub async fn sessions_are_compare_and_set_and_expire(store: Arc<dyn Store>) {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
+    let key = fresh("session");
+    let s1 = SessionRecord { key: key.clone(), version: 1, data: vec![1, 2, 3], expires_at: now + 600 };
+    assert!(store.put_session(&s1, None).await.expect("create"));
+    assert!(!store.put_session(&s1, None).await.expect("create again"), "a live session is not replaced by a create");
+    assert_eq!(store.get_session(&key).await.expect("get"), Some(s1.clone()));
+    let s2 = SessionRecord { version: 2, data: vec![9], ..s1.clone() };
+    assert!(store.put_session(&s2, Some(1)).await.expect("update"));
+    assert!(!store.put_session(&SessionRecord { version: 3, ..s2.clone() }, Some(1)).await.expect("stale"), "stale version loses");
+    assert_eq!(store.get_session(&key).await.expect("get").map(|s| s.data), Some(vec![9]));
+    // Two racing updates from the same version: one wins.
+    let (x, y) = (SessionRecord { version: 3, data: vec![3], ..s2.clone() }, SessionRecord { version: 3, data: vec![4], ..s2.clone() });
+    let (a, b) = tokio::join!(store.put_session(&x, Some(2)), store.put_session(&y, Some(2)));
+    assert_eq!([a.expect("a"), b.expect("b")].iter().filter(|w| **w).count(), 1, "one winner");
+    assert_eq!(store.get_session(&fresh("missing")).await.expect("get"), None);
+    // Expiry: gone for readers, and a new session may take the key.
+    let short = SessionRecord { key: fresh("session"), version: 1, data: vec![7], expires_at: now + 1 };
+    assert!(store.put_session(&short, None).await.expect("create"));
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    assert_eq!(store.get_session(&short.key).await.expect("get"), None, "expired");
+    assert!(!store.put_session(&SessionRecord { version: 2, ..short.clone() }, Some(1)).await.expect("update expired"));
+    assert!(store.put_session(&SessionRecord { expires_at: now + 600, ..short.clone() }, None).await.expect("recreate"));
 }
 
 pub async fn replay_claims_are_first_use_only(store: Arc<dyn Store>) {

@@ -207,6 +207,17 @@ pub struct BatchRecord {
     pub request_id: String,
 }
 
+/// A short-lived session (SIM verification's OTP state): opaque `data` (sealed by the
+/// caller), a `version` for compare-and-set, and an expiry (Unix seconds) after which it
+/// reads as absent and may be created again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRecord {
+    pub key: String,
+    pub version: i64,
+    pub data: Vec<u8>,
+    pub expires_at: i64,
+}
+
 /// A (client, user) behavioral baseline. `data` is sealed by the caller (biometric
 /// template); `version` increases by one on every write (compare-and-set).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -320,6 +331,13 @@ pub trait Store: Send + Sync + 'static {
     /// Write `baseline` if the stored version is `expected_version` (`None`: no baseline
     /// yet). `false` when another writer got there first.
     async fn put_baseline(&self, baseline: &BaselineRecord, expected_version: Option<i64>) -> Result<bool>;
+
+    // Short-lived sessions.
+    /// The session under `key`, unless absent or expired.
+    async fn get_session(&self, key: &str) -> Result<Option<SessionRecord>>;
+    /// Write `session` if the stored version is `expected_version` (`None`: no live
+    /// session, an expired one counts as none). `false` when the condition does not hold.
+    async fn put_session(&self, session: &SessionRecord, expected_version: Option<i64>) -> Result<bool>;
 
     // Replay protection shared by every ingest instance.
     /// Record `key` for `ttl` unless it is already recorded and not expired: `true` when

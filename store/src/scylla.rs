@@ -101,7 +101,7 @@
 
 use crate::{
     AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
-    FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, Result, Store, StoreError,
+    FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, Result, SessionRecord, Store, StoreError,
 };
 use async_trait::async_trait;
 use futures::{StreamExt, TryStreamExt};
@@ -331,6 +331,9 @@ struct Statements {
     insert_baseline: PreparedStatement,
     update_baseline: PreparedStatement,
     claim_replay_key: PreparedStatement,
+    get_session: PreparedStatement,
+    insert_session: PreparedStatement,
+    update_session: PreparedStatement,
 }
 
 const KEY_PAIR_COLUMNS: &str = "key_pair_id, client_id, public_der, sealed_private, created_at, active";
@@ -648,6 +651,19 @@ impl Statements {
             .await?,
             claim_replay_key: prepare(s, format!("INSERT INTO {ks}.replay_claims (key) VALUES (?) IF NOT EXISTS USING TTL ?"), Lwt)
                 .await?,
+            get_session: prepare(s, format!("SELECT key, version, data, expires_at FROM {ks}.sessions WHERE key = ?"), Plain).await?,
+            insert_session: prepare(
+                s,
+                format!("INSERT INTO {ks}.sessions (key, version, data, expires_at) VALUES (?, ?, ?, ?) IF NOT EXISTS USING TTL ?"),
+                Lwt,
+            )
+            .await?,
+            update_session: prepare(
+                s,
+                format!("UPDATE {ks}.sessions USING TTL ? SET version = ?, data = ?, expires_at = ? WHERE key = ? IF version = ?"),
+                Lwt,
+            )
+            .await?,
         })
     }
 }
@@ -869,6 +885,10 @@ async fn add_missing_columns(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn time_now_secs() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)).unwrap_or(0)
 }
 
 #[async_trait]
@@ -1456,6 +1476,42 @@ impl Store for ScyllaStore {
         Ok(Lwt::from_result(res)?.applied)
     }
 
+    async fn get_session(&self, key: &str) -> Result<Option<SessionRecord>> {
+        let now = time_now_secs();
+        let row = self
+            .session
+            .execute_unpaged(&self.st.get_session, (key,))
+            .await
+            .map_err(driver)?
+            .into_rows_result()
+            .map_err(driver)?
+            .maybe_first_row::<(String, Option<i64>, Option<Vec<u8>>, Option<i64>)>()
+            .map_err(driver)?;
+        Ok(row.and_then(|(key, version, data, expires_at)| {
+            let (version, data, expires_at) = (version?, data?, expires_at?);
+            (expires_at > now).then_some(SessionRecord { key, version, data, expires_at })
+        }))
+    }
+
+    async fn put_session(&self, session: &SessionRecord, expected_version: Option<i64>) -> Result<bool> {
+        let s = session;
+        // The row lives until its expiry (TTL at least 1 s), then vanishes by itself.
+        let ttl = i32::try_from((s.expires_at - time_now_secs()).max(1)).unwrap_or(i32::MAX);
+        let res = match expected_version {
+            None => self
+                .session
+                .execute_unpaged(&self.st.insert_session, (&s.key, s.version, &s.data, s.expires_at, ttl))
+                .await
+                .map_err(driver)?,
+            Some(v) => self
+                .session
+                .execute_unpaged(&self.st.update_session, (ttl, s.version, &s.data, s.expires_at, &s.key, v))
+                .await
+                .map_err(driver)?,
+        };
+        Ok(Lwt::from_result(res)?.applied)
+    }
+
     async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool> {
         // TTL is whole seconds, at least 1 (0 would mean "never expires").
         let ttl_secs = i32::try_from(ttl.as_secs().max(1)).unwrap_or(i32::MAX);
@@ -1549,6 +1605,7 @@ mod tests {
                 "devices",
                 "challenges",
                 "batches",
+                "sessions",
                 "replay_claims",
                 "baselines",
             ]

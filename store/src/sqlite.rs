@@ -5,7 +5,7 @@
 
 use crate::{
     AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
-    FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, Result, Store, StoreError,
+    FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, Result, SessionRecord, Store, StoreError,
 };
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -83,6 +83,12 @@ CREATE TABLE IF NOT EXISTS batches (
     received_at TEXT NOT NULL,
     request_id TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (challenge_id, seq)
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    key TEXT PRIMARY KEY,
+    version INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    expires_at INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS replay_claims (
     key TEXT PRIMARY KEY,
@@ -271,8 +277,49 @@ fn row_to_client(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
     Ok(ClientRecord { client_id: r.get(0)?, name: r.get(1)?, created_at: r.get(2)? })
 }
 
+fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)).unwrap_or(0)
+}
+
 #[async_trait]
 impl Store for SqliteStore {
+    async fn get_session(&self, key: &str) -> Result<Option<SessionRecord>> {
+        let key = key.to_string();
+        self.run(move |conn| {
+            conn.query_row(
+                "SELECT key, version, data, expires_at FROM sessions WHERE key = ?1 AND expires_at > ?2",
+                params![key, unix_now()],
+                |r| Ok(SessionRecord { key: r.get(0)?, version: r.get(1)?, data: r.get(2)?, expires_at: r.get(3)? }),
+            )
+            .optional()
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn put_session(&self, session: &SessionRecord, expected_version: Option<i64>) -> Result<bool> {
+        let s = session.clone();
+        self.run(move |conn| {
+            let now = unix_now();
+            let n = match expected_version {
+                // New, or taking over an expired one.
+                None => conn.execute(
+                    "INSERT INTO sessions (key, version, data, expires_at) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT(key) DO UPDATE SET version = excluded.version, data = excluded.data, expires_at = excluded.expires_at
+                     WHERE sessions.expires_at <= ?5",
+                    params![s.key, s.version, s.data, s.expires_at, now],
+                ),
+                Some(v) => conn.execute(
+                    "UPDATE sessions SET version = ?2, data = ?3, expires_at = ?4 WHERE key = ?1 AND version = ?5 AND expires_at > ?6",
+                    params![s.key, s.version, s.data, s.expires_at, v, now],
+                ),
+            }
+            .map_err(backend)?;
+            Ok(n == 1)
+        })
+        .await
+    }
+
     async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool> {
         let key = key.to_string();
         let now_ms = std::time::SystemTime::now()
