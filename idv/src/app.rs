@@ -8,7 +8,6 @@ use idv_schemas::ops::Topic;
 use idv_store::blobs::{BlobStore, SealedBlobs};
 use idv_store::Store;
 use idv_workers::face::FaceHandler;
-use idv_workers::unavailable::Unavailable;
 use idv_workers::{JobHandler, WorkerDeps};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -75,12 +74,13 @@ pub fn worker_handlers(
     store: Arc<dyn Store>,
     blobs: Arc<dyn idv_store::blobs::BlobStore>,
     biometrics: Option<idv_workers::face_ops::Biometrics>,
+    sim: idv_workers::sim::SimHandler,
 ) -> Vec<(Topic, Arc<dyn JobHandler>)> {
     vec![
         (Topic::Face, Arc::new(FaceHandler { store, biometrics: biometrics.clone() }) as Arc<dyn JobHandler>),
         (Topic::Compare, Arc::new(idv_workers::face::CompareHandler { biometrics: biometrics.clone() })),
         (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs, biometrics })),
-        (Topic::Sim, Arc::new(Unavailable { reason: "no telecom operator adapter is configured in this build" })),
+        (Topic::Sim, Arc::new(sim)),
     ]
 }
 
@@ -98,7 +98,13 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone() };
     let concurrency = settings.worker_concurrency();
     if roles.worker {
-        for (topic, handler) in worker_handlers(b.store.clone(), b.blobs.clone(), biometrics(&b, concurrency, settings.passive_liveness_blocks.unwrap_or(true))) {
+        let telcos = match &settings.telcos_file {
+            Some(path) => Some(Arc::new(idv_workers::sim::Telcos::load(path)?)),
+            None => None,
+        };
+        let sim = idv_workers::sim::SimHandler { store: b.store.clone(), sealer: b.sealer.clone(), telcos };
+        let face = biometrics(&b, concurrency, settings.passive_liveness_blocks.unwrap_or(true));
+        for (topic, handler) in worker_handlers(b.store.clone(), b.blobs.clone(), face, sim) {
             tasks.extend(idv_workers::runtime::spawn_pool(deps.clone(), topic, handler, concurrency, stop_rx.clone()).await.map_err(|e| e.to_string())?);
         }
     }

@@ -64,6 +64,10 @@ pub struct Settings {
     /// with a scylla:// store, else `local`].
     #[arg(long, env = "IDV_REPLAY_GUARD")]
     pub replay_guard: Option<String>,
+    /// Telecom operators for SIM verification (JSON; docs/API.md "SIM verification").
+    /// Without it the SIM operations answer "not performed".
+    #[arg(long, env = "IDV_TELCOS_FILE")]
+    pub telcos_file: Option<PathBuf>,
     /// TOML file with any of these settings (flags and env win over it).
     #[arg(long, env = "IDV_CONFIG")]
     #[serde(skip)]
@@ -82,7 +86,7 @@ impl Settings {
         let file: Settings = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         merge_fields!(self, file, listen, data_dir, bus, store, blobs, master_key, partitions, worker_concurrency,
             rate_limit_per_sec, rate_limit_burst, request_timeout_ms, timestamp_skew_secs, policy_file, policy_clients,
-            baseline_auto_update, passive_liveness_blocks, replay_guard);
+            baseline_auto_update, passive_liveness_blocks, replay_guard, telcos_file);
         Ok(self)
     }
 

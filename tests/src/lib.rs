@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 pub mod platform;
 pub mod redelivery;
+pub mod sim;
 pub mod behavior;
 pub mod card;
 pub mod ekyc;

@@ -2,8 +2,10 @@
 //! each job through a [`runtime::JobHandler`]; [`runtime`] owns the at-least-once
 //! discipline (result durably stored, then sent back, then the offset committed).
 //!
-//! Handlers here: [`face`] (face-authentication users), and honest "not performed"
-//! answers for capabilities whose engines are not in this build ([`unavailable`]).
+//! Handlers here: [`face`] (face-authentication users, comparison), [`card`] (card
+//! reading and, through [`ekyc`], the eKYC full check), [`sim`] (SIM verification through
+//! operators' CAMARA APIs). What a handler cannot do in a deployment it answers "not
+//! performed" (`ErrorKind::NotAvailable`), never with a made-up verdict.
 
 pub mod card;
 pub mod ekyc;
@@ -12,6 +14,6 @@ pub mod face_engine;
 pub mod face_evidence;
 pub mod face_ops;
 pub mod runtime;
-pub mod unavailable;
+pub mod sim;
 
 pub use runtime::{JobHandler, WorkerDeps};
