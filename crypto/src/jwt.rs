@@ -122,7 +122,7 @@ pub fn verify(token: &str, key: &[u8], now: i64) -> Result<Claims, JwtError> {
 /// The token signing key, derived from the master key (HMAC-SHA256 with a fixed label),
 /// so it never needs storing and rotates with the master key.
 pub fn derive_key(master_key: &[u8]) -> Vec<u8> {
-    mac(master_key, b"idv/jwt-signing-key/v1")
+    crate::derive_key(master_key, "idv/jwt-signing-key/v1")
 }
 
 #[cfg(test)]

@@ -102,7 +102,12 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
             Some(path) => Some(Arc::new(idv_workers::sim::Telcos::load(path)?)),
             None => None,
         };
-        let sim = idv_workers::sim::SimHandler { store: b.store.clone(), sealer: b.sealer.clone(), telcos };
+        let sim = idv_workers::sim::SimHandler {
+            store: b.store.clone(),
+            sealer: b.sealer.clone(),
+            session_key_secret: idv_crypto::derive_key(&settings.master_key()?, "idv/sim-session-key/v1"),
+            telcos,
+        };
         let face = biometrics(&b, concurrency, settings.passive_liveness_blocks.unwrap_or(true));
         for (topic, handler) in worker_handlers(b.store.clone(), b.blobs.clone(), face, sim) {
             tasks.extend(idv_workers::runtime::spawn_pool(deps.clone(), topic, handler, concurrency, stop_rx.clone()).await.map_err(|e| e.to_string())?);

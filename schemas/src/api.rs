@@ -621,6 +621,11 @@ impl Validate for SimVerifyInfoRequest {
         v::max_items("fields", Some(&self.fields), limits::SIM_FIELDS)?;
         for (i, f) in self.fields.iter().enumerate() {
             v::one_of(&format!("fields[{i}].name"), Some(&f.name), SIM_INFO_FIELDS)?;
+            // One verdict per statement: a repeated name would get the verdict of another
+            // value.
+            if self.fields[..i].iter().any(|g| g.name == f.name) {
+                return Err(ErrorKind::invalid(format!("fields[{i}].name"), "each field name at most once"));
+            }
             v::max_len(&format!("fields[{i}].value"), Some(&f.value), limits::SIM_FIELD_VALUE)?;
         }
         Ok(())

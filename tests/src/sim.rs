@@ -147,6 +147,7 @@ pub async fn run(bus_url: &str) {
     // Send: national form accepted, the operator named.
     let sent = c.call(&acme, "/v1/sim_verification_send_otp", &json!({"phone_number": "098 123 4567"})).await;
     assert_eq!(sent.status, 200, "{:?}", sent.body);
+    assert_eq!(*op.codes_sent.lock().unwrap_or_else(|e| e.into_inner()), 1, "one SMS per send_otp");
     assert_eq!((sent.body["data"]["status"].as_str(), sent.body["data"]["telco"].as_str()), (Some("success"), Some("vtl")), "{:?}", sent.body);
     // Owner data only after the OTP.
     let info = json!({"phone_number": SUBSCRIBER, "fields": [
@@ -175,10 +176,27 @@ pub async fn run(bus_url: &str) {
     // Another client did not verify this number.
     let theirs = c.call(&other, "/v1/sim_verification_verify_info", &info).await;
     assert_eq!(theirs.code(), Some("verification_session_expired"), "{:?}", theirs.body);
-    // A bad date is the caller's error.
+    // A bad date, a repeated statement: the caller's errors.
     let mut bad_date = info.clone();
     bad_date["fields"] = json!([{"name": "is_dob", "value": "1990-01-01"}]);
-    assert_eq!(c.call(&acme, "/v1/sim_verification_verify_info", &bad_date).await.status, 400);
+    let r = c.call(&acme, "/v1/sim_verification_verify_info", &bad_date).await;
+    assert_eq!((r.status, r.body["errors"][0]["detail"]["field"].as_str()), (400, Some("fields[0].value")), "{:?}", r.body);
+    let mut twice = info.clone();
+    twice["fields"] = json!([{"name": "is_name", "value": "Alice"}, {"name": "is_name", "value": "Nguyen Van A"}]);
+    let r = c.call(&acme, "/v1/sim_verification_verify_info", &twice).await;
+    assert_eq!((r.status, r.body["errors"][0]["detail"]["field"].as_str()), (400, Some("fields[1].name")), "{:?}", r.body);
+
+    // A number the operator serves but holds no owner data for: not_available is no_data,
+    // and no device swap is unmatched.
+    let stranger = "+84981111111";
+    c.call(&acme, "/v1/sim_verification_send_otp", &json!({"phone_number": stranger})).await;
+    let ok = c.call(&acme, "/v1/sim_verification_verify_otp", &json!({"phone_number": stranger, "otp": code_of(stranger)})).await;
+    assert_eq!(ok.body["data"]["status"], "success", "{:?}", ok.body);
+    let r = c
+        .call(&acme, "/v1/sim_verification_verify_info", &json!({"phone_number": stranger, "fields": [{"name": "is_id", "value": "1"}, {"name": "has_changed_device_last_30", "value": ""}]}))
+        .await;
+    let got: Vec<&str> = r.body["data"]["fields"].as_array().map(|a| a.iter().filter_map(|f| f["verdict"].as_str()).collect()).unwrap_or_default();
+    assert_eq!(got, ["no_data", "unmatched"], "{:?}", r.body);
 
     // Failures: no operator for the number, the operator refusing, nothing pending, and
     // three wrong codes (the operator gives up on the code).
@@ -190,10 +208,51 @@ pub async fn run(bus_url: &str) {
     assert_eq!((never.status, never.code()), (200, Some("otp_expired")), "{:?}", never.body);
     c.call(&acme, "/v1/sim_verification_send_otp", &json!({"phone_number": "+84987654321"})).await;
     let mut last = None;
-    for _ in 0..3 {
-        last = Some(c.call(&acme, "/v1/sim_verification_verify_otp", &json!({"phone_number": "+84987654321", "otp": "0000"})).await);
+    for attempt in 0..3 {
+        let r = c.call(&acme, "/v1/sim_verification_verify_otp", &json!({"phone_number": "+84987654321", "otp": "0000"})).await;
+        if attempt < 2 {
+            assert_eq!(r.code(), Some("incorrect_otp"), "attempt {attempt}");
+        }
+        last = Some(r);
     }
     assert_eq!(last.and_then(|r| r.code().map(str::to_string)).as_deref(), Some("failed_to_verify_otp"));
+
+    // At-least-once delivery: the same send_otp and verify_otp jobs handled twice (a
+    // worker died after doing the work, before storing the result) answer success both
+    // times, and the subscriber gets one SMS.
+    let handler = idv_workers::sim::SimHandler {
+        store: h.backends.store.clone(),
+        sealer: h.backends.sealer.clone(),
+        session_key_secret: idv_crypto::derive_key(&h.settings.master_key().expect("master key"), "idv/sim-session-key/v1"),
+        telcos: Some(Arc::new(idv_workers::sim::Telcos::load(&file).expect("telcos"))),
+    };
+    let job = |op: idv_schemas::ops::Operation, id: &str, payload: Value| idv_schemas::jobs::Job {
+        schema_version: idv_schemas::jobs::JOB_SCHEMA_VERSION,
+        request_id: id.into(),
+        operation: op,
+        client_id: "redelivery-client".into(),
+        access_key_id: "ak".into(),
+        reply_to: "i".into(),
+        created_at: "t".into(),
+        payload,
+    };
+    use idv_workers::runtime::JobHandler as _;
+    let number = "+84982222222";
+    let before = *op.codes_sent.lock().unwrap_or_else(|e| e.into_inner());
+    let send = job(idv_schemas::ops::Operation::SimSendOtp, "send-1", json!({"phone_number": number}));
+    for round in 0..2 {
+        let env = handler.handle(&send).await.expect("handle");
+        assert_eq!(env.body["data"]["status"], "success", "round {round}: {:?}", env.body);
+    }
+    assert_eq!(*op.codes_sent.lock().unwrap_or_else(|e| e.into_inner()), before + 1, "one SMS for one request");
+    let verify = job(idv_schemas::ops::Operation::SimVerifyOtp, "verify-1", json!({"phone_number": number, "otp": code_of(number)}));
+    for round in 0..2 {
+        let env = handler.handle(&verify).await.expect("handle");
+        assert_eq!(env.body["data"]["status"], "success", "round {round}: {:?}", env.body);
+    }
+    // A different request presenting the same code is a reuse.
+    let reuse = job(idv_schemas::ops::Operation::SimVerifyOtp, "verify-2", json!({"phone_number": number, "otp": code_of(number)}));
+    assert_eq!(handler.handle(&reuse).await.expect("handle").first_error_code(), Some("otp_already_used"));
     h.stop().await;
 
     // Without an operator file, SIM verification is "not performed".

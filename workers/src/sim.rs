@@ -17,8 +17,8 @@
 //! State per (client, number) is a sealed session in the store (`Store::put_session`,
 //! compare-and-set): `sent` (5 min, holds the operator's `authenticationId`), then
 //! `verified` (15 min: verify_info is allowed only in this window, so owner data is
-//! released only to whoever proved possession of the SIM). The session key is a hash: no
-//! phone number appears in the store in the clear.
+//! released only to whoever proved possession of the SIM). The session key is an HMAC
+//! under a key derived from the master key: no phone number can be read back from it.
 
 use crate::runtime::JobHandler;
 use async_trait::async_trait;
@@ -137,6 +137,11 @@ impl Telcos {
         if file.telcos.is_empty() {
             return Err("the telcos file lists no operator".into());
         }
+        let mut codes: Vec<&str> = file.telcos.iter().map(|t| t.code.as_str()).collect();
+        codes.sort_unstable();
+        if codes.windows(2).any(|w| w[0] == w[1]) {
+            return Err("operator codes must be unique in the telcos file".into());
+        }
         for t in &file.telcos {
             if t.prefixes.iter().any(|p| !(p.len() > 1 && p.starts_with('+') && p[1..].bytes().all(|b| b.is_ascii_digit()))) {
                 return Err(format!("operator {}: prefixes must be E.164 (+country code...)", t.code));
@@ -180,29 +185,42 @@ impl Telcos {
             .body(body)
             .send()
             .await
-            .map_err(|e| TelcoError::Transport(format!("token: {e}")))?;
+            .map_err(|e| TelcoError::Transport(format!("token: {}", e.without_url())))?;
         if !resp.status().is_success() {
             return Err(TelcoError::Refused { status: resp.status().as_u16(), code: "token".into() });
         }
-        let v: Value = resp.json().await.map_err(|e| TelcoError::Transport(format!("token: {e}")))?;
+        let v: Value = resp.json().await.map_err(|e| TelcoError::Transport(format!("token: {}", e.without_url())))?;
         let tok = v["access_token"].as_str().ok_or_else(|| TelcoError::Transport("token: no access_token".into()))?.to_string();
         // Refresh a minute early.
-        let ttl = v["expires_in"].as_u64().unwrap_or(300).saturating_sub(60).max(1);
-        self.tokens.lock().unwrap_or_else(|e| e.into_inner()).insert(t.code.clone(), (tok.clone(), Instant::now() + Duration::from_secs(ttl)));
+        // Refresh a minute early; never trust a lifetime over a day (some servers send huge
+        // values for "never").
+        let ttl = v["expires_in"].as_u64().unwrap_or(300).min(86_400).saturating_sub(60).max(1);
+        let until = Instant::now().checked_add(Duration::from_secs(ttl)).unwrap_or_else(Instant::now);
+        self.tokens.lock().unwrap_or_else(|e| e.into_inner()).insert(t.code.clone(), (tok.clone(), until));
         Ok(Some(tok))
     }
 
-    /// POST `body` to `path` of the operator's API: Ok((status, JSON body or Null)).
+    /// POST `body` to `path` of the operator's API: Ok((status, JSON body or Null)). A 401
+    /// drops the cached token and retries once with a fresh one (tokens get revoked).
     async fn call(&self, t: &TelcoConfig, path: &str, body: &Value) -> Result<(u16, Value), TelcoError> {
-        let mut req = self.http.post(format!("{}{path}", t.base_url.trim_end_matches('/'))).json(body);
-        if let Some(tok) = self.token(t).await? {
-            req = req.bearer_auth(tok);
+        let mut retried = false;
+        loop {
+            let mut req = self.http.post(format!("{}{path}", t.base_url.trim_end_matches('/'))).json(body);
+            if let Some(tok) = self.token(t).await? {
+                req = req.bearer_auth(tok);
+            }
+            req = req.header("x-correlator", uuid::Uuid::new_v4().to_string());
+            // Errors without the URL: it names the operator's host, which clients need not see.
+            let resp = req.send().await.map_err(|e| TelcoError::Transport(format!("{path}: {}", e.without_url())))?;
+            let status = resp.status().as_u16();
+            if status == 401 && t.token_url.is_some() && !retried {
+                self.tokens.lock().unwrap_or_else(|e| e.into_inner()).remove(&t.code);
+                retried = true;
+                continue;
+            }
+            let text = resp.text().await.map_err(|e| TelcoError::Transport(format!("{path}: {}", e.without_url())))?;
+            return Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)));
         }
-        req = req.header("x-correlator", uuid::Uuid::new_v4().to_string());
-        let resp = req.send().await.map_err(|e| TelcoError::Transport(format!("{path}: {e}")))?;
-        let status = resp.status().as_u16();
-        let text = resp.text().await.map_err(|e| TelcoError::Transport(format!("{path}: {e}")))?;
-        Ok((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
     }
 
     fn refused(status: u16, body: &Value) -> TelcoError {
@@ -272,11 +290,18 @@ struct SimSession {
     authentication_id: String,
     /// `sent` or `verified`.
     state: String,
+    /// The send_otp request that created it, and the verify_otp request that verified
+    /// it: a redelivered job finds its own work done and answers as the first time.
+    sent_by: String,
+    #[serde(default)]
+    verified_by: String,
 }
 
 pub struct SimHandler {
     pub store: Arc<dyn Store>,
     pub sealer: Sealer,
+    /// Keys session names (HMAC of client and number), derived from the master key.
+    pub session_key_secret: Vec<u8>,
     /// `None`: no operator configured, every SIM operation is "not performed".
     pub telcos: Option<Arc<Telcos>>,
 }
@@ -292,9 +317,8 @@ fn fail(data: Value, code: FailureCode, message: impl Into<String>) -> Envelope 
 }
 
 impl SimHandler {
-    fn session_key(client_id: &str, e164: &str) -> String {
-        use sha2::Digest;
-        format!("sim:{}", hex::encode(sha2::Sha256::digest(format!("{client_id}\0{e164}"))))
+    fn session_key(&self, client_id: &str, e164: &str) -> String {
+        format!("sim:{}", idv_crypto::hmac_hex(&self.session_key_secret, format!("{client_id}\0{e164}").as_bytes()))
     }
 
     async fn load(&self, key: &str) -> Result<Option<(SessionRecord, SimSession)>, StoreError> {
@@ -305,7 +329,9 @@ impl SimHandler {
 
     async fn save(&self, key: &str, s: &SimSession, ttl: i64, expected: Option<i64>) -> Result<bool, StoreError> {
         let data = self.sealer.seal(&serde_json::to_vec(s).unwrap_or_default(), key.as_bytes());
-        let version = expected.map_or(1, |v| v + 1);
+        // A new session's version is the clock in ms, not 1: an update that read an older
+        // session (since expired and replaced) cannot match the new one's version.
+        let version = expected.map_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(1), |v| v + 1);
         self.store.put_session(&SessionRecord { key: key.into(), version, data, expires_at: now() + ttl }, expected).await
     }
 
@@ -320,17 +346,30 @@ impl SimHandler {
         let Some(telco) = telcos.for_number(&e164) else {
             return Ok(fail(data, FailureCode::UnsupportedTelco, "no configured operator serves this number"));
         };
+        let key = self.session_key(&job.client_id, &e164);
+        let existing = self.load(&key).await?;
+        if existing.as_ref().is_some_and(|(_, s)| s.sent_by == job.request_id) {
+            // This very request already sent the SMS (a redelivered job): do not send again.
+            let mut data = data;
+            data["telco"] = json!(telco.code);
+            return Ok(Envelope::ok(Group::Sim, data));
+        }
         let authentication_id = match telcos.send_code(telco, &e164).await {
             Ok(id) => id,
             Err(e) => {
                 tracing::warn!(telco = %telco.code, error = %e, "send-code failed");
-                return Ok(fail(data, FailureCode::FailedToSendOtp, e.to_string()));
+                return Ok(fail(data, FailureCode::FailedToSendOtp, "the operator did not send the OTP"));
             }
         };
-        let key = Self::session_key(&job.client_id, &e164);
-        let session = SimSession { telco: telco.code.clone(), authentication_id, state: "sent".into() };
+        let session = SimSession {
+            telco: telco.code.clone(),
+            authentication_id,
+            state: "sent".into(),
+            sent_by: job.request_id.clone(),
+            verified_by: String::new(),
+        };
         // A new OTP replaces whatever session there was for this number.
-        let expected = self.store.get_session(&key).await?.map(|r| r.version);
+        let expected = existing.map(|(r, _)| r.version);
         if !self.save(&key, &session, OTP_TTL_SECS, expected).await? {
             return Ok(fail(data, FailureCode::FailedToSendOtp, "another request for this number raced this one"));
         }
@@ -347,10 +386,14 @@ impl SimHandler {
         let Some(e164) = telcos.normalize(&req.phone_number) else {
             return Ok(fail(data, FailureCode::OtpExpired, "no OTP was sent to this number"));
         };
-        let key = Self::session_key(&job.client_id, &e164);
+        let key = self.session_key(&job.client_id, &e164);
         let Some((rec, session)) = self.load(&key).await? else {
             return Ok(fail(data, FailureCode::OtpExpired, "no OTP pending for this number (expired or never sent)"));
         };
+        if session.state == "verified" && session.verified_by == job.request_id {
+            // A redelivered job whose verification was already recorded.
+            return Ok(Envelope::ok(Group::Sim, data));
+        }
         if session.state != "sent" {
             return Ok(fail(data, FailureCode::OtpAlreadyUsed, "this OTP was already verified"));
         }
@@ -364,7 +407,7 @@ impl SimHandler {
         };
         match telcos.validate_code(telco, &session.authentication_id, otp).await {
             Ok(OtpCheck::Valid) => {
-                let verified = SimSession { state: "verified".into(), ..session };
+                let verified = SimSession { state: "verified".into(), verified_by: job.request_id.clone(), ..session };
                 if !self.save(&key, &verified, VERIFIED_TTL_SECS, Some(rec.version)).await? {
                     return Ok(fail(data, FailureCode::OtpAlreadyUsed, "this OTP was already verified"));
                 }
@@ -375,7 +418,7 @@ impl SimHandler {
             Ok(OtpCheck::TooManyAttempts) => Ok(fail(data, FailureCode::FailedToVerifyOtp, "too many wrong attempts: send a new OTP")),
             Err(e) => {
                 tracing::warn!(telco = %telco.code, error = %e, "validate-code failed");
-                Ok(fail(data, FailureCode::FailedToVerifyOtp, e.to_string()))
+                Ok(fail(data, FailureCode::FailedToVerifyOtp, "the operator could not verify the OTP"))
             }
         }
     }
@@ -388,7 +431,7 @@ impl SimHandler {
         let Some(e164) = telcos.normalize(&req.phone_number).filter(|n| telcos.for_number(n).is_some()) else {
             return Ok(fail(data, FailureCode::InvalidPhoneNumber, "not a number a configured operator serves"));
         };
-        let key = Self::session_key(&job.client_id, &e164);
+        let key = self.session_key(&job.client_id, &e164);
         let session = match self.load(&key).await? {
             Some((_, s)) if s.state == "verified" => s,
             _ => return Ok(fail(data, FailureCode::VerificationSessionExpired, "verify an OTP sent to this number first (valid 15 minutes)")),
@@ -413,7 +456,10 @@ impl SimHandler {
         let kyc_answer = if needs_kyc {
             match telcos.kyc_match(telco, &kyc).await {
                 Ok(v) => Some(v),
-                Err(e) => return Ok(fail(data, FailureCode::FailedToVerifyInfo, e.to_string())),
+                Err(e) => {
+                    tracing::warn!(telco = %telco.code, error = %e, "kyc-match failed");
+                    return Ok(fail(data, FailureCode::FailedToVerifyInfo, "the operator could not check the owner data"));
+                }
             }
         } else {
             None
@@ -432,7 +478,10 @@ impl SimHandler {
                 ("has_changed_device_last_30", _) => match telcos.device_swapped(telco, &e164, 720).await {
                     Ok(true) => "matched",
                     Ok(false) => "unmatched",
-                    Err(e) => return Ok(fail(data, FailureCode::FailedToVerifyInfo, e.to_string())),
+                    Err(e) => {
+                        tracing::warn!(telco = %telco.code, error = %e, "device-swap failed");
+                        return Ok(fail(data, FailureCode::FailedToVerifyInfo, "the operator could not check device changes"));
+                    }
                 },
                 // The spec's other statements have no CAMARA API: not known, not guessed.
                 _ => "no_data",
