@@ -36,3 +36,36 @@ pub enum CodecError {
     #[error("{0} is not readable in this build")]
     Unsupported(&'static str),
 }
+
+/// Test helpers shared by the codecs' must-fail and random-input tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{CardField, CodecError};
+
+    /// Each `(field, text)` must fail with `InvalidField` naming that field.
+    pub fn assert_invalid_fields(parse: fn(&str) -> Result<Vec<CardField>, CodecError>, cases: &[(&str, String)]) {
+        for (field, text) in cases {
+            match parse(text) {
+                Err(CodecError::InvalidField { field: f, .. }) => assert_eq!(f, *field, "{text}"),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+    }
+
+    /// 20,000 random strings over `alphabet` (behind `prefix`) and single-character
+    /// mutations of `sample`: the codec answers, never panics.
+    pub fn never_panics(parse: fn(&str) -> Result<Vec<CardField>, CodecError>, sample: &str, prefix: &str, alphabet: &str, seed: u64) {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let alphabet: Vec<char> = alphabet.chars().collect();
+        for _ in 0..20_000 {
+            let len = rng.gen_range(0..160);
+            let s: String = (0..len).map(|_| alphabet[rng.gen_range(0..alphabet.len())]).collect();
+            let _ = parse(&format!("{prefix}{s}"));
+            let mut m: Vec<char> = sample.chars().collect();
+            let i = rng.gen_range(0..m.len());
+            m[i] = alphabet[rng.gen_range(0..alphabet.len())];
+            let _ = parse(&m.into_iter().collect::<String>());
+        }
+    }
+}

@@ -136,28 +136,12 @@ mod tests {
             ("name", SAMPLE.replace("Nguyễn Văn A", "")),
             ("name", SAMPLE.replace("Nguyễn Văn A", "A\u{0}B")),
         ];
-        for (field, text) in bad {
-            match parse(&text) {
-                Err(CodecError::InvalidField { field: f, .. }) => assert_eq!(f, field, "{text}"),
-                other => panic!("{text}: {other:?}"),
-            }
-        }
+        crate::testing::assert_invalid_fields(parse, &bad);
     }
 
     /// Random and mutated inputs: never a panic (a slice on a char boundary, an overflow).
     #[test]
     fn arbitrary_input_never_panics() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let alphabet: Vec<char> = "0123456789|Nữ Nam/ễăâ\u{0}\u{202e}é|||".chars().collect();
-        for _ in 0..20_000 {
-            let len = rng.gen_range(0..120);
-            let s: String = (0..len).map(|_| alphabet[rng.gen_range(0..alphabet.len())]).collect();
-            let _ = parse(&s);
-            let mut m: Vec<char> = SAMPLE.chars().collect();
-            let i = rng.gen_range(0..m.len());
-            m[i] = alphabet[rng.gen_range(0..alphabet.len())];
-            let _ = parse(&m.into_iter().collect::<String>());
-        }
+        crate::testing::never_panics(parse, SAMPLE, "", "0123456789|Nữ Nam/ễăâ\u{0}\u{202e}é|||", 7);
     }
 }

@@ -316,6 +316,15 @@ fn fail(data: Value, code: FailureCode, message: impl Into<String>) -> Envelope 
     Envelope::finished(Group::Sim, data, vec![ApiError::failure(code, message)])
 }
 
+/// The job's request, and the answer's common part (`status`, `phone_number`,
+/// `request_id`); `Err` with the answer when the payload is not that request.
+fn request<T: serde::de::DeserializeOwned>(job: &Job, phone: impl Fn(&T) -> &String) -> Result<(T, Value), Envelope> {
+    let req: T = serde_json::from_value(job.payload.clone())
+        .map_err(|_| Envelope::error(Group::Sim, &ErrorKind::Internal { message: "bad job payload".into() }))?;
+    let data = json!({"status": "success", "phone_number": phone(&req), "request_id": job.request_id});
+    Ok((req, data))
+}
+
 impl SimHandler {
     fn session_key(&self, client_id: &str, e164: &str) -> String {
         format!("sim:{}", idv_crypto::hmac_hex(&self.session_key_secret, format!("{client_id}\0{e164}").as_bytes()))
@@ -336,10 +345,10 @@ impl SimHandler {
     }
 
     async fn send_otp(&self, telcos: &Telcos, job: &Job) -> Result<Envelope, StoreError> {
-        let Ok(req) = serde_json::from_value::<SimSendOtpRequest>(job.payload.clone()) else {
-            return Ok(Envelope::error(Group::Sim, &ErrorKind::Internal { message: "bad job payload".into() }));
+        let (req, data) = match request::<SimSendOtpRequest>(job, |r| &r.phone_number) {
+            Ok(x) => x,
+            Err(env) => return Ok(env),
         };
-        let data = json!({"status": "success", "phone_number": req.phone_number, "request_id": job.request_id});
         let Some(e164) = telcos.normalize(&req.phone_number) else {
             return Ok(fail(data, FailureCode::UnsupportedTelco, "not a phone number any configured operator serves"));
         };
@@ -379,10 +388,10 @@ impl SimHandler {
     }
 
     async fn verify_otp(&self, telcos: &Telcos, job: &Job) -> Result<Envelope, StoreError> {
-        let Ok(req) = serde_json::from_value::<SimVerifyOtpRequest>(job.payload.clone()) else {
-            return Ok(Envelope::error(Group::Sim, &ErrorKind::Internal { message: "bad job payload".into() }));
+        let (req, data) = match request::<SimVerifyOtpRequest>(job, |r| &r.phone_number) {
+            Ok(x) => x,
+            Err(env) => return Ok(env),
         };
-        let data = json!({"status": "success", "phone_number": req.phone_number, "request_id": job.request_id});
         let Some(e164) = telcos.normalize(&req.phone_number) else {
             return Ok(fail(data, FailureCode::OtpExpired, "no OTP was sent to this number"));
         };
@@ -424,10 +433,10 @@ impl SimHandler {
     }
 
     async fn verify_info(&self, telcos: &Telcos, job: &Job) -> Result<Envelope, StoreError> {
-        let Ok(req) = serde_json::from_value::<SimVerifyInfoRequest>(job.payload.clone()) else {
-            return Ok(Envelope::error(Group::Sim, &ErrorKind::Internal { message: "bad job payload".into() }));
+        let (req, data) = match request::<SimVerifyInfoRequest>(job, |r| &r.phone_number) {
+            Ok(x) => x,
+            Err(env) => return Ok(env),
         };
-        let data = json!({"status": "success", "phone_number": req.phone_number, "request_id": job.request_id});
         let Some(e164) = telcos.normalize(&req.phone_number).filter(|n| telcos.for_number(n).is_some()) else {
             return Ok(fail(data, FailureCode::InvalidPhoneNumber, "not a number a configured operator serves"));
         };
