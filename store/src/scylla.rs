@@ -754,6 +754,9 @@ fn challenge_from_row(row: ChallengeRow) -> Option<ChallengeRecord> {
 /// A row of `batches` without its partition key: seq, batch_hash, prev_batch_hash, data,
 /// received_at, request_id (null in rows written before the column existed).
 type BatchRow = (i64, String, String, String, String, Option<String>);
+/// A batch row's columns after its (seq, batch_hash) key: prev_batch_hash, data,
+/// received_at, request_id.
+type BatchRowRest = (String, String, String, Option<String>);
 
 /// The committed chain of a challenge whose head is (`last_seq`, `last_hash`), from all
 /// rows of its `batches` partition: walk back from the head via `prev_batch_hash` to seq 0
@@ -765,7 +768,7 @@ fn committed_chain(
     last_hash: &str,
     rows: Vec<BatchRow>,
 ) -> Result<Vec<BatchRecord>> {
-    let mut by_key: HashMap<(i64, String), (String, String, String, Option<String>)> = rows
+    let mut by_key: HashMap<(i64, String), BatchRowRest> = rows
         .into_iter()
         .map(|(seq, batch_hash, prev_batch_hash, data, received_at, request_id)| {
             ((seq, batch_hash), (prev_batch_hash, data, received_at, request_id))
