@@ -58,11 +58,7 @@ pub fn parse_authorization(header: &str) -> Option<(&str, &str)> {
 mod tests {
     use super::*;
 
-    fn hmac_hex(key: &[u8], data: &[u8]) -> String {
-        let mut m = <HmacSha256 as Mac>::new_from_slice(key).unwrap();
-        m.update(data);
-        hex::encode(m.finalize().into_bytes())
-    }
+    use crate::hmac_hex;
 
     #[test]
     fn hmac_sha256_rfc4231_vectors() {

@@ -11,9 +11,7 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
 use base64::Engine as _;
-use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
 
 pub const ISSUER: &str = "idv";
 pub const AUDIENCE: &str = "idv-ekyc";
@@ -56,19 +54,13 @@ pub enum JwtError {
 }
 
 
-fn mac(key: &[u8], signing_input: &[u8]) -> Vec<u8> {
-    // HMAC accepts keys of any length; new_from_slice cannot fail for it.
-    let mut m = <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
-    m.update(signing_input);
-    m.finalize().into_bytes().to_vec()
-}
 
 /// Signs `claims` as a compact JWS with HS256.
 pub fn sign(claims: &Claims, key: &[u8]) -> String {
     let header = B64URL.encode(br#"{"alg":"HS256","typ":"JWT"}"#);
     let payload = B64URL.encode(serde_json_bytes(claims));
     let signing_input = format!("{header}.{payload}");
-    let sig = B64URL.encode(mac(key, signing_input.as_bytes()));
+    let sig = B64URL.encode(crate::hmac_sha256(key, signing_input.as_bytes()));
     format!("{signing_input}.{sig}")
 }
 
@@ -95,7 +87,7 @@ pub fn verify_signature(token: &str, key: &[u8]) -> Result<Vec<u8>, JwtError> {
         return Err(JwtError::Algorithm);
     }
     let sig = B64URL.decode(s).map_err(|_| JwtError::Malformed)?;
-    let expected = mac(key, &token.as_bytes()[..h.len() + 1 + p.len()]);
+    let expected = crate::hmac_sha256(key, &token.as_bytes()[..h.len() + 1 + p.len()]);
     if !crate::ct_eq(&sig, &expected) {
         return Err(JwtError::Signature);
     }

@@ -26,22 +26,25 @@ pub fn random_bytes(n: usize) -> Vec<u8> {
     v
 }
 
+/// HMAC-SHA256 of `data` under `key` (RFC 4231 vectors in `access_key`'s tests).
+pub fn hmac_sha256(key: &[u8], data: &[u8]) -> [u8; 32] {
+    use hmac::Mac;
+    // HMAC takes keys of any length: new_from_slice cannot fail for it.
+    let mut mac = <hmac::Hmac<sha2::Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC takes any key length"));
+    mac.update(data);
+    mac.finalize().into_bytes().into()
+}
+
 /// A 32-byte key for one purpose, derived from the master key (HMAC-SHA256 keyed by the
 /// master key over `label`): subkeys never need storing and rotate with the master key.
 pub fn derive_key(master_key: &[u8], label: &str) -> Vec<u8> {
-    use hmac::Mac;
-    let Ok(mut mac) = <hmac::Hmac<sha2::Sha256> as Mac>::new_from_slice(master_key) else { return Vec::new() };
-    mac.update(label.as_bytes());
-    mac.finalize().into_bytes().to_vec()
+    hmac_sha256(master_key, label.as_bytes()).to_vec()
 }
 
 /// Lowercase hex HMAC-SHA256 of `data` under `key` (keyed, so short inputs such as phone
 /// numbers cannot be recovered by trying them all).
 pub fn hmac_hex(key: &[u8], data: &[u8]) -> String {
-    use hmac::Mac;
-    let Ok(mut mac) = <hmac::Hmac<sha2::Sha256> as Mac>::new_from_slice(key) else { return String::new() };
-    mac.update(data);
-    hex::encode(mac.finalize().into_bytes())
+    hex::encode(hmac_sha256(key, data))
 }
 
 /// Lowercase hex SHA-256.
