@@ -207,6 +207,14 @@ pub struct BatchRecord {
     pub request_id: String,
 }
 
+/// Milliseconds since the Unix epoch (0 before it), for expiry columns.
+pub(crate) fn unix_now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
 /// A short-lived session (SIM verification's OTP state): opaque `data` (sealed by the
 /// caller), a `version` for compare-and-set, and an expiry (Unix seconds) after which it
 /// reads as absent and may be created again.

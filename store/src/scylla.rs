@@ -890,10 +890,6 @@ async fn add_missing_columns(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
     Ok(())
 }
 
-fn time_now_secs() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)).unwrap_or(0)
-}
-
 #[async_trait]
 impl Store for ScyllaStore {
     async fn create_client(&self, client: &ClientRecord) -> Result<()> {
@@ -1480,7 +1476,7 @@ impl Store for ScyllaStore {
     }
 
     async fn get_session(&self, key: &str) -> Result<Option<SessionRecord>> {
-        let now = time_now_secs();
+        let now = crate::unix_now_ms() / 1000;
         let row = self
             .session
             .execute_unpaged(&self.st.get_session, (key,))
@@ -1499,7 +1495,7 @@ impl Store for ScyllaStore {
     async fn put_session(&self, session: &SessionRecord, expected_version: Option<i64>) -> Result<bool> {
         let s = session;
         // The row lives until its expiry (TTL at least 1 s), then vanishes by itself.
-        let ttl = i32::try_from((s.expires_at - time_now_secs()).max(1)).unwrap_or(i32::MAX);
+        let ttl = i32::try_from((s.expires_at - crate::unix_now_ms() / 1000).max(1)).unwrap_or(i32::MAX);
         let res = match expected_version {
             None => self
                 .session

@@ -277,10 +277,6 @@ fn row_to_client(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
     Ok(ClientRecord { client_id: r.get(0)?, name: r.get(1)?, created_at: r.get(2)? })
 }
 
-fn unix_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)).unwrap_or(0)
-}
-
 #[async_trait]
 impl Store for SqliteStore {
     async fn get_session(&self, key: &str) -> Result<Option<SessionRecord>> {
@@ -288,7 +284,7 @@ impl Store for SqliteStore {
         self.run(move |conn| {
             conn.query_row(
                 "SELECT key, version, data, expires_at FROM sessions WHERE key = ?1 AND expires_at > ?2",
-                params![key, unix_now()],
+                params![key, crate::unix_now_ms() / 1000],
                 |r| Ok(SessionRecord { key: r.get(0)?, version: r.get(1)?, data: r.get(2)?, expires_at: r.get(3)? }),
             )
             .optional()
@@ -300,7 +296,7 @@ impl Store for SqliteStore {
     async fn put_session(&self, session: &SessionRecord, expected_version: Option<i64>) -> Result<bool> {
         let s = session.clone();
         self.run(move |conn| {
-            let now = unix_now();
+            let now = crate::unix_now_ms() / 1000;
             let n = match expected_version {
                 // New, or taking over an expired one.
                 None => conn.execute(
@@ -322,10 +318,7 @@ impl Store for SqliteStore {
 
     async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool> {
         let key = key.to_string();
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            .unwrap_or(0);
+        let now_ms = crate::unix_now_ms();
         let prune = self.claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed).is_multiple_of(PRUNE_EVERY);
         let expires_ms = now_ms.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
         self.run(move |conn| {
