@@ -130,8 +130,8 @@ fn normalize_dob(s: &str) -> Result<String, CodecError> {
         [d, m, y] => (*d, *m, *y),
         _ => return Err(invalid("dob", format!("unknown date format {s:?}"))),
     };
-    let ddmmyyyy = format!("{d:0>2}{m:0>2}{y}");
-    crate::vn_cccd::normalize_date("dob", &ddmmyyyy)
+    let (d, m, y) = crate::checked_date(d, m, y).ok_or_else(|| invalid("dob", format!("no such date {s:?}")))?;
+    Ok(format!("{d:02}/{m:02}/{y:04}"))
 }
 
 /// Parses the text of an Aadhaar QR code into card_information entries.

@@ -10,6 +10,25 @@ pub mod vn_cccd;
 
 use serde::Serialize;
 
+/// Day, month and year written as decimal parts (day and month one or two digits, year
+/// four), when that calendar day exists (leap years included) between 1900 and 2100.
+/// The one date check every card codec (and SIM's date fields) uses.
+pub fn checked_date(day: &str, month: &str, year: &str) -> Option<(u32, u32, u32)> {
+    let digits = |s: &str, len: std::ops::RangeInclusive<usize>| {
+        (len.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse::<u32>().ok()).flatten()
+    };
+    let (d, m, y) = (digits(day, 1..=2)?, digits(month, 1..=2)?, digits(year, 4..=4)?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    (d >= 1 && d <= days && (1900..=2100).contains(&y)).then_some((d, m, y))
+}
+
 /// One `card_information` entry (the spec's field/value; confidence fields are only for
 /// clients with the confidence option, which QR data does not need).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

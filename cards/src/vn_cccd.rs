@@ -27,20 +27,8 @@ pub fn normalize_date(field: &'static str, s: &str) -> Result<String, CodecError
     if s.len() != 8 || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(invalid(field, "expected 8 digits DDMMYYYY"));
     }
-    let num = |r: std::ops::Range<usize>| s[r].parse::<u32>().map_err(|_| invalid(field, "not a number"));
-    let (d, m, y) = (num(0..2)?, num(2..4)?, num(4..8)?);
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return Err(invalid(field, format!("month {m}"))),
-    };
-    if d == 0 || d > days || !(1900..=2100).contains(&y) {
-        return Err(invalid(field, format!("no such date {s}")));
-    }
-    Ok(format!("{:02}/{:02}/{y:04}", d, m))
+    let (d, m, y) = crate::checked_date(&s[0..2], &s[2..4], &s[4..8]).ok_or_else(|| invalid(field, format!("no such date {s}")))?;
+    Ok(format!("{d:02}/{m:02}/{y:04}"))
 }
 
 /// Parses the QR text of a CCCD into card_information entries.

@@ -113,11 +113,8 @@ pub fn normalize_number(raw: &str, default_country_code: Option<&str>) -> Option
 pub fn camara_date(ddmmyyyy: &str) -> Option<String> {
     let parts: Vec<&str> = ddmmyyyy.trim().split('/').collect();
     let [d, m, y] = parts.as_slice() else { return None };
-    let compact = format!("{d:0>2}{m:0>2}{y}");
-    let normalized = idv_cards::vn_cccd::normalize_date("dob", &compact).ok()?;
-    let (d, rest) = normalized.split_once('/')?;
-    let (m, y) = rest.split_once('/')?;
-    Some(format!("{y}-{m}-{d}"))
+    let (d, m, y) = idv_cards::checked_date(d, m, y)?;
+    Some(format!("{y:04}-{m:02}-{d:02}"))
 }
 
 #[derive(Deserialize)]
