@@ -305,23 +305,14 @@ impl EvalReport {
             &self.same_device.engine_behavior_only,
         ));
         s.push_str(&row("scaled Manhattan (K&M 2009)", &self.other_device.manhattan, &self.same_device.manhattan));
-        let g = self.genuine_attempts;
-        s.push_str(&format!(
-            "\nengine risk levels        LOW     MEDIUM  HIGH    CRITICAL\ngenuine                   {:<7} {:<7} {:<7} {:<7}\n",
-            pct(self.genuine_risk[0], g),
-            pct(self.genuine_risk[1], g),
-            pct(self.genuine_risk[2], g),
-            pct(self.genuine_risk[3], g)
-        ));
+        let risk_row = |name: &str, counts: &[usize], total: usize| {
+            let cells: Vec<String> = counts.iter().map(|&c| format!("{:<7}", pct(c, total))).collect();
+            format!("{name:<25} {}\n", cells.join(" "))
+        };
+        s.push_str("\nengine risk levels        LOW     MEDIUM  HIGH    CRITICAL\n");
+        s.push_str(&risk_row("genuine", &self.genuine_risk, self.genuine_attempts));
         for (name, sc) in [("impostor other_device", &self.other_device), ("impostor same_device", &self.same_device)] {
-            let t: usize = sc.impostor_risk.iter().sum();
-            s.push_str(&format!(
-                "{name:<25} {:<7} {:<7} {:<7} {:<7}\n",
-                pct(sc.impostor_risk[0], t),
-                pct(sc.impostor_risk[1], t),
-                pct(sc.impostor_risk[2], t),
-                pct(sc.impostor_risk[3], t)
-            ));
+            s.push_str(&risk_row(name, &sc.impostor_risk, sc.impostor_risk.iter().sum()));
         }
         s
     }
