@@ -49,7 +49,8 @@ impl ReplayGuard {
             return Ok(false);
         }
         match &self.shared {
-            Some(store) => store.claim_once(&format!("replay:{}", hex::encode(key)), self.window).await,
+            // A fresh owner each time: no second presentation may count as the holder's.
+            Some(store) => store.claim_once(&format!("replay:{}", hex::encode(key)), &uuid::Uuid::new_v4().to_string(), self.window).await,
             None => Ok(true),
         }
     }

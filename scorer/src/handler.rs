@@ -576,8 +576,8 @@ mod tests {
         async fn put_session(&self, session: &idv_store::SessionRecord, expected: Option<i64>) -> Result<bool> {
             self.inner.put_session(session, expected).await
         }
-        async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool> {
-            self.inner.claim_once(key, ttl).await
+        async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool> {
+            self.inner.claim_once(key, owner, ttl).await
         }
         async fn put_baseline(&self, _baseline: &BaselineRecord, _expected: Option<i64>) -> Result<bool> {
             match self.mode {

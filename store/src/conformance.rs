@@ -58,19 +58,20 @@ pub async fn sessions_are_compare_and_set_and_expire(store: Arc<dyn Store>) {
 pub async fn replay_claims_are_first_use_only(store: Arc<dyn Store>) {
     let window = std::time::Duration::from_secs(60);
     let (a, b) = (fresh("sig"), fresh("sig"));
-    assert!(store.claim_once(&a, window).await.expect("claim"), "first use");
-    assert!(!store.claim_once(&a, window).await.expect("claim"), "second use within the window");
-    assert!(store.claim_once(&b, window).await.expect("claim"), "another key");
+    assert!(store.claim_once(&a, "r1", window).await.expect("claim"), "first use");
+    assert!(!store.claim_once(&a, "r2", window).await.expect("claim"), "second use within the window");
+    assert!(store.claim_once(&a, "r1", window).await.expect("claim"), "the holder claims again (a redelivery)");
+    assert!(store.claim_once(&b, "r2", window).await.expect("claim"), "another key");
     // Racing first uses of one key: exactly one wins.
     let c = fresh("sig");
-    let (x, y) = tokio::join!(store.claim_once(&c, window), store.claim_once(&c, window));
+    let (x, y) = tokio::join!(store.claim_once(&c, "r3", window), store.claim_once(&c, "r4", window));
     assert_eq!([x.expect("x"), y.expect("y")].iter().filter(|w| **w).count(), 1, "one winner");
     // After its window a key may be used again (the timestamp check refuses it by then).
     let d = fresh("sig");
-    assert!(store.claim_once(&d, std::time::Duration::from_secs(1)).await.expect("claim"));
+    assert!(store.claim_once(&d, "r5", std::time::Duration::from_secs(1)).await.expect("claim"));
     tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
-    assert!(store.claim_once(&d, window).await.expect("claim"), "expired claim is taken over");
-    assert!(!store.claim_once(&d, window).await.expect("claim"));
+    assert!(store.claim_once(&d, "r6", window).await.expect("claim"), "expired claim is taken over");
+    assert!(!store.claim_once(&d, "r5", window).await.expect("claim"), "the former holder lost it");
 }
 
 pub async fn clients_and_keys(store: Arc<dyn Store>) {

@@ -348,10 +348,12 @@ pub trait Store: Send + Sync + 'static {
     async fn put_session(&self, session: &SessionRecord, expected_version: Option<i64>) -> Result<bool>;
 
     // Replay protection shared by every ingest instance.
-    /// Record `key` for `ttl` unless it is already recorded and not expired: `true` when
-    /// this call recorded it (the first use), `false` for a use within the `ttl` of an
-    /// earlier one. Atomic across concurrent callers and instances.
-    async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool>;
+    /// Record `key` for `owner` for `ttl` unless someone holds it and it has not expired:
+    /// `true` when this call recorded it (the first use) or `owner` already holds it (the
+    /// same request again, e.g. a redelivered job), `false` when another owner holds it.
+    /// Atomic across concurrent callers and instances. Callers that must refuse every
+    /// second use pass a fresh owner each time.
+    async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool>;
 
     fn backend(&self) -> &'static str;
 }

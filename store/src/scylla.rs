@@ -649,7 +649,7 @@ impl Statements {
                 Lwt,
             )
             .await?,
-            claim_replay_key: prepare(s, format!("INSERT INTO {ks}.replay_claims (key) VALUES (?) IF NOT EXISTS USING TTL ?"), Lwt)
+            claim_replay_key: prepare(s, format!("INSERT INTO {ks}.replay_claims (key, owner) VALUES (?, ?) IF NOT EXISTS USING TTL ?"), Lwt)
                 .await?,
             get_session: prepare(s, format!("SELECT key, version, data, expires_at FROM {ks}.sessions WHERE key = ?"), Plain).await?,
             insert_session: prepare(
@@ -866,7 +866,7 @@ async fn ensure_schema(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
 
 /// Columns added to existing tables after a release (CREATE TABLE IF NOT EXISTS does not
 /// touch a table that exists): (table, column, type).
-const ADDED_COLUMNS: [(&str, &str, &str); 1] = [("batches", "request_id", "text")];
+const ADDED_COLUMNS: [(&str, &str, &str); 2] = [("batches", "request_id", "text"), ("replay_claims", "owner", "text")];
 
 async fn add_missing_columns(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
     for (table, column, cql_type) in ADDED_COLUMNS {
@@ -1511,11 +1511,13 @@ impl Store for ScyllaStore {
         Ok(Lwt::from_result(res)?.applied)
     }
 
-    async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool> {
+    async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool> {
         // TTL is whole seconds, at least 1 (0 would mean "never expires").
         let ttl_secs = i32::try_from(ttl.as_secs().max(1)).unwrap_or(i32::MAX);
-        let res = self.session.execute_unpaged(&self.st.claim_replay_key, (key, ttl_secs)).await.map_err(driver)?;
-        Ok(Lwt::from_result(res)?.applied)
+        let res = self.session.execute_unpaged(&self.st.claim_replay_key, (key, owner, ttl_secs)).await.map_err(driver)?;
+        // Not applied: the LWT answer carries the current holder.
+        let lwt = Lwt::from_result(res)?;
+        Ok(lwt.applied || lwt.text("owner").as_deref() == Some(owner))
     }
 
     fn backend(&self) -> &'static str {

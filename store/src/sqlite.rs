@@ -92,7 +92,8 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 CREATE TABLE IF NOT EXISTS replay_claims (
     key TEXT PRIMARY KEY,
-    expires_at INTEGER NOT NULL
+    expires_at INTEGER NOT NULL,
+    owner TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS baselines (
     client_id TEXT NOT NULL,
@@ -149,15 +150,21 @@ fn is_unique_violation(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ConstraintViolation)
 }
 
-/// Columns added after a release: databases created before get them on open.
-/// `batches.request_id` (second session) tells a redelivered push from a client re-push.
+/// Columns added after a release (table, column, definition): databases created before
+/// get them on open. `batches.request_id` tells a redelivered push from a client re-push;
+/// `replay_claims.owner` lets the claiming request claim again.
+const ADDED_COLUMNS: [(&str, &str, &str); 2] =
+    [("batches", "request_id", "TEXT NOT NULL DEFAULT ''"), ("replay_claims", "owner", "TEXT NOT NULL DEFAULT ''")];
+
 fn migrate(conn: &Connection) -> Result<()> {
-    let has_request_id = conn
-        .prepare("SELECT 1 FROM pragma_table_info('batches') WHERE name = 'request_id'")
-        .and_then(|mut st| st.exists([]))
-        .map_err(backend)?;
-    if !has_request_id {
-        conn.execute_batch("ALTER TABLE batches ADD COLUMN request_id TEXT NOT NULL DEFAULT ''").map_err(backend)?;
+    for (table, column, definition) in ADDED_COLUMNS {
+        let present = conn
+            .prepare(&format!("SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"))
+            .and_then(|mut st| st.exists([column]))
+            .map_err(backend)?;
+        if !present {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {definition}")).map_err(backend)?;
+        }
     }
     Ok(())
 }
@@ -316,8 +323,9 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn claim_once(&self, key: &str, ttl: std::time::Duration) -> Result<bool> {
+    async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool> {
         let key = key.to_string();
+        let owner = owner.to_string();
         let now_ms = crate::unix_now_ms();
         let prune = self.claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed).is_multiple_of(PRUNE_EVERY);
         let expires_ms = now_ms.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
@@ -325,17 +333,29 @@ impl Store for SqliteStore {
             // An expired claim is taken over; a live one is left alone (0 rows changed).
             let n = conn
                 .execute(
-                    "INSERT INTO replay_claims (key, expires_at) VALUES (?1, ?2)
-                     ON CONFLICT(key) DO UPDATE SET expires_at = excluded.expires_at WHERE replay_claims.expires_at <= ?3",
-                    params![key, expires_ms, now_ms],
+                    "INSERT INTO replay_claims (key, expires_at, owner) VALUES (?1, ?2, ?4)
+                     ON CONFLICT(key) DO UPDATE SET expires_at = excluded.expires_at, owner = excluded.owner
+                     WHERE replay_claims.expires_at <= ?3",
+                    params![key, expires_ms, now_ms, owner],
                 )
                 .map_err(backend)?;
+            // Held already: by this owner (a repeat of the same request) or another.
+            let mine = n == 1
+                || conn
+                    .query_row(
+                        "SELECT owner = ?2 FROM replay_claims WHERE key = ?1 AND expires_at > ?3",
+                        params![key, owner, now_ms],
+                        |r| r.get::<_, bool>(0),
+                    )
+                    .optional()
+                    .map_err(backend)?
+                    .unwrap_or(false);
             // Expired claims are pruned now and then, so the table stays the size of one
             // window's traffic.
             if prune {
                 conn.execute("DELETE FROM replay_claims WHERE expires_at <= ?1", params![now_ms]).map_err(backend)?;
             }
-            Ok(n == 1)
+            Ok(mine)
         })
         .await
     }

@@ -356,10 +356,7 @@ impl Biometrics {
     async fn claim_flash_sequence(&self, inputs: &LivenessInputs<'_>, sequence: &str) -> Result<bool, Stop> {
         use sha2::Digest;
         let key = hex::encode(sha2::Sha256::digest(format!("{}\0{}\0{sequence}", inputs.job.client_id, inputs.cus_user_id)));
-        let mine = format!("flash-owner:{key}:{}", inputs.job.request_id);
-        let fresh_for_request = inputs.store.claim_once(&mine, FLASH_SEQUENCE_MEMORY).await?;
-        let first_use = inputs.store.claim_once(&format!("flash:{key}"), FLASH_SEQUENCE_MEMORY).await?;
-        Ok(first_use || !fresh_for_request)
+        Ok(inputs.store.claim_once(&format!("flash:{key}"), &inputs.job.request_id, FLASH_SEQUENCE_MEMORY).await?)
     }
 }
 
