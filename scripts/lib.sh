@@ -34,3 +34,17 @@ ensure_tansu() {
   echo "building tansu $TANSU_VERSION into $TOOLS_DIR (once; cached)" >&2
   cargo install tansu --version "$TANSU_VERSION" --locked --features dynostore --root "$TOOLS_DIR" >&2
 }
+
+# node and npm (Debian) and the published TrustVision JS SDK, pinned in
+# tests/sdk/package-lock.json, for the SDK compatibility test (npm caches the tarball).
+ensure_sdk() {
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    echo "installing node and npm (Debian) for the SDK compatibility test" >&2
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  fi
+  if [ ! -d tests/sdk/node_modules/@tsocial/trustvision-sdk ]; then
+    echo "installing the TrustVision JS SDK (tests/sdk, pinned)" >&2
+    (cd tests/sdk && npm ci --no-audit --no-fund --loglevel=error >&2)
+  fi
+}

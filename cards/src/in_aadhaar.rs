@@ -10,9 +10,9 @@
 //! ```
 //!
 //! The Aadhaar number's last digit is a Verhoeff check digit, verified here. The newer
-//! "Secure QR" (a long decimal number: compressed, signed data with a photo) is recognised
-//! and refused as [`CodecError::Unsupported`]: reading it needs UIDAI's signing
-//! certificate to be worth anything, which this build does not carry.
+//! "Secure QR" (a long decimal number: compressed, signed data with a photo) is not this
+//! format: it is [`CodecError::NotThisCard`] here and read by
+//! [`crate::in_aadhaar_secure`], which checks UIDAI's signature.
 //!
 //! Output: `id`, `name`, `gender` (`M`/`F`/`T` as printed), `dob` (`DD/MM/YYYY`) or
 //! `year_of_birth`, `address` (the address parts joined with ", " in the letter's order),
@@ -22,8 +22,9 @@ use crate::{CardField, CodecError};
 
 const CARD: &str = "in.aadhaar";
 const MAX_LEN: usize = 4096;
-/// Address attributes in the order the letter prints them.
-const ADDRESS_PARTS: [&str; 11] = ["co", "house", "street", "lm", "loc", "vtc", "po", "subdist", "dist", "state", "pc"];
+/// Address attributes in the order the letter prints them (the Secure QR's address is
+/// joined in the same order, so both codes of one card give the same `address`).
+pub(crate) const ADDRESS_PARTS: [&str; 11] = ["co", "house", "street", "lm", "loc", "vtc", "po", "subdist", "dist", "state", "pc"];
 
 fn invalid(field: &'static str, reason: impl Into<String>) -> CodecError {
     CodecError::InvalidField { field, reason: reason.into() }
@@ -123,7 +124,7 @@ fn attributes(text: &str) -> Option<Vec<(String, String)>> {
 }
 
 /// `DD/MM/YYYY`, `DD-MM-YYYY` or `YYYY-MM-DD` → `DD/MM/YYYY`.
-fn normalize_dob(s: &str) -> Result<String, CodecError> {
+pub(crate) fn normalize_dob(s: &str) -> Result<String, CodecError> {
     let parts: Vec<&str> = s.split(['/', '-']).collect();
     let (d, m, y) = match parts.as_slice() {
         [y, m, d] if y.len() == 4 => (*d, *m, *y),
@@ -138,7 +139,8 @@ fn normalize_dob(s: &str) -> Result<String, CodecError> {
 pub fn parse(text: &str) -> Result<Vec<CardField>, CodecError> {
     let trimmed = text.trim();
     if trimmed.len() > 100 && trimmed.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(CodecError::Unsupported("the Aadhaar Secure QR (signed; needs UIDAI's certificate)"));
+        // A Secure QR: `in_aadhaar_secure::parse` reads it (the service tries both).
+        return Err(CodecError::NotThisCard("in.aadhaar XML"));
     }
     if trimmed.len() > MAX_LEN {
         return Err(CodecError::NotThisCard(CARD));
@@ -245,7 +247,7 @@ mod tests {
             assert!(matches!(parse(t), Err(CodecError::NotThisCard(_))), "{t:?}");
         }
         let secure = "9".repeat(1500);
-        assert!(matches!(parse(&secure), Err(CodecError::Unsupported(_))));
+        assert!(matches!(parse(&secure), Err(CodecError::NotThisCard(_))));
         let bad = [
             ("id", SAMPLE.replace("234123412346", "234123412345")),
             ("id", SAMPLE.replace("234123412346", "034123412346")),

@@ -39,6 +39,33 @@ pub fn verify(secret: &[u8], method: &str, uri: &str, timestamp: &str, content_m
     mac(secret, method, uri, timestamp, content_md5).verify_slice(&sig).is_ok()
 }
 
+/// The three-line form a client may sign when it sends no Content-MD5:
+/// `METHOD \n URI \n TIMESTAMP`, no fourth line and no trailing newline (what the
+/// published TrustVision JS SDK signs). The four-line form stays the documented one.
+pub fn string_to_sign_without_md5(method: &str, uri: &str, timestamp: &str) -> String {
+    format!("{method}\n{uri}\n{timestamp}")
+}
+
+/// Verify a request's signature: against the four-line form with `content_md5` when the
+/// header was sent; without it, against the four-line form with an empty fourth line
+/// *and* the three-line form. Both MACs are always computed and each compared in
+/// constant time, so the answer's timing does not say which form matched.
+pub fn verify_request(secret: &[u8], method: &str, uri: &str, timestamp: &str, content_md5: Option<&str>, signature_b64: &str) -> bool {
+    let Ok(sig) = base64::engine::general_purpose::STANDARD.decode(signature_b64) else {
+        return false;
+    };
+    match content_md5 {
+        Some(md5) => mac(secret, method, uri, timestamp, md5).verify_slice(&sig).is_ok(),
+        None => {
+            let four = mac(secret, method, uri, timestamp, "").verify_slice(&sig).is_ok();
+            let mut three = <HmacSha256 as Mac>::new_from_slice(secret).unwrap_or_else(|_| unreachable!());
+            three.update(string_to_sign_without_md5(method, uri, timestamp).as_bytes());
+            let three = three.verify_slice(&sig).is_ok();
+            four | three
+        }
+    }
+}
+
 /// `X-TV-Content-MD5`: base64 of the MD5 of the body.
 pub fn content_md5(body: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(Md5::digest(body))
@@ -59,6 +86,27 @@ mod tests {
     use super::*;
 
     use crate::hmac_hex;
+
+    /// Known answers computed independently (Python's hmac module) for both forms.
+    #[test]
+    fn both_signature_forms_known_answers_and_must_fails() {
+        let (k, ts) = (b"secret-key-123", "2026-11-23T21:04:05+07:00");
+        let three = "BrQIKQLNarSrIla+W3khSBdxzH/bpQJ70s+Twd8bKmo=";
+        let four = "z385caxoqjPqaT40N+31OnM4zUJbgia/MbmETs3U3Q8=";
+        assert_eq!(sign(k, "POST", "/v1/face_auth", ts, ""), four);
+        assert!(verify_request(k, "POST", "/v1/face_auth", ts, None, three));
+        assert!(verify_request(k, "POST", "/v1/face_auth", ts, None, four));
+        // With a Content-MD5 header only the four-line form over it counts.
+        assert!(!verify_request(k, "POST", "/v1/face_auth", ts, Some("1B2M2Y8AsgTpgAmY7PhCfg=="), three));
+        assert!(!verify_request(k, "POST", "/v1/face_auth", ts, Some("1B2M2Y8AsgTpgAmY7PhCfg=="), four));
+        assert!(verify_request(k, "POST", "/v1/face_auth", ts, Some("1B2M2Y8AsgTpgAmY7PhCfg=="), &sign(k, "POST", "/v1/face_auth", ts, "1B2M2Y8AsgTpgAmY7PhCfg==")));
+        // Must-fail: another path, timestamp, key, or a malformed signature.
+        assert!(!verify_request(k, "POST", "/v1/face_auth_user", ts, None, three));
+        assert!(!verify_request(k, "POST", "/v1/face_auth", "2026-11-23T21:04:06+07:00", None, three));
+        assert!(!verify_request(b"other", "POST", "/v1/face_auth", ts, None, three));
+        assert!(!verify_request(k, "POST", "/v1/face_auth", ts, None, "not base64!"));
+        assert!(!verify_request(k, "POST", "/v1/face_auth", ts, None, ""));
+    }
 
     #[test]
     fn hmac_sha256_rfc4231_vectors() {

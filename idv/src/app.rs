@@ -75,11 +75,13 @@ pub fn worker_handlers(
     blobs: Arc<dyn idv_store::blobs::BlobStore>,
     biometrics: Option<idv_workers::face_ops::Biometrics>,
     sim: idv_workers::sim::SimHandler,
+    face_auth_max_failures: u32,
+    aadhaar_keys: Option<Arc<idv_workers::card::UidaiKeys>>,
 ) -> Vec<(Topic, Arc<dyn JobHandler>)> {
     vec![
-        (Topic::Face, Arc::new(FaceHandler { store, biometrics: biometrics.clone() }) as Arc<dyn JobHandler>),
+        (Topic::Face, Arc::new(FaceHandler { store, biometrics: biometrics.clone(), max_auth_failures: face_auth_max_failures }) as Arc<dyn JobHandler>),
         (Topic::Compare, Arc::new(idv_workers::face::CompareHandler { biometrics: biometrics.clone() })),
-        (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs, biometrics })),
+        (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs, biometrics, aadhaar_keys })),
         (Topic::Sim, Arc::new(sim)),
     ]
 }
@@ -108,8 +110,10 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
             session_key_secret: idv_crypto::derive_key(&settings.master_key()?, "idv/sim-session-key/v1"),
             telcos,
         };
-        let face = biometrics(&b, concurrency, settings.passive_liveness_blocks.unwrap_or(true));
-        for (topic, handler) in worker_handlers(b.store.clone(), b.blobs.clone(), face, sim) {
+        let face = biometrics(&b, concurrency, settings.passive_liveness_blocks());
+        // Loaded once here: a certificate that does not load stops the start.
+        let aadhaar_keys = settings.aadhaar_keys()?;
+        for (topic, handler) in worker_handlers(b.store.clone(), b.blobs.clone(), face, sim, settings.face_auth_max_failures(), aadhaar_keys) {
             tasks.extend(idv_workers::runtime::spawn_pool(deps.clone(), topic, handler, concurrency, stop_rx.clone()).await.map_err(|e| e.to_string())?);
         }
     }

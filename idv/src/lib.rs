@@ -4,6 +4,7 @@
 //! `memory://` + `sqlite://` + `file://`; `idv ingest|worker|scorer` run one role each over
 //! `kafka://` + `scylla://` + `s3://`. Only the URLs differ.
 
+pub mod admin;
 pub mod app;
 pub mod settings;
 

@@ -37,6 +37,64 @@ enum Command {
         #[command(subcommand)]
         action: TokensAction,
     },
+    /// Deactivate or reactivate a face-authentication user (face_auth and
+    /// face_auth_register then answer face_auth_user_deactivated).
+    Users {
+        #[command(subcommand)]
+        action: UsersAction,
+    },
+    /// Deactivate, reactivate or delete a behavioral device of a user (its requests then
+    /// answer customer_user_device_deactivated, or customer_user_device_not_found).
+    Devices {
+        #[command(subcommand)]
+        action: DevicesAction,
+    },
+}
+
+/// A command about one face-authentication user of an existing client (by name or id).
+#[derive(clap::Args)]
+struct ForUser {
+    #[arg(long)]
+    client: String,
+    /// The client's cus_user_id.
+    #[arg(long)]
+    user: String,
+    #[command(flatten)]
+    settings: Settings,
+}
+
+#[derive(Subcommand)]
+enum UsersAction {
+    /// Deactivate the user; prints JSON with its state.
+    Deactivate(ForUser),
+    /// Reactivate the user; prints JSON with its state.
+    Reactivate(ForUser),
+}
+
+/// A command about the devices of one user of an existing client (by name or id).
+#[derive(clap::Args)]
+struct ForDevice {
+    #[arg(long)]
+    client: String,
+    /// The client's cus_user_id.
+    #[arg(long)]
+    user: String,
+    /// The device_id given to register_device (every registration of it), or one
+    /// customer_user_device_id.
+    #[arg(long)]
+    device: String,
+    #[command(flatten)]
+    settings: Settings,
+}
+
+#[derive(Subcommand)]
+enum DevicesAction {
+    /// Deactivate the device; prints one JSON line per device record.
+    Deactivate(ForDevice),
+    /// Reactivate the device; prints one JSON line per device record.
+    Reactivate(ForDevice),
+    /// Delete the device records; prints one JSON line per device record.
+    Delete(ForDevice),
 }
 
 #[derive(Subcommand)]
@@ -170,6 +228,33 @@ async fn issue_token(client: &str, settings: Settings, ttl_secs: u64) -> Result<
     Ok(())
 }
 
+async fn users(action: UsersAction) -> Result<(), String> {
+    let (ForUser { client, user, settings }, deactivated) = match action {
+        UsersAction::Deactivate(u) => (u, true),
+        UsersAction::Reactivate(u) => (u, false),
+    };
+    let settings = settings.with_file()?;
+    let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
+    let out = idv::admin::set_user_deactivated(store.as_ref(), &client, &user, deactivated, &idv_ingest::now_rfc3339()).await?;
+    println!("{out}");
+    Ok(())
+}
+
+async fn devices(action: DevicesAction) -> Result<(), String> {
+    use idv::admin::DeviceAction;
+    let (ForDevice { client, user, device, settings }, what) = match action {
+        DevicesAction::Deactivate(d) => (d, DeviceAction::Deactivate),
+        DevicesAction::Reactivate(d) => (d, DeviceAction::Reactivate),
+        DevicesAction::Delete(d) => (d, DeviceAction::Delete),
+    };
+    let settings = settings.with_file()?;
+    let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
+    for line in idv::admin::device_action(store.as_ref(), &client, &user, &device, what).await? {
+        println!("{line}");
+    }
+    Ok(())
+}
+
 fn key_pair_json(k: &idv_store::KeyPairRecord) -> serde_json::Value {
     use base64::Engine as _;
     serde_json::json!({
@@ -233,6 +318,8 @@ async fn main() -> ExitCode {
         }
         Command::Keys { action } => keys(action).await,
         Command::Keypairs { action } => keypairs(action).await,
+        Command::Users { action } => users(action).await,
+        Command::Devices { action } => devices(action).await,
         Command::Tokens { action: TokensAction::Issue { client: ForClient { client, settings }, ttl_secs } } => {
             issue_token(&client, settings, ttl_secs).await
         }

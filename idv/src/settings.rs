@@ -59,15 +59,25 @@ pub struct Settings {
     /// false reject rate on real video frames is high (docs/VISION.md).
     #[arg(long, env = "IDV_PASSIVE_LIVENESS_BLOCKS")]
     pub passive_liveness_blocks: Option<bool>,
-    /// Replay protection scope: `local` (this instance's memory) or `store` (also claimed
-    /// in the shared store, so every ingest instance refuses a replay) [default: `store`
-    /// with a scylla:// store, else `local`].
+    /// Consecutive failed face authentications (unmatched or image_non_liveness) after
+    /// which a user is locked until face_auth_unlock; 0 never locks [default: 5].
+    #[arg(long, env = "IDV_FACE_AUTH_MAX_FAILURES")]
+    pub face_auth_max_failures: Option<u32>,
+    /// Replay protection scope: `store` (claimed in the durable store, so a replay is
+    /// refused after a restart and by every ingest instance) or `local` (this instance's
+    /// memory only: a restart forgets) [default: `store`].
     #[arg(long, env = "IDV_REPLAY_GUARD")]
     pub replay_guard: Option<String>,
     /// Telecom operators for SIM verification (JSON; docs/API.md "SIM verification").
     /// Without it the SIM operations answer "not performed".
     #[arg(long, env = "IDV_TELCOS_FILE")]
     pub telcos_file: Option<PathBuf>,
+    /// UIDAI's certificate or public key for the Aadhaar Secure QR's signature: PEM (one
+    /// or more CERTIFICATE / PUBLIC KEY blocks: UIDAI re-keys, older cards keep the older
+    /// key) or one DER certificate or public key. Read once at start. Without it a Secure
+    /// QR is read with its signature answered `not_verified`.
+    #[arg(long, env = "IDV_AADHAAR_CERT")]
+    pub aadhaar_cert: Option<PathBuf>,
     /// TOML file with any of these settings (flags and env win over it).
     #[arg(long, env = "IDV_CONFIG")]
     #[serde(skip)]
@@ -86,12 +96,17 @@ impl Settings {
         let file: Settings = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         merge_fields!(self, file, listen, data_dir, bus, store, blobs, master_key, partitions, worker_concurrency,
             rate_limit_per_sec, rate_limit_burst, request_timeout_ms, timestamp_skew_secs, policy_file, policy_clients,
-            baseline_auto_update, passive_liveness_blocks, replay_guard, telcos_file);
+            baseline_auto_update, passive_liveness_blocks, face_auth_max_failures, replay_guard, telcos_file, aadhaar_cert);
         Ok(self)
     }
 
     pub fn data_dir(&self) -> PathBuf {
         self.data_dir.clone().unwrap_or_else(|| PathBuf::from("./idv-data"))
+    }
+    /// Whether the passive model's "not live" blocks (a setting's default, not a
+    /// verdict: blocking is the safe side).
+    pub fn passive_liveness_blocks(&self) -> bool {
+        self.passive_liveness_blocks != Some(false)
     }
     pub fn listen(&self) -> String {
         self.listen.clone().unwrap_or_else(|| "127.0.0.1:8080".into())
@@ -105,7 +120,9 @@ impl Settings {
             Some("store") => Ok(true),
             Some("local") => Ok(false),
             Some(other) => Err(format!("IDV_REPLAY_GUARD must be local or store, not {other:?}")),
-            None => Ok(self.store_url().starts_with("scylla://")),
+            // Durable everywhere by default: an in-memory guard accepts a replay after a
+            // restart within the timestamp window.
+            None => Ok(true),
         }
     }
 
@@ -117,6 +134,9 @@ impl Settings {
     }
     pub fn partitions(&self) -> u32 {
         self.partitions.unwrap_or(8)
+    }
+    pub fn face_auth_max_failures(&self) -> u32 {
+        self.face_auth_max_failures.unwrap_or(5)
     }
     pub fn worker_concurrency(&self) -> usize {
         self.worker_concurrency
@@ -151,6 +171,15 @@ impl Settings {
             policy_scope: idv_scorer::handler::PolicyScope::parse(self.policy_clients.as_deref().unwrap_or("")),
             auto_update_baseline: self.baseline_auto_update.unwrap_or(false),
         })
+    }
+
+    /// The Aadhaar Secure QR signing key(s) from `IDV_AADHAAR_CERT`, if set; a file that
+    /// does not load is an error at start (not a silent `not_verified` on every card).
+    pub fn aadhaar_keys(&self) -> Result<Option<std::sync::Arc<idv_workers::card::UidaiKeys>>, String> {
+        let Some(path) = &self.aadhaar_cert else { return Ok(None) };
+        let bytes = std::fs::read(path).map_err(|e| format!("IDV_AADHAAR_CERT {}: {e}", path.display()))?;
+        let keys = idv_workers::card::UidaiKeys::from_bytes(&bytes).map_err(|e| format!("IDV_AADHAAR_CERT {}: {e}", path.display()))?;
+        Ok(Some(std::sync::Arc::new(keys)))
     }
 
     /// The sealer over the master key (secrets, key pairs, blobs and baselines at rest).
@@ -213,6 +242,16 @@ mod tests {
         let s = Settings { bus: Some("memory://".into()), config: Some(path), ..Default::default() }.with_file().unwrap();
         assert_eq!(s.listen(), "0.0.0.0:9000");
         assert_eq!(s.bus_url(), "memory://", "flags/env win over the file");
+    }
+
+    #[test]
+    fn face_auth_lockout_defaults_to_five_and_can_be_set() {
+        assert_eq!(Settings::default().face_auth_max_failures(), 5);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("idv.toml");
+        std::fs::write(&path, "face_auth_max_failures = 3\n").unwrap();
+        let s = Settings { config: Some(path), ..Default::default() }.with_file().unwrap();
+        assert_eq!(s.face_auth_max_failures(), 3);
     }
 
     #[test]

@@ -71,3 +71,48 @@ fn keypairs_create_list_rotate() {
     assert_eq!(active, vec![rotated["key_pair_id"].clone()]);
     assert!(!list.contains("PRIVATE"), "only public parts are listed");
 }
+
+fn json_lines(out: &std::process::Output) -> Vec<serde_json::Value> {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect()
+}
+
+#[tokio::test]
+async fn users_and_devices_deactivate_reactivate_delete() {
+    use idv_store::Store as _;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let key: serde_json::Value = serde_json::from_slice(&idv(&["keys", "create", "--client", "acme", "--data-dir", d]).stdout).unwrap();
+    let client_id = key["client_id"].as_str().unwrap().to_string();
+    {
+        let store = idv_store::sqlite::SqliteStore::open_url(&format!("sqlite://{d}/idv.db")).unwrap();
+        let user = idv_store::FaceUserRecord { face_auth_id: "img".into(), ..idv_store::FaceUserRecord::new("fu", client_id.clone(), "u1", "ak", "t") };
+        store.put_face_user(&user).await.unwrap();
+        let device = idv_store::DeviceRecord {
+            customer_user_device_id: "cud-1".into(),
+            client_id: client_id.clone(),
+            cus_user_id: "u1".into(),
+            device_id: "phone".into(),
+            key_pair_id: "kp".into(),
+            public_der: vec![1],
+            deactivated: false,
+            created_at: "t".into(),
+        };
+        store.create_device(&device).await.unwrap();
+    }
+    let out = json_lines(&idv(&["users", "deactivate", "--client", "acme", "--user", "u1", "--data-dir", d]));
+    assert_eq!((out.len(), out[0]["is_deactivated"].as_bool()), (1, Some(true)));
+    let out = json_lines(&idv(&["users", "reactivate", "--client", &client_id, "--user", "u1", "--data-dir", d]));
+    assert_eq!(out[0]["is_deactivated"], false);
+    assert!(!idv(&["users", "deactivate", "--client", "acme", "--user", "nobody", "--data-dir", d]).status.success());
+
+    let out = json_lines(&idv(&["devices", "deactivate", "--client", "acme", "--user", "u1", "--device", "phone", "--data-dir", d]));
+    assert_eq!((out[0]["customer_user_device_id"].as_str(), out[0]["deactivated"].as_bool()), (Some("cud-1"), Some(true)));
+    let out = json_lines(&idv(&["devices", "reactivate", "--client", "acme", "--user", "u1", "--device", "cud-1", "--data-dir", d]));
+    assert_eq!(out[0]["deactivated"], false);
+    let out = json_lines(&idv(&["devices", "delete", "--client", "acme", "--user", "u1", "--device", "phone", "--data-dir", d]));
+    assert_eq!(out[0]["deleted"], true);
+    let gone = idv(&["devices", "delete", "--client", "acme", "--user", "u1", "--device", "phone", "--data-dir", d]);
+    assert!(!gone.status.success());
+    assert!(String::from_utf8_lossy(&gone.stderr).contains("no device"));
+}

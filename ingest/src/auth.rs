@@ -1,8 +1,9 @@
 //! Access Key authentication of server-side callers (spec, Authentication).
 //!
 //! Order of checks, each failure answering the group's access-denied or skew code:
-//! header shape → timestamp window → Content-MD5 (when sent) → key exists and is not
-//! revoked → HMAC in constant time. The secret key is the HMAC key as the UTF-8 bytes of
+//! header shape → timestamp window → key exists and is not revoked → HMAC in constant
+//! time (either signing form, docs/API.md "Signing"); after the body is read, the router
+//! checks it against the signed Content-MD5 ([`check_body_md5`]) and the replay guard. The secret key is the HMAC key as the UTF-8 bytes of
 //! the string `idv keys create` printed. Secrets are sealed at rest; the resolver opens
 //! them per request (no cache, so a revocation takes effect on the next request).
 
@@ -119,13 +120,21 @@ pub async fn authenticate(
     if !timestamp_fresh(timestamp, time::OffsetDateTime::now_utc(), skew) {
         return Err(ErrorKind::TimeSkewed);
     }
-    let content_md5 = header(headers, HEADER_CONTENT_MD5).unwrap_or("");
+    // No header (or an empty one): both the documented four-line form and the three-line
+    // form of the published JS SDK are accepted (docs/API.md "Signing").
+    let content_md5 = header(headers, HEADER_CONTENT_MD5).filter(|v| !v.is_empty());
     let resolved = keys
         .resolve(access_key_id)
         .await
         .map_err(|e| ErrorKind::Internal { message: format!("key lookup failed: {e}") })?;
     let Some((client_id, secret)) = resolved else { return Err(ErrorKind::AccessDenied) };
-    if !access_key::verify(&secret, method, uri, timestamp, content_md5, signature) {
+    // Operations answer under `/v1/X` and `/api/v1/X`; a client whose base URL ends in
+    // `/api` may sign the operation path without it (the published JS SDK does), so that
+    // path is accepted too. Each candidate is verified in constant time.
+    let without_api = uri.strip_prefix("/api").filter(|rest| rest.starts_with("/v1/"));
+    let signed = access_key::verify_request(&secret, method, uri, timestamp, content_md5, signature)
+        | without_api.is_some_and(|u| access_key::verify_request(&secret, method, u, timestamp, content_md5, signature));
+    if !signed {
         return Err(ErrorKind::AccessDenied);
     }
     Ok(Caller { client_id, access_key_id: access_key_id.to_string() })
@@ -157,6 +166,10 @@ mod tests {
         assert!(!timestamp_fresh("2026-01-01T00:10:01Z", now, w), "future");
         assert!(!timestamp_fresh("2025-12-31T23:59:59Z", now, w), "stale");
         assert!(!timestamp_fresh("yesterday", now, w));
+        // Offsets and fractions (the JS SDK sends local time with its offset).
+        assert!(timestamp_fresh("2026-01-01T07:05:00+07:00", now, w));
+        assert!(timestamp_fresh("2025-12-31T19:05:00.250-05:00", now, w));
+        assert!(!timestamp_fresh("2026-01-01T07:05:00+09:00", now, w), "the offset is honoured");
         Ok(())
     }
 

@@ -66,7 +66,7 @@ fn challenge_id(headers: &HeaderMap) -> Result<String, ErrorKind> {
 
 pub async fn push_event_batch(st: &AppState, caller: DeviceCaller, headers: &HeaderMap) -> Result<Envelope, ErrorKind> {
     let challenge_id = challenge_id(headers)?;
-    let plain: PushPlaintext<'_> = parse_json_borrowed(&caller.plaintext)?;
+    let plain: PushPlaintext<'_> = parse_json(&caller.plaintext)?;
     let nonce = plain.nonce.filter(|n| !n.is_empty()).ok_or(ErrorKind::MissingNonce)?;
     let batch_hash = plain.batch_hash.filter(|h| !h.is_empty()).ok_or_else(|| ErrorKind::invalid("batch_hash", "batch_hash is required"))?;
     let data = plain.data.ok_or_else(|| ErrorKind::invalid("data", "data is required"))?;
@@ -90,14 +90,6 @@ pub async fn push_event_batch(st: &AppState, caller: DeviceCaller, headers: &Hea
     });
     let (job, key) = device_job(st, Operation::PushEventBatch, &caller, payload);
     answer(st, &caller, job, key).await
-}
-
-fn parse_json_borrowed<'a, T: serde::Deserialize<'a>>(body: &'a [u8]) -> Result<T, ErrorKind> {
-    let de = &mut serde_json::Deserializer::from_slice(body);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        ErrorKind::InvalidParameter { field: (path != ".").then_some(path), message: e.into_inner().to_string() }
-    })
 }
 
 /// Group of every error raised here.

@@ -81,7 +81,10 @@ pub async fn authenticate(state: &AppState, raw: &RequestHead<'_>) -> Result<Dev
     if !device::verify_device_signature(&device.public_der, raw.method, raw.uri, timestamp, esk, md5, signature) {
         return Err(ErrorKind::AccessDenied);
     }
-    if !state.replay.first_use(&device.customer_user_device_id, signature).await.map_err(internal)? {
+    // The device signature covers the (mandatory) Content-MD5, so a different body is a
+    // different signature: the signature alone identifies the request, and the check runs
+    // here, before any private-key work, with no body.
+    if !state.replay.first_use(&device.customer_user_device_id, signature, &[]).await.map_err(internal)? {
         return Err(ErrorKind::AccessDenied);
     }
     if device.deactivated {

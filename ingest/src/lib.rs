@@ -19,6 +19,7 @@ pub mod openapi;
 pub mod pending;
 pub mod rate_limit;
 pub mod replay;
+pub mod uploads;
 pub mod results;
 pub mod router;
 pub mod submit;

@@ -75,10 +75,11 @@ pub async fn resolve_media(state: &AppState, caller: &Caller, mut slots: Vec<Med
             (None, None) => return Err(ErrorKind::invalid(slot.field.clone(), "one of id or base64 is required")),
         }
     }
-    // Pass 2: move inline data to blobs and reference it.
+    // Pass 2: move inline data to blobs and reference it. The item's label and metadata
+    // go with it, as an upload's do.
     for (slot, data) in slots.iter_mut().zip(decoded) {
         if let Some(data) = data {
-            let meta = store_blob(state, caller, blob_kind(slot.kind), data, None, None, None).await?;
+            let meta = store_blob(state, caller, blob_kind(slot.kind), data, slot.label.take(), None, slot.metadata.take()).await?;
             *slot.id = Some(meta.id);
             if let Some(b) = slot.base64.as_mut() {
                 **b = None;

@@ -28,6 +28,16 @@ pub fn build(state: AppState) -> Router {
             router = router.route(&format!("/api{}", op.path()), route);
         }
     }
+    // Uploaded images as resources (the published SDK's download and update).
+    for prefix in ["", "/api"] {
+        router = router.route(&format!("{prefix}/v1/images/{{id}}"), get(image_resource).patch(image_resource));
+        // SDK operations idv does not offer: a documented code, never a bare 404.
+        for path in idv_schemas::ops::UNSUPPORTED_SDK_PATHS {
+            let operation = path.rsplit('/').next().unwrap_or_default();
+            let answer = move || async move { respond(Envelope::error(Group::CompareCard, &ErrorKind::NotSupported { operation: operation.to_string() })) };
+            router = router.route(&format!("{prefix}{path}"), axum::routing::any(answer));
+        }
+    }
     router
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
@@ -69,6 +79,9 @@ fn body_limit(st: &AppState, op: Operation) -> usize {
         Group::Behavior => 2 * crate::behavior::MAX_BATCH_DATA_BYTES,
         _ if op == Operation::UploadImage => st.config.max_image_bytes / 3 * 4 + 64 * 1024,
         _ if op == Operation::UploadFile => st.config.max_file_bytes / 3 * 4 + 64 * 1024,
+        // Multipart carries the bytes as they are, plus part headers and text parts.
+        _ if op == Operation::Images => st.config.max_image_bytes + crate::uploads::MAX_PARTS * crate::uploads::MAX_TEXT_PART.min(4096) + 64 * 1024,
+        _ if op == Operation::Files => st.config.max_file_bytes + crate::uploads::MAX_PARTS * crate::uploads::MAX_TEXT_PART.min(4096) + 64 * 1024,
         _ => st.config.max_body_bytes,
     }
 }
@@ -84,16 +97,27 @@ async fn handle(st: AppState, op: Operation, method: Method, uri: axum::http::Ur
         AuthScheme::CustomerUserDevice => crate::device_auth::authenticate(&st, &head).await.map(Authenticated::Device),
         AuthScheme::Jwt => crate::submit::authorize_jwt(&st, &head).await.map(Authenticated::Key),
     };
+    let mut close_connection = false;
     let env = match authenticated {
-        Err(kind) => Envelope::error(group, &kind),
+        Err(kind) => {
+            // Refused on its headers: the body was never read. Left on a keep-alive
+            // connection it would be parsed as the next request, so a small body is
+            // drained and a large one ends the connection instead.
+            close_connection = drain_unread(body).await.is_err();
+            Envelope::error(group, &kind)
+        }
         Ok(who) => {
             let limit = body_limit(&st, op);
             match axum::body::to_bytes(body, limit).await {
                 Ok(bytes) => dispatch(&st, op, who, &headers, &bytes).await.unwrap_or_else(|k| Envelope::error(group, &k)),
-                Err(_) => Envelope::error(
-                    group,
-                    &ErrorKind::InvalidParameter { field: None, message: format!("request body is larger than {limit} bytes") },
-                ),
+                Err(_) => {
+                    // The rest of the oversized body is still on the connection.
+                    close_connection = true;
+                    Envelope::error(
+                        group,
+                        &ErrorKind::InvalidParameter { field: None, message: format!("request body is larger than {limit} bytes") },
+                    )
+                }
             }
         }
     };
@@ -105,7 +129,23 @@ async fn handle(st: AppState, op: Operation, method: Method, uri: axum::http::Ur
     if env.http_status >= 500 {
         tracing::warn!(operation = op.name(), status = env.http_status, code = env.first_error_code(), "request failed");
     }
-    respond(env)
+    let mut resp = respond(env);
+    if close_connection {
+        resp.headers_mut().insert(axum::http::header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    resp
+}
+
+/// The most of a refused request's body that is read and dropped to keep its connection
+/// usable; past it (or past [`DRAIN_TIME`]) the connection is closed instead.
+pub const DRAIN_LIMIT: usize = 64 * 1024;
+pub const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+
+async fn drain_unread(body: Body) -> Result<(), ()> {
+    match tokio::time::timeout(DRAIN_TIME, axum::body::to_bytes(body, DRAIN_LIMIT)).await {
+        Ok(Ok(_)) => Ok(()),
+        _ => Err(()),
+    }
 }
 
 async fn dispatch(st: &AppState, op: Operation, who: Authenticated, headers: &HeaderMap, body: &[u8]) -> Result<Envelope, ErrorKind> {
@@ -120,6 +160,10 @@ async fn dispatch(st: &AppState, op: Operation, who: Authenticated, headers: &He
         Authenticated::Key(caller) => caller,
     };
     crate::auth::check_body_md5(headers, body, false)?;
+    // Bearer tokens are reusable by design; Access Key signatures are single-use.
+    if op.auth() == AuthScheme::AccessKey {
+        crate::submit::refuse_replay(st, &caller, headers, body).await?;
+    }
     Ok(match op {
         Operation::FaceAuthRegister => submit::<FaceAuthRegisterRequest>(st, op, &caller, body).await,
         Operation::FaceAuth => submit::<FaceAuthRequest>(st, op, &caller, body).await,
@@ -136,6 +180,14 @@ async fn dispatch(st: &AppState, op: Operation, who: Authenticated, headers: &He
         Operation::UploadFile => upload_file(st, &caller, body).await?,
         Operation::GetRequestResult => get_result(st, &caller, body).await?,
         Operation::EkycFullChecks => submit::<EkycFullChecksRequest>(st, op, &caller, body).await,
+        Operation::Images | Operation::Files => {
+            let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
+            crate::uploads::upload(st, &caller, content_type, body, if op == Operation::Images { "image" } else { "file" }).await?
+        }
+        Operation::CompareFacesSync => submit::<MixCompareFacesRequest>(st, op, &caller, body).await,
+        Operation::ReadIdCardInfoSync | Operation::VerifyIdCardSanitySync => submit::<ReadIdCardRequest>(st, op, &caller, body).await,
+        Operation::VerifyFaceLivenessSync => submit::<VerifyFaceLivenessRequest>(st, op, &caller, body).await,
+        Operation::VerifyPortraitSanitySync | Operation::DetectIdCardTamperingSync => submit::<SingleImageRequest>(st, op, &caller, body).await,
         Operation::CreateChallenge | Operation::PushEventBatch => {
             return Err(ErrorKind::Internal { message: "operation reached the wrong authentication path".into() })
         }
@@ -197,4 +249,50 @@ async fn get_result(st: &AppState, caller: &crate::auth::Caller, body: &[u8]) ->
         },
         _ => Err(ErrorKind::RequestNotFound),
     }
+}
+
+/// `GET` (download the bytes) and `PATCH` (label, metadata) of an uploaded image, Access
+/// Key signed like every operation (the signature covers the method and this path).
+async fn image_resource(
+    State(st): State<AppState>,
+    method: Method,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    body: Body,
+) -> Response {
+    let group = Group::Face;
+    let uri_text = uri.path_and_query().map(|p| p.as_str()).unwrap_or("/");
+    let head = RequestHead { method: method.as_str(), uri: uri_text, headers: &headers };
+    let caller = match authorize(&st, &head).await {
+        Ok(c) => c,
+        Err(kind) => {
+            let close = drain_unread(body).await.is_err();
+            let mut resp = respond(Envelope::error(group, &kind));
+            if close {
+                resp.headers_mut().insert(axum::http::header::CONNECTION, HeaderValue::from_static("close"));
+            }
+            return resp;
+        }
+    };
+    let body = match axum::body::to_bytes(body, st.config.max_body_bytes).await {
+        Ok(b) => b,
+        Err(_) => return respond(Envelope::error(group, &ErrorKind::InvalidParameter { field: None, message: "request body is too large".into() })),
+    };
+    let answer = async {
+        crate::auth::check_body_md5(&headers, &body, false)?;
+        crate::submit::refuse_replay(&st, &caller, &headers, &body).await?;
+        if method == Method::PATCH {
+            return crate::uploads::update(&st, &caller, &id, &body).await.map(respond);
+        }
+        let meta = crate::uploads::own_image(&st, &caller, &id).await?;
+        let bytes = st.blobs.get(&id).await.map_err(|e| ErrorKind::Internal { message: e.to_string() })?.ok_or(ErrorKind::ImageNotFound { field: Some("id".into()) })?;
+        let content_type = meta.content_type.unwrap_or_else(|| "application/octet-stream".into());
+        let mut resp = (StatusCode::OK, bytes).into_response();
+        if let Ok(v) = HeaderValue::from_str(&content_type) {
+            resp.headers_mut().insert(axum::http::header::CONTENT_TYPE, v);
+        }
+        Ok::<Response, ErrorKind>(resp)
+    };
+    answer.await.unwrap_or_else(|kind| respond(Envelope::error(group, &kind)))
 }

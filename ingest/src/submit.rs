@@ -37,18 +37,28 @@ pub async fn authorize_jwt(state: &AppState, head: &RequestHead<'_>) -> Result<C
     Ok(caller)
 }
 
-/// Authenticate (Access Key, headers only) and apply the caller's rate limit.
+/// Authenticate (Access Key, headers only) and apply the caller's rate limit. The replay
+/// check needs the body and comes after it is read: [`refuse_replay`].
 pub async fn authorize(state: &AppState, head: &RequestHead<'_>) -> Result<Caller, ErrorKind> {
     let caller = auth::authenticate(&state.keys, state.config.timestamp_skew, head.method, head.uri, head.headers).await?;
-    let signature = head.headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
-    if !state.replay.first_use(&caller.access_key_id, signature).await.map_err(internal)? {
-        return Err(ErrorKind::AccessDenied);
-    }
     state
         .limiter
         .check(&caller.access_key_id)
         .map_err(|retry_after_secs| ErrorKind::RateLimited { retry_after_secs })?;
     Ok(caller)
+}
+
+/// Refuse an Access Key request whose signature and body were both accepted before
+/// (docs/API.md "Replay protection"): the same bytes signed the same way are a replay;
+/// another body under the same whole-second signature is another request.
+pub async fn refuse_replay(state: &AppState, caller: &Caller, headers: &HeaderMap, body: &[u8]) -> Result<(), ErrorKind> {
+    let signature = headers.get("authorization").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    match state.replay.first_use(&caller.access_key_id, signature, body).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(ErrorKind::AccessDenied),
+        // A replay check that did not run is not a pass.
+        Err(e) => Err(internal(e)),
+    }
 }
 
 /// Whose state a job touches: its partition key, so one user's jobs are ordered.
@@ -82,6 +92,16 @@ impl JobRequest for MixCompareFacesRequest {
     }
 }
 impl JobRequest for EkycFullChecksRequest {
+    fn subject(&self) -> SubjectRef<'_> {
+        SubjectRef::None
+    }
+}
+impl JobRequest for VerifyFaceLivenessRequest {
+    fn subject(&self) -> SubjectRef<'_> {
+        SubjectRef::None
+    }
+}
+impl JobRequest for SingleImageRequest {
     fn subject(&self) -> SubjectRef<'_> {
         SubjectRef::None
     }
@@ -196,7 +216,8 @@ pub async fn run_job(
     };
     state.store.create_request(&record).await.map_err(internal)?;
     let Some(mut waiter) = state.pending.register(&request_id) else {
-        return Err(ErrorKind::NotAvailable { reason: "service is shutting down".into() });
+        // Nothing was published: the caller retries (this request id is never used).
+        return Err(ErrorKind::ShuttingDown);
     };
     let payload = serde_json::to_vec(&job).map_err(internal)?;
     state.bus.publish(topic.name(), &key, &payload).await.map_err(internal)?;
@@ -210,7 +231,9 @@ pub async fn run_job(
             got = &mut waiter.rx => {
                 return match got {
                     Ok(Some(env)) => Ok(env),
-                    _ => Err(ErrorKind::NotAvailable { reason: "service is shutting down".into() }),
+                    // Published already: a worker may still finish it, so the caller
+                    // polls by request id, as after any wait that ran out.
+                    _ => Err(ErrorKind::Timeout { request_id: Some(request_id) }),
                 };
             }
             _ = poll.tick() => {

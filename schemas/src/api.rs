@@ -14,6 +14,29 @@ use serde_json::{Map, Value};
 
 pub type JsonObject = Map<String, Value>;
 
+/// `metadata` as an object, or as a string holding a JSON object: the spec types it
+/// `string_json` on the face endpoints, and SDKs send that as a serialized object. Either
+/// way the request carries an object from here on. A string that is not a JSON object is
+/// an invalid parameter (`parse_json` names the field).
+pub mod object_or_json_string {
+    use super::JsonObject;
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<JsonObject>, D::Error> {
+        match Option::<Value>::deserialize(d)? {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(m)) => Ok(Some(m)),
+            Some(Value::String(s)) => match serde_json::from_str::<Value>(&s) {
+                Ok(Value::Object(m)) => Ok(Some(m)),
+                _ => Err(D::Error::custom("metadata given as a string must hold a JSON object")),
+            },
+            Some(_) => Err(D::Error::custom("metadata must be an object or a string holding a JSON object")),
+        }
+    }
+}
+
 /// ImageData (spec, Resources): either `id`, or `base64` with optional label and metadata.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ImageData {
@@ -23,7 +46,7 @@ pub struct ImageData {
     pub base64: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
     pub metadata: Option<JsonObject>,
 }
 
@@ -58,7 +81,7 @@ pub struct FrameData {
     pub label: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
     pub metadata: Option<JsonObject>,
 }
 
@@ -66,7 +89,7 @@ pub struct FrameData {
 pub struct Video {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
     pub metadata: Option<JsonObject>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frames: Option<Vec<FrameData>>,
@@ -131,6 +154,15 @@ pub struct MediaSlot<'a> {
     pub id: &'a mut Option<String>,
     /// `None` for slots that can only hold references (uploaded video files).
     pub base64: Option<&'a mut Option<String>>,
+    /// The inline item's `label` and `metadata` (JSON object text), stored with its blob
+    /// as an upload stores them. They also stay in the request (the flash check reads
+    /// its frames' `flash_color`).
+    pub label: Option<String>,
+    pub metadata: Option<String>,
+}
+
+fn metadata_text(m: Option<&JsonObject>) -> Option<String> {
+    m.map(|m| Value::Object(m.clone()).to_string())
 }
 
 /// Implemented by requests that carry media, so ingest can resolve references and move
@@ -140,7 +172,8 @@ pub trait HasMedia {
 }
 
 fn image_slot<'a>(field: String, img: &'a mut ImageData, out: &mut Vec<MediaSlot<'a>>) {
-    out.push(MediaSlot { field, kind: MediaKind::Image, id: &mut img.id, base64: Some(&mut img.base64) });
+    let (label, metadata) = (img.label.clone(), metadata_text(img.metadata.as_ref()));
+    out.push(MediaSlot { field, kind: MediaKind::Image, id: &mut img.id, base64: Some(&mut img.base64), label, metadata });
 }
 
 fn images_slots<'a>(field: &str, imgs: Option<&'a mut Vec<ImageData>>, out: &mut Vec<MediaSlot<'a>>) {
@@ -151,14 +184,17 @@ fn images_slots<'a>(field: &str, imgs: Option<&'a mut Vec<ImageData>>, out: &mut
 
 fn video_slots<'a>(field: String, video: &'a mut Video, out: &mut Vec<MediaSlot<'a>>) {
     if video.id.is_some() {
-        out.push(MediaSlot { field, kind: MediaKind::VideoFile, id: &mut video.id, base64: None });
+        out.push(MediaSlot { field, kind: MediaKind::VideoFile, id: &mut video.id, base64: None, label: None, metadata: None });
     } else {
         for (i, f) in video.frames.iter_mut().flatten().enumerate() {
+            let (label, metadata) = (f.label.clone(), metadata_text(f.metadata.as_ref()));
             out.push(MediaSlot {
                 field: format!("{field}.frames[{i}]"),
                 kind: MediaKind::Image,
                 id: &mut f.id,
                 base64: Some(&mut f.base64),
+                label,
+                metadata,
             });
         }
     }
@@ -295,7 +331,7 @@ pub struct FaceAuthRegisterRequest {
     pub history_return_count: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history_return_status: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
     pub metadata: Option<JsonObject>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub face_priority: Option<String>,
@@ -386,7 +422,7 @@ pub struct FaceAuthRequest {
     pub history_return_count: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history_return_status: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
     pub metadata: Option<JsonObject>,
 }
 
@@ -475,6 +511,55 @@ impl HasMedia for MixCompareFacesRequest {
         let mut out = Vec::new();
         image_slot("image1".into(), &mut self.image1, &mut out);
         image_slot("image2".into(), &mut self.image2, &mut out);
+        out
+    }
+}
+
+// ---------------------------------------------------------------- legacy TrustVision operations
+
+/// `verify_face_liveness_sync` (the published TrustVision SDK's shape): passive liveness
+/// of each image.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct VerifyFaceLivenessRequest {
+    pub images: Vec<ImageData>,
+    /// Gestures the SDK may name beside the images; not evaluated here (docs/API.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gestures: Option<Vec<String>>,
+}
+
+impl Validate for VerifyFaceLivenessRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        if self.images.is_empty() {
+            return Err(ErrorKind::invalid("images", "images must not be empty"));
+        }
+        check_images("images", Some(&self.images), limits::MEDIA_ENTRIES, MetadataKind::StringsOnly)
+    }
+}
+
+impl HasMedia for VerifyFaceLivenessRequest {
+    fn media_slots(&mut self) -> Vec<MediaSlot<'_>> {
+        let mut out = Vec::new();
+        images_slots("images", Some(&mut self.images), &mut out);
+        out
+    }
+}
+
+/// `verify_portrait_sanity_sync` and `detect_id_card_tampering_sync`: one image.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SingleImageRequest {
+    pub image: ImageData,
+}
+
+impl Validate for SingleImageRequest {
+    fn validate(&self) -> Result<(), ErrorKind> {
+        self.image.check("image", MetadataKind::StringsOnly)
+    }
+}
+
+impl HasMedia for SingleImageRequest {
+    fn media_slots(&mut self) -> Vec<MediaSlot<'_>> {
+        let mut out = Vec::new();
+        image_slot("image".into(), &mut self.image, &mut out);
         out
     }
 }
@@ -753,7 +838,7 @@ pub struct UploadImageRequest {
     pub base64: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
     pub metadata: Option<JsonObject>,
 }
 
@@ -772,7 +857,7 @@ pub struct UploadFileRequest {
     pub filename: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_type: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
     pub metadata: Option<JsonObject>,
 }
 
@@ -911,6 +996,50 @@ mod tests {
     }
 
     #[test]
+    fn string_json_metadata_is_an_object_or_a_string_holding_one() {
+        // A string holding a JSON object, on an image, a frame and the request itself.
+        let r: FaceAuthRequest = parse_json(
+            br##"{"cus_user_id":"u","faces":[{"base64":"aA==","metadata":"{\"k\":\"v\",\"n\":1}"}],
+                 "videos":[{"frames":[{"base64":"aA==","metadata":"{\"flash_color\":\"#FF0000\"}"}],"metadata":"{}"}],
+                 "metadata":"{\"channel\":\"app\"}"}"##,
+        )
+        .expect("string_json as a string is accepted");
+        assert_eq!(r.faces[0].metadata.as_ref().and_then(|m| m.get("n")), Some(&Value::from(1)));
+        let frame = &r.videos.as_ref().expect("videos")[0].frames.as_ref().expect("frames")[0];
+        assert_eq!(frame.metadata.as_ref().and_then(|m| m.get("flash_color")), Some(&Value::from("#FF0000")));
+        assert_eq!(r.metadata.as_ref().and_then(|m| m.get("channel")), Some(&Value::from("app")));
+        assert!(r.validate().is_ok());
+        // An object is still accepted, and so are absent and null.
+        let r: FaceAuthRegisterRequest =
+            parse_json(br#"{"cus_user_id":"u","faces":[{"base64":"aA==","metadata":{"k":"v"}}],"metadata":null}"#).expect("object");
+        assert_eq!(r.faces.as_ref().expect("faces")[0].metadata.as_ref().and_then(|m| m.get("k")), Some(&Value::from("v")));
+        assert_eq!(r.metadata, None);
+        // A string that is not a JSON object, or another type, names the field.
+        for (body, field) in [
+            (&br#"{"cus_user_id":"u","faces":[{"base64":"aA==","metadata":"not json"}]}"#[..], "faces[0].metadata"),
+            (&br#"{"cus_user_id":"u","faces":[{"base64":"aA=="}],"metadata":"[1,2]"}"#[..], "metadata"),
+            (&br#"{"cus_user_id":"u","faces":[{"base64":"aA=="}],"metadata":7}"#[..], "metadata"),
+        ] {
+            match parse_json::<FaceAuthRequest>(body) {
+                Err(ErrorKind::InvalidParameter { field: Some(f), .. }) => assert_eq!(f, field),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn inline_media_slots_carry_their_label_and_metadata() {
+        let mut r: FaceAuthRequest = parse_json(
+            br##"{"cus_user_id":"u","faces":[{"base64":"aA==","label":"selfie","metadata":"{\"k\":\"v\"}"}],
+                 "videos":[{"frames":[{"base64":"aA==","label":"f0","metadata":{"flash_color":"#00FF00"}}],"metadata":{}}]}"##,
+        )
+        .expect("parse");
+        let slots = r.media_slots();
+        assert_eq!((slots[0].label.as_deref(), slots[0].metadata.as_deref()), (Some("selfie"), Some(r#"{"k":"v"}"#)));
+        assert_eq!((slots[1].label.as_deref(), slots[1].metadata.as_deref()), (Some("f0"), Some(r##"{"flash_color":"#00FF00"}"##)));
+    }
+
+    #[test]
     fn score_challenge_id_errors() {
         let r = BehaviorScoreRequest { challenge_id: "nope".into(), ..Default::default() };
         assert_eq!(r.validate(), Err(ErrorKind::InvalidChallengeId));
@@ -926,9 +1055,34 @@ mod mutation_tests {
     use super::*;
     use crate::validate::parse_json;
 
-    fn check<T: serde::de::DeserializeOwned + Validate>(body: &[u8]) {
-        if let Ok(v) = parse_json::<T>(body) {
-            let _ = v.validate();
+    /// Parse and validate `body` as `T`: every outcome must be a pass or the spec's
+    /// invalid-parameter error (never another kind, never a panic). Returns
+    /// (parsed, validated) so the caller can see both sides were exercised.
+    fn check<T: serde::de::DeserializeOwned + Validate>(body: &[u8]) -> (bool, bool) {
+        // The spec's client-input codes: invalid parameter, and the behavioral table's
+        // own rows for a malformed challenge id or nonce.
+        let invalid = |e: &ErrorKind| {
+            matches!(
+                e,
+                ErrorKind::InvalidParameter { .. }
+                    | ErrorKind::InvalidChallengeId
+                    | ErrorKind::MissingChallengeId
+                    | ErrorKind::InvalidNonce
+                    | ErrorKind::MissingNonce
+            )
+        };
+        match parse_json::<T>(body) {
+            Ok(v) => match v.validate() {
+                Ok(()) => (true, true),
+                Err(e) => {
+                    assert!(invalid(&e), "validate gave {e:?} for {:?}", String::from_utf8_lossy(body));
+                    (true, false)
+                }
+            },
+            Err(e) => {
+                assert!(invalid(&e), "parse gave {e:?} for {:?}", String::from_utf8_lossy(body));
+                (false, false)
+            }
         }
     }
 
@@ -947,6 +1101,7 @@ mod mutation_tests {
             state ^= state << 17;
             state
         };
+        let mut outcomes = [0usize; 3];
         for seed in seeds {
             for _ in 0..1500 {
                 let mut b = seed.to_vec();
@@ -966,14 +1121,21 @@ mod mutation_tests {
                         break;
                     }
                 }
-                check::<FaceAuthRegisterRequest>(&b);
-                check::<FaceAuthRequest>(&b);
-                check::<ReadIdCardRequest>(&b);
-                check::<MixCompareFacesRequest>(&b);
-                check::<SimVerifyInfoRequest>(&b);
-                check::<BehaviorScoreRequest>(&b);
-                check::<EkycFullChecksRequest>(&b);
+                for (p, v) in [
+                    check::<FaceAuthRegisterRequest>(&b),
+                    check::<FaceAuthRequest>(&b),
+                    check::<ReadIdCardRequest>(&b),
+                    check::<MixCompareFacesRequest>(&b),
+                    check::<SimVerifyInfoRequest>(&b),
+                    check::<BehaviorScoreRequest>(&b),
+                    check::<EkycFullChecksRequest>(&b),
+                ] {
+                    outcomes[usize::from(p) + usize::from(v)] += 1;
+                }
             }
         }
+        // Refused, parsed but invalid, and fully valid bodies all occurred: the mutations
+        // reached every branch, so the assertions above were exercised.
+        assert!(outcomes.iter().all(|&n| n > 0), "outcomes (refused, invalid, valid): {outcomes:?}");
     }
 }

@@ -40,10 +40,20 @@ pub enum ErrorKind {
     RequestNotFound,
     FaceUserNotFound,
     IncorrectNumberOfFaces,
+    /// An unexpected fault. `message` is for the server log only: clients get a generic
+    /// message and an incident id that finds the log line (store and bus errors name
+    /// paths, hosts and statements that are none of the caller's business).
     Internal { message: String },
     /// The capability exists in the API but no worker in this deployment can perform it
-    /// (for example the face models are not installed). Reported honestly, never faked.
+    /// (for example the face models are not installed). Reported honestly, never faked,
+    /// and never as a 500: it is not a fault, and retrying does not change it.
     NotAvailable { reason: String },
+    /// An operation of the published TrustVision SDK that idv does not offer
+    /// (`ops::UNSUPPORTED_SDK_PATHS`).
+    NotSupported { operation: String },
+    /// This instance is stopping before the request was handed to a worker: retry
+    /// (another instance, or this one after its restart, will take it).
+    ShuttingDown,
     // Behavioral group only.
     InvalidChallengeId,
     ChallengeNotFound,
@@ -53,6 +63,9 @@ pub enum ErrorKind {
     DeviceDeactivated,
     NoBatchEvents,
     InvalidBatchEvents { message: String },
+    /// Nothing in the session could be compared with the baseline, or the score is not a
+    /// number: a failure, not a fixed middle score (no spec code exists: choice).
+    InsufficientBehaviorData { message: String },
     MissingNonce,
     InvalidNonce,
     MissingChallengeId,
@@ -91,7 +104,14 @@ impl ErrorKind {
             RequestNotFound => (404, "request_not_found_exception"),
             FaceUserNotFound => (404, "face_auth_user_not_found_exception"),
             IncorrectNumberOfFaces => (400, "incorrect_number_of_faces"),
-            Internal { .. } | NotAvailable { .. } => (500, "internal_server_error"),
+            Internal { .. } => (500, "internal_server_error"),
+            // choice: the spec has no code for a capability a deployment lacks; 500 would
+            // page the caller's on-call and invite retries (docs/API.md, deviations).
+            NotAvailable { .. } => (501, "not_performed"),
+            // choice: documented in docs/API.md "TrustVision SDK compatibility".
+            NotSupported { .. } => (501, "not_supported"),
+            // choice: the spec has no 503 outside the behavioral bootstrap rows.
+            ShuttingDown => (503, "service_unavailable"),
             InvalidChallengeId => (400, "invalid_challenge_id"),
             ChallengeNotFound => (400, "challenge_not_found"),
             ChallengeAccessDenied => (400, "challenge_access_denied"),
@@ -100,6 +120,7 @@ impl ErrorKind {
             DeviceDeactivated => (400, "customer_user_device_deactivated"),
             NoBatchEvents => (400, "no_batch_events"),
             InvalidBatchEvents { .. } => (400, "invalid_batch_events"),
+            InsufficientBehaviorData { .. } => (400, "insufficient_behavior_data"),
             MissingNonce => (400, "missing_nonce"),
             InvalidNonce => (400, "invalid_nonce"),
             MissingChallengeId => (400, "missing_challenge_id"),
@@ -122,8 +143,10 @@ impl ErrorKind {
             RequestNotFound => "request id not found".into(),
             FaceUserNotFound => "face authentication user not found".into(),
             IncorrectNumberOfFaces => "selfie or original image has more than 1 face".into(),
-            Internal { message } => message.clone(),
+            Internal { .. } => "unexpected error; quote detail.incident_id to the operator".into(),
             NotAvailable { reason } => format!("not performed: {reason}"),
+            ShuttingDown => "this instance is shutting down; retry".into(),
+            NotSupported { operation } => format!("{operation} is not offered by this service (docs/API.md)"),
             InvalidChallengeId => "challenge id is not a valid UUID".into(),
             ChallengeNotFound => "challenge does not exist".into(),
             ChallengeAccessDenied => "challenge does not belong to this client".into(),
@@ -131,7 +154,7 @@ impl ErrorKind {
             DeviceNotFound => "the challenge's device record does not exist".into(),
             DeviceDeactivated => "the challenge's device is deactivated".into(),
             NoBatchEvents => "no batch events for this challenge".into(),
-            InvalidBatchEvents { message } => message.clone(),
+            InvalidBatchEvents { message } | InsufficientBehaviorData { message } => message.clone(),
             MissingNonce => "nonce missing from request".into(),
             InvalidNonce => "nonce does not match the challenge or is expired".into(),
             MissingChallengeId => "challenge id missing from context".into(),
@@ -155,10 +178,19 @@ impl ErrorKind {
         }
     }
 
-    /// The error object of the envelope, spelled for `group`.
+    /// The error object of the envelope, spelled for `group`. An internal fault's own
+    /// message goes to the log under a fresh incident id, and only the id to the client.
     pub fn to_api_error(&self, group: Group) -> ApiError {
         let (_, code) = self.code_and_status(group);
-        ApiError { code: code.to_string(), message: self.message(), detail: self.detail() }
+        let detail = match self {
+            ErrorKind::Internal { message } => {
+                let incident_id = uuid::Uuid::new_v4().to_string();
+                tracing::error!(incident_id = %incident_id, ?group, "internal error: {message}");
+                Some(json!({ "incident_id": incident_id }))
+            }
+            _ => self.detail(),
+        };
+        ApiError { code: code.to_string(), message: self.message(), detail }
     }
 }
 
@@ -243,6 +275,30 @@ mod tests {
     fn invalid_parameter_names_the_field() {
         let e = ErrorKind::invalid("faces", "at most 50 entries").to_api_error(Group::Face);
         assert_eq!(e.detail, Some(json!({"field": "faces"})));
+    }
+
+    #[test]
+    fn internal_detail_stays_in_the_log() {
+        let secret = "sqlite: disk I/O error at /var/lib/idv/idv.db (statement INSERT INTO keys)";
+        for group in [Group::Face, Group::CompareCard, Group::Sim, Group::Behavior, Group::Ekyc] {
+            let kind = ErrorKind::Internal { message: secret.into() };
+            assert_eq!(kind.code_and_status(group), (500, "internal_server_error"));
+            let e = kind.to_api_error(group);
+            let text = serde_json::to_string(&e).unwrap_or_default();
+            assert!(!text.contains("sqlite") && !text.contains("/var/lib"), "{text}");
+            let id = e.detail.as_ref().and_then(|d| d["incident_id"].as_str()).unwrap_or_default();
+            assert!(uuid::Uuid::parse_str(id).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn not_performed_is_not_a_fault() {
+        let kind = ErrorKind::NotAvailable { reason: "face models are not installed".into() };
+        for group in [Group::Face, Group::CompareCard, Group::Sim, Group::Behavior, Group::Ekyc] {
+            assert_eq!(kind.code_and_status(group), (501, "not_performed"));
+        }
+        let e = kind.to_api_error(Group::Face);
+        assert_eq!(e.detail, Some(json!({"reason": "not_performed", "detail": "face models are not installed"})));
     }
 
     #[test]

@@ -89,7 +89,30 @@ operations! {
     UploadImage => ("/v1/upload_image", Face, AccessKey, None),
     UploadFile => ("/v1/upload_file", Face, AccessKey, None),
     GetRequestResult => ("/v1/get_request_result", Face, AccessKey, None),
+    // The published TrustVision SDK's operations that map onto what idv does
+    // (docs/API.md "TrustVision SDK compatibility"). Multipart uploads answer in ingest.
+    Images => ("/v1/images", Face, AccessKey, None),
+    Files => ("/v1/files", Face, AccessKey, None),
+    CompareFacesSync => ("/v1/compare_faces_sync", CompareCard, AccessKey, Some(Topic::Compare)),
+    ReadIdCardInfoSync => ("/v1/read_id_card_info_sync", CompareCard, AccessKey, Some(Topic::Card)),
+    VerifyFaceLivenessSync => ("/v1/verify_face_liveness_sync", CompareCard, AccessKey, Some(Topic::Compare)),
+    VerifyPortraitSanitySync => ("/v1/verify_portrait_sanity_sync", CompareCard, AccessKey, Some(Topic::Compare)),
+    VerifyIdCardSanitySync => ("/v1/verify_id_card_sanity_sync", CompareCard, AccessKey, Some(Topic::Card)),
+    DetectIdCardTamperingSync => ("/v1/detect_id_card_tampering_sync", CompareCard, AccessKey, Some(Topic::Card)),
 }
+
+/// SDK operations with no counterpart in idv: answered 501 `not_supported` (after
+/// authentication), never a bare 404. Paths without the optional `/api` prefix.
+pub const UNSUPPORTED_SDK_PATHS: &[&str] = &[
+    "/v1/search_faces_sync",
+    "/v1/index_faces_sync",
+    "/v1/delete_faces",
+    "/v1/detect_faces_sync",
+    "/v1/convert_pdf_sync",
+    "/v1/ekyc_pdf",
+    "/v1/transactions",
+    "/v1/client_settings",
+];
 
 impl Operation {
     pub fn name(self) -> &'static str {

@@ -2,7 +2,6 @@
 //! the envelope's `detail.field` can point at it.
 
 use crate::error::ErrorKind;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Spec limits (Limits table). Values the spec leaves open are `// choice:`.
@@ -32,16 +31,23 @@ pub mod limits {
 }
 
 /// Parse a JSON body into `T`; a syntax error or a wrong type names the offending field.
-pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ErrorKind> {
+pub fn parse_json<'a, T: serde::Deserialize<'a>>(body: &'a [u8]) -> Result<T, ErrorKind> {
     if body.is_empty() {
         return Err(ErrorKind::InvalidParameter { field: None, message: "request body is empty".into() });
     }
+    // JSON is UTF-8 throughout; serde_json skips ignored strings without checking them.
+    if std::str::from_utf8(body).is_err() {
+        return Err(ErrorKind::InvalidParameter { field: None, message: "request body is not valid UTF-8".into() });
+    }
     let de = &mut serde_json::Deserializer::from_slice(body);
-    serde_path_to_error::deserialize(de).map_err(|e| {
+    let value = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." || path.is_empty() { None } else { Some(path) };
         ErrorKind::InvalidParameter { field, message: e.into_inner().to_string() }
-    })
+    })?;
+    // One JSON value and nothing after it but whitespace: `{...} xyz` is not a request.
+    de.end().map_err(|e| ErrorKind::InvalidParameter { field: None, message: e.to_string() })?;
+    Ok(value)
 }
 
 /// Implemented by every request type.
@@ -170,6 +176,16 @@ mod tests {
             ErrorKind::InvalidParameter { field, .. } => assert_eq!(field.as_deref(), Some("inner.n")),
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn trailing_bytes_and_invalid_utf8_are_refused() {
+        assert!(parse_json::<Probe>(br#"{"name":"a"}"#).is_ok());
+        assert!(parse_json::<Probe>(b"{\"name\":\"a\"}  \n").is_ok(), "trailing whitespace is fine");
+        assert!(matches!(parse_json::<Probe>(br#"{"name":"a"} xyz"#), Err(ErrorKind::InvalidParameter { .. })));
+        assert!(matches!(parse_json::<Probe>(br#"{"name":"a"}{"name":"b"}"#), Err(ErrorKind::InvalidParameter { .. })));
+        // Invalid UTF-8 inside a field the type ignores.
+        assert!(matches!(parse_json::<Probe>(b"{\"name\":\"a\",\"junk\":\"\xff\xfe\"}"), Err(ErrorKind::InvalidParameter { .. })));
     }
 
     #[test]

@@ -24,8 +24,24 @@ pub const CONFIDENT_MIN_SESSIONS: u32 = 3;
 /// ... and at least this many behavioral features compared (present in the session and
 /// seen in at least 2 baseline sessions) ...
 pub const CONFIDENT_MIN_FEATURES: usize = 8;
-/// Score given when nothing at all can be compared (MEDIUM, never confident).
-pub const NO_EVIDENCE_SCORE: u16 = 500;
+/// Why a session could not be scored. Answered as a failure code
+/// (`insufficient_behavior_data`, docs/SCORING.md), never as a made-up middle score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotScorable {
+    /// No behavioral feature and no device attribute could be compared with the baseline.
+    NoEvidence,
+    /// The computed score is not a number (a corrupt baseline, say).
+    NotANumber,
+}
+
+impl NotScorable {
+    pub fn reason(self) -> &'static str {
+        match self {
+            NotScorable::NoEvidence => "nothing in this session can be compared with the user's baseline",
+            NotScorable::NotANumber => "the score could not be computed from this baseline",
+        }
+    }
+}
 
 /// Evidence (-log10 p) to score: piecewise linear through these points.
 const SCORE_MAP: [(f64, f64); 5] = [(0.0, 1000.0), (2.0, 700.0), (4.0, 400.0), (8.0, 100.0), (12.0, 0.0)];
@@ -175,11 +191,14 @@ pub struct ScoreOutcome {
 }
 
 impl ScoreOutcome {
-    fn from_score(raw: f64, groups: Groups, explainers: Vec<Explainer>, is_confident: bool, compared: usize) -> ScoreOutcome {
-        let raw = if raw.is_finite() { raw.clamp(0.0, 1000.0) } else { f64::from(NO_EVIDENCE_SCORE) };
+    fn from_score(raw: f64, groups: Groups, explainers: Vec<Explainer>, is_confident: bool, compared: usize) -> Result<ScoreOutcome, NotScorable> {
+        if !raw.is_finite() {
+            return Err(NotScorable::NotANumber);
+        }
+        let raw = raw.clamp(0.0, 1000.0);
         let behavior_score = raw.round() as u16;
         let risk_level = RiskLevel::from_score(behavior_score);
-        ScoreOutcome {
+        Ok(ScoreOutcome {
             behavior_score,
             risk_level,
             is_fraud: risk_level.is_fraud(),
@@ -189,7 +208,7 @@ impl ScoreOutcome {
             more_details: None,
             raw_score: raw,
             compared_features: compared,
-        }
+        })
     }
 
     pub fn is_first_session(&self) -> bool {
@@ -230,9 +249,19 @@ pub fn first_session(embedding_count: u32) -> ScoreOutcome {
         device_behavior: g(GROUP_WEIGHTS.device_behavior),
         user_behavior: g(GROUP_WEIGHTS.user_behavior),
     };
-    let mut out = ScoreOutcome::from_score(1000.0, groups, Vec::new(), false, 0);
-    out.more_details = Some(MoreDetails { is_first_session: true, embedding_count });
-    out
+    // The spec's enrollment answer, marked as such by `more_details.is_first_session`
+    // (not a comparison: there is nothing to compare with yet).
+    ScoreOutcome {
+        behavior_score: 1000,
+        risk_level: RiskLevel::from_score(1000),
+        is_fraud: false,
+        is_confident: false,
+        groups,
+        explainers: Vec::new(),
+        more_details: Some(MoreDetails { is_first_session: true, embedding_count }),
+        raw_score: 1000.0,
+        compared_features: 0,
+    }
 }
 
 /// Options of the engine (the defaults are what [`score`] uses; the evaluation binary uses
@@ -249,9 +278,9 @@ impl Default for EngineOptions {
 }
 
 /// Scores `session` against `baseline`. An empty baseline cannot be compared with: the
-/// caller answers a first session with [`first_session`] instead; if called anyway the
-/// result is [`NO_EVIDENCE_SCORE`], not confident.
-pub fn score(baseline: &Baseline, session: &SessionFeatures) -> ScoreOutcome {
+/// caller answers a first session with [`first_session`] instead; if called anyway, or
+/// when nothing else can be compared, the answer is [`NotScorable`], never a score.
+pub fn score(baseline: &Baseline, session: &SessionFeatures) -> Result<ScoreOutcome, NotScorable> {
     score_with(baseline, session, &EngineOptions::default())
 }
 
@@ -320,7 +349,7 @@ struct GroupEvidence {
 }
 
 /// Like [`score`] with explicit options.
-pub fn score_with(baseline: &Baseline, session: &SessionFeatures, opts: &EngineOptions) -> ScoreOutcome {
+pub fn score_with(baseline: &Baseline, session: &SessionFeatures, opts: &EngineOptions) -> Result<ScoreOutcome, NotScorable> {
     let mut zs: Vec<(&FeatureDef, f64)> = Vec::new();
     for def in FEATURES {
         if let Some(z) = feature_z(baseline, session, def) {
@@ -346,7 +375,10 @@ pub fn score_with(baseline: &Baseline, session: &SessionFeatures, opts: &EngineO
     // Device description.
     let mut device_explainers: Vec<(f64, Explainer)> = Vec::new();
     let attrs = session.device.attributes();
-    let nothing_to_compare = attrs.is_empty() && !DEVICE_PENALTIES.iter().any(|(a, _)| baseline.has_attribute(a));
+    // With no attribute in the baseline, only an inconsistent session is device evidence:
+    // a perfect device score over nothing compared would be made up.
+    let baseline_has_attributes = DEVICE_PENALTIES.iter().any(|(a, _)| baseline.has_attribute(a));
+    let nothing_to_compare = !baseline_has_attributes && (attrs.is_empty() || session.device_consistent);
     let device = if nothing_to_compare || baseline.is_empty() {
         None
     } else {
@@ -403,14 +435,13 @@ pub fn score_with(baseline: &Baseline, session: &SessionFeatures, opts: &EngineO
         }
     }
     let total: f64 = weights.iter().sum();
-    let raw = if total > 0.0 {
-        scores.iter().zip(weights.iter()).map(|(s, w)| s.unwrap_or(0.0) * w).sum::<f64>() / total
-    } else {
-        f64::from(NO_EVIDENCE_SCORE)
-    };
+    if total.is_nan() || total <= 0.0 {
+        return Err(NotScorable::NoEvidence);
+    }
+    let raw = scores.iter().zip(weights.iter()).map(|(s, w)| s.unwrap_or(0.0) * w).sum::<f64>() / total;
     let gs = |i: usize| GroupScore {
         score: if weights[i] > 0.0 { scores[i].map(|s| s.round().clamp(0.0, 1000.0) as u16) } else { None },
-        weight: if total > 0.0 { (weights[i] / total * 1000.0).round() / 1000.0 } else { 0.0 },
+        weight: (weights[i] / total * 1000.0).round() / 1000.0,
     };
     let groups = Groups { device_description: gs(0), device_behavior: gs(1), user_behavior: gs(2) };
 
@@ -438,8 +469,7 @@ pub fn score_with(baseline: &Baseline, session: &SessionFeatures, opts: &EngineO
         .count();
     let is_confident = baseline.sessions() >= CONFIDENT_MIN_SESSIONS
         && compared >= CONFIDENT_MIN_FEATURES
-        && !session.device.is_empty()
-        && total > 0.0;
+        && !session.device.is_empty();
     ScoreOutcome::from_score(raw, groups, explainers, is_confident, zs.len())
 }
 
@@ -490,7 +520,7 @@ mod tests {
         let mut older = newer.clone();
         newer.device.os_version = Some("99".into());
         older.device.os_version = Some("1".into());
-        let (n, o) = (score(&b, &newer), score(&b, &older));
+        let (n, o) = (score(&b, &newer).unwrap(), score(&b, &older).unwrap());
         assert!(n.groups.device_description.score > o.groups.device_description.score);
         assert!(o.explainers.iter().any(|e| e.feature == "device.os_version" && e.direction == Direction::Changed));
     }
@@ -546,13 +576,13 @@ mod tests {
         let mut total = 0;
         for (i, u) in users.iter().enumerate() {
             let b = enrolled(u, 5, &mut rng);
-            let genuine = score(&b, &crate::extract(&u.session_batches(2, &mut rng)).unwrap());
+            let genuine = score(&b, &crate::extract(&u.session_batches(2, &mut rng)).unwrap()).unwrap();
             for (j, other) in users.iter().enumerate() {
                 if i == j {
                     continue;
                 }
                 // Impostor on the victim's own device: behavior only.
-                let imp = score(&b, &crate::extract(&other.session_batches_on(&u.device, 2, &mut rng)).unwrap());
+                let imp = score(&b, &crate::extract(&other.session_batches_on(&u.device, 2, &mut rng)).unwrap()).unwrap();
                 total += 1;
                 if genuine.raw_score > imp.raw_score {
                     wins += 1;
@@ -569,7 +599,7 @@ mod tests {
         let other = synth::User::new(2);
         let b = enrolled(&u, 6, &mut rng);
         let s = crate::extract(&other.session_batches(2, &mut rng)).unwrap();
-        let out = score(&b, &s);
+        let out = score(&b, &s).unwrap();
         let v = out.to_data("r");
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         for k in &keys {
@@ -602,8 +632,8 @@ mod tests {
         let b2 = enrolled(&u, 2, &mut rng);
         let b5 = enrolled(&u, 5, &mut rng);
         let s = crate::extract(&u.session_batches(2, &mut rng)).unwrap();
-        assert!(!score(&b2, &s).is_confident);
-        assert!(score(&b5, &s).is_confident);
+        assert!(!score(&b2, &s).unwrap().is_confident);
+        assert!(score(&b5, &s).unwrap().is_confident);
         // Only a few keystrokes: not enough features compared.
         let few = crate::extract(&[json!({"device": u.device.to_json(), "events": [
             {"type": "key_down", "t": 0, "key_class": "alpha"}, {"type": "key_up", "t": 90},
@@ -614,7 +644,7 @@ mod tests {
             {"type": "key_down", "t": 1500, "key_class": "alpha"}, {"type": "key_up", "t": 1580}
         ]})])
         .unwrap();
-        let out = score(&b5, &few);
+        let out = score(&b5, &few).unwrap();
         assert!(!out.is_confident);
         assert!(out.behavior_score <= 1000);
     }
@@ -624,16 +654,19 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let u = synth::User::new(4);
         let s = crate::extract(&u.session_batches(1, &mut rng)).unwrap();
-        let out = score(&Baseline::default(), &s);
-        assert_eq!(out.behavior_score, NO_EVIDENCE_SCORE);
-        assert!(!out.is_confident);
+        assert_eq!(score(&Baseline::default(), &s), Err(NotScorable::NoEvidence), "no fixed middle score");
+        // Sessions recorded but nothing in them comparable with this session.
+        let bare = Baseline::from_json(r#"{"sessions": 3, "features": {}, "device": {}}"#).unwrap();
+        assert_eq!(score(&bare, &s), Err(NotScorable::NoEvidence), "nothing compared is not a perfect score");
         let corrupt = Baseline::from_json(
             r#"{"sessions": 4, "features": {"keystroke.dwell_mean": {"value": {"n": 4, "mean": 1e308, "m2": 1e308}, "ln_obs": {"n": 1, "mean": -5, "m2": 0}},
                 "tap.duration_mean": {"value": {"n": 4000000000, "mean": 4.0, "m2": -1}, "ln_obs": {"n": 0, "mean": 0, "m2": 0}}},
                 "device": {"model": {}}}"#,
         )
         .unwrap();
-        let out = score(&corrupt, &s);
-        assert!(out.behavior_score <= 1000 && out.raw_score.is_finite());
+        match score(&corrupt, &s) {
+            Ok(out) => assert!(out.behavior_score <= 1000 && out.raw_score.is_finite()),
+            Err(e) => assert_eq!(e, NotScorable::NotANumber),
+        }
     }
 }

@@ -174,18 +174,24 @@ pub fn run(cfg: &EvalConfig) -> EvalReport {
         ..Default::default()
     };
     let push = |sc: &mut ScenarioReport, e: &Enrolled, s: &SessionFeatures, genuine: bool| -> RiskLevel {
-        let out = score_with(&e.baseline, s, &full);
-        let beh = score_with(&e.baseline, s, &behavior_only);
+        // A session the engine refuses to score counts as the lowest score (a refusal,
+        // as the service answers it): never a middle score that helps either side.
+        let scored = |opts: &EngineOptions| match score_with(&e.baseline, s, opts) {
+            Ok(o) => (o.raw_score, o.risk_level),
+            Err(_) => (0.0, RiskLevel::Critical),
+        };
+        let (out, out_risk) = scored(&full);
+        let (beh, _) = scored(&behavior_only);
         let man = -e.manhattan.anomaly(s).unwrap_or(f64::INFINITY);
         let (a, b, c) = if genuine {
             (&mut sc.engine.genuine, &mut sc.engine_behavior_only.genuine, &mut sc.manhattan.genuine)
         } else {
             (&mut sc.engine.impostor, &mut sc.engine_behavior_only.impostor, &mut sc.manhattan.impostor)
         };
-        a.push(out.raw_score);
-        b.push(beh.raw_score);
+        a.push(out);
+        b.push(beh);
         c.push(man);
-        out.risk_level
+        out_risk
     };
 
     for (ui, e) in enrolled.iter().enumerate() {

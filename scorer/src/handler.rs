@@ -125,6 +125,12 @@ impl BehaviorHandler {
             Some(k) if k.client_id == job.client_id && k.active => k,
             _ => return fail(ErrorKind::invalid("key_pair_id", "unknown or inactive key pair")),
         };
+        // A device the operator deactivated (`idv devices deactivate`) stays deactivated:
+        // registering the same device_id again would otherwise mint an active record.
+        let registered = self.store.list_devices(&job.client_id, &req.cus_user_id).await?;
+        if registered.iter().any(|d| d.device_id == req.device_id && d.deactivated) {
+            return fail(ErrorKind::DeviceDeactivated);
+        }
         let der = if req.protocol.as_deref() == Some("encrypted") {
             let server = match idv_store::vault::open_key_pair(&self.sealer, &key_pair) {
                 Ok(s) => s,
@@ -385,7 +391,11 @@ impl BehaviorHandler {
         let outcome = if first {
             first_session(if fold { state.baseline.sessions() + 1 } else { 0 })
         } else {
-            score(&state.baseline, session)
+            match score(&state.baseline, session) {
+                Ok(o) => o,
+                // Nothing is written: an unscorable session does not change the baseline.
+                Err(why) => return Ok(Round::Failed(ErrorKind::InsufficientBehaviorData { message: why.reason().into() })),
+            }
         };
         if fold {
             state.baseline.fold(session);
@@ -536,6 +546,12 @@ mod tests {
         }
         async fn set_device_deactivated(&self, customer_user_device_id: &str, deactivated: bool) -> Result<bool> {
             self.inner.set_device_deactivated(customer_user_device_id, deactivated).await
+        }
+        async fn list_devices(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<DeviceRecord>> {
+            self.inner.list_devices(client_id, cus_user_id).await
+        }
+        async fn delete_device(&self, customer_user_device_id: &str) -> Result<bool> {
+            self.inner.delete_device(customer_user_device_id).await
         }
         async fn create_challenge(&self, challenge: &ChallengeRecord) -> Result<()> {
             self.inner.create_challenge(challenge).await
@@ -701,6 +717,52 @@ mod tests {
         foreign.client_id = "client-b".into();
         let env = handler.handle(&foreign).await.expect("handle");
         assert_eq!(env.first_error_code(), Some("challenge_access_denied"));
+    }
+
+    /// The workers' one JobHandler suite: a repeated score or push answers as the first
+    /// time and folds, appends and finalizes once.
+    #[tokio::test]
+    async fn behavior_handler_conforms() {
+        use idv_workers::conformance::{run_suite, Case};
+        let store: Arc<dyn Store> = Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").expect("store"));
+        let challenge_id = scored_challenge(store.as_ref()).await;
+        let chain = store.list_batches(&challenge_id).await.expect("list");
+        let last = chain.last().expect("two batches");
+        let job = |op: Operation, payload: Value| Job {
+            schema_version: JOB_SCHEMA_VERSION,
+            request_id: uuid::Uuid::new_v4().to_string(),
+            operation: op,
+            client_id: "client-a".into(),
+            access_key_id: "ak".into(),
+            reply_to: "i".into(),
+            created_at: "t".into(),
+            payload,
+        };
+        let mut push = job(
+            Operation::PushEventBatch,
+            json!({"challenge_id": challenge_id, "customer_user_device_id": "dev-1", "nonce": "ab".repeat(32),
+                   "seq": last.seq, "prev_batch_hash": last.prev_batch_hash, "batch_hash": last.batch_hash, "data_raw": last.data}),
+        );
+        push.request_id = last.request_id.clone();
+        let cases = vec![
+            Case::new("push_event_batch, redelivered", push),
+            Case::new("behavior/score, first session", job(Operation::BehaviorScore, json!({"challenge_id": challenge_id}))),
+            Case::new("behavior/score, unknown challenge", job(Operation::BehaviorScore, json!({"challenge_id": uuid::Uuid::new_v4().to_string()}))),
+        ];
+        let handler: Arc<dyn JobHandler> =
+            Arc::new(BehaviorHandler { store: store.clone(), sealer: Sealer::new(1, &[1u8; 32]).expect("sealer"), config: BehaviorConfig::default() });
+        let probe = store.clone();
+        let challenge = challenge_id.clone();
+        run_suite(handler, store, cases, move || {
+            let (store, challenge) = (probe.clone(), challenge.clone());
+            async move {
+                let baseline = store.get_baseline("client-a", "user-1").await.expect("baseline").map(|b| b.version);
+                let batches = store.list_batches(&challenge).await.expect("batches").len();
+                let status = store.get_challenge(&challenge).await.expect("challenge").map(|c| format!("{c:?}"));
+                format!("{baseline:?} {batches} {status:?}")
+            }
+        })
+        .await;
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! - [`Baseline`] (serde JSON, `Default` = empty): [`Baseline::fold`]`(&mut self, &SessionFeatures)`
 //!   and [`Baseline::sessions`]`() -> u32` (the `embedding_count`). The caller applies the
 //!   spec's `is_update` table and decides whether to fold.
-//! - [`score`]`(baseline: &Baseline, session: &SessionFeatures) -> ScoreOutcome` and
+//! - [`score`]`(baseline: &Baseline, session: &SessionFeatures) -> Result<ScoreOutcome, NotScorable>` and
 //!   [`first_session`]`(embedding_count: u32) -> ScoreOutcome`.
 //!   [`ScoreOutcome::to_data`]`(&self, request_id: &str) -> serde_json::Value` is the
 //!   answer's `data` object (adds `request_id`, `status: "success"`, `server_infos`).
@@ -38,7 +38,8 @@
 //!     if is_update != Some(false) { baseline.fold(&session); /* store baseline */ }
 //!     first_session(baseline.sessions())
 //! } else {
-//!     let out = score(&baseline, &session);
+//!     // Nothing comparable: answer `insufficient_behavior_data`, never a middle score.
+//!     let Ok(out) = score(&baseline, &session) else { return Ok(()) };
 //!     if is_update == Some(true) { baseline.fold(&session); /* store baseline */ }
 //!     out
 //! };
@@ -63,7 +64,7 @@ pub mod stats;
 pub mod synth;
 
 pub use baseline::Baseline;
-pub use engine::{first_session, score, Explainer, GroupScore, Groups, MoreDetails, RiskLevel, ScoreOutcome};
+pub use engine::{first_session, score, Explainer, NotScorable, GroupScore, Groups, MoreDetails, RiskLevel, ScoreOutcome};
 pub use features::{extract, DeviceInfo, FeatureError, Group, SessionFeatures};
 pub use policy::scoring_context;
 

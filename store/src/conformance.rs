@@ -146,28 +146,29 @@ pub async fn blob_meta_round_trip(store: Arc<dyn Store>) {
 pub async fn face_users_are_scoped_by_client(store: Arc<dyn Store>) {
     let cus = fresh("user");
     let mut user = FaceUserRecord {
-        id: fresh("fu"),
-        client_id: fresh("client"),
-        cus_user_id: cus.clone(),
-        access_key_id: "ak".into(),
         face_auth_id: "img-1".into(),
-        id_card_face_id: String::new(),
         device_id: "d".into(),
         app_id: "a".into(),
         latitude: Some(10.5),
-        longitude: None,
         metadata: r#"{"expiry_date_face":"2027-01-01T00:00:00Z"}"#.into(),
-        is_deactivated: false,
-        is_unregistered: false,
-        is_locked: false,
-        created_at: "2026-01-01T00:00:00Z".into(),
-        updated_at: "2026-01-01T00:00:00Z".into(),
+        ..FaceUserRecord::new(fresh("fu"), fresh("client"), cus.clone(), "ak", "2026-01-01T00:00:00Z")
     };
     store.put_face_user(&user).await.expect("put");
     assert_eq!(store.get_face_user(&user.client_id, &cus).await.expect("get"), Some(user.clone()));
     assert_eq!(store.get_face_user(&fresh("other-client"), &cus).await.expect("get"), None, "scoped by client");
     user.is_unregistered = true;
     user.updated_at = "2026-01-02T00:00:00Z".into();
+    store.put_face_user(&user).await.expect("update");
+    assert_eq!(store.get_face_user(&user.client_id, &cus).await.expect("get"), Some(user.clone()));
+    // The lockout state (failed authentications, lock, deactivation) is kept, and cleared.
+    user.failed_auth_ids = vec!["req-1".into(), "req-2".into()];
+    user.is_locked = true;
+    user.is_deactivated = true;
+    store.put_face_user(&user).await.expect("update");
+    let got = store.get_face_user(&user.client_id, &cus).await.expect("get").expect("present");
+    assert_eq!((got.failed_auth_ids.len(), got.is_locked, got.is_deactivated), (2, true, true));
+    user.failed_auth_ids.clear();
+    user.is_locked = false;
     store.put_face_user(&user).await.expect("update");
     assert_eq!(store.get_face_user(&user.client_id, &cus).await.expect("get"), Some(user));
 }
@@ -209,6 +210,32 @@ pub async fn key_pairs_and_devices(store: Arc<dyn Store>) {
     assert!(store.set_device_deactivated(&device.customer_user_device_id, true).await.expect("deactivate"));
     assert!(store.get_device(&device.customer_user_device_id).await.expect("get").expect("present").deactivated);
     assert!(!store.set_device_deactivated(&fresh("dev"), true).await.expect("missing"));
+
+    // Listing by (client, user): every registration, the user's only.
+    let again = DeviceRecord {
+        customer_user_device_id: uuid::Uuid::new_v4().to_string(),
+        created_at: "2026-01-02T00:00:00Z".into(),
+        ..device.clone()
+    };
+    store.create_device(&again).await.expect("second registration");
+    let other_user = DeviceRecord {
+        customer_user_device_id: uuid::Uuid::new_v4().to_string(),
+        cus_user_id: "user-2".into(),
+        ..device.clone()
+    };
+    store.create_device(&other_user).await.expect("another user's device");
+    let listed = store.list_devices(&client, "user-1").await.expect("list");
+    let ids: Vec<&str> = listed.iter().map(|d| d.customer_user_device_id.as_str()).collect();
+    assert_eq!(ids, [device.customer_user_device_id.as_str(), again.customer_user_device_id.as_str()], "oldest first");
+    assert!(listed[0].deactivated && !listed[1].deactivated, "state as stored");
+    assert!(store.list_devices(&fresh("client"), "user-1").await.expect("list").is_empty(), "scoped by client");
+
+    // Deleting: gone for reads and listings; a second delete finds nothing.
+    assert!(store.delete_device(&again.customer_user_device_id).await.expect("delete"));
+    assert_eq!(store.get_device(&again.customer_user_device_id).await.expect("get"), None);
+    assert!(!store.delete_device(&again.customer_user_device_id).await.expect("delete again"));
+    let listed = store.list_devices(&client, "user-1").await.expect("list");
+    assert_eq!(listed.iter().map(|d| d.customer_user_device_id.as_str()).collect::<Vec<_>>(), [device.customer_user_device_id.as_str()]);
 }
 
 fn batch(challenge_id: &str, seq: i64, prev: &str, hash: &str) -> BatchRecord {

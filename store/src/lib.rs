@@ -124,8 +124,40 @@ pub struct FaceUserRecord {
     pub is_deactivated: bool,
     pub is_unregistered: bool,
     pub is_locked: bool,
+    /// Request ids of the consecutive failed authentications since the last match or
+    /// unlock: the lockout counter is its length. Ids rather than a number so that a
+    /// redelivered job (same request id) is not counted twice. Records written before the
+    /// field existed read as no failures.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_auth_ids: Vec<String>,
     pub created_at: String,
     pub updated_at: String,
+}
+
+impl FaceUserRecord {
+    /// A user as registration first creates it: nothing registered yet, no flags, no
+    /// failures, `{}` metadata, created and updated at `now`.
+    pub fn new(id: impl Into<String>, client_id: impl Into<String>, cus_user_id: impl Into<String>, access_key_id: impl Into<String>, now: &str) -> Self {
+        FaceUserRecord {
+            id: id.into(),
+            client_id: client_id.into(),
+            cus_user_id: cus_user_id.into(),
+            access_key_id: access_key_id.into(),
+            face_auth_id: String::new(),
+            id_card_face_id: String::new(),
+            device_id: String::new(),
+            app_id: String::new(),
+            latitude: None,
+            longitude: None,
+            metadata: "{}".into(),
+            is_deactivated: false,
+            is_unregistered: false,
+            is_locked: false,
+            failed_auth_ids: Vec::new(),
+            created_at: now.to_string(),
+            updated_at: now.to_string(),
+        }
+    }
 }
 
 /// A server RSA key pair for the behavioral SDK protocol. The private key (PKCS#8 DER) is
@@ -320,6 +352,11 @@ pub trait Store: Send + Sync + 'static {
     async fn get_device(&self, customer_user_device_id: &str) -> Result<Option<DeviceRecord>>;
     /// `false` when no such device exists.
     async fn set_device_deactivated(&self, customer_user_device_id: &str, deactivated: bool) -> Result<bool>;
+    /// Every device registered for (client, user), oldest first (one `device_id` may have
+    /// several registrations).
+    async fn list_devices(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<DeviceRecord>>;
+    /// Remove a device record (operator action); `false` when no such device exists.
+    async fn delete_device(&self, customer_user_device_id: &str) -> Result<bool>;
 
     // Behavioral: challenges and their hash chains.
     /// Fails with `AlreadyExists` if the id is taken.

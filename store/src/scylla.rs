@@ -24,7 +24,7 @@
 //!   one DC can validate in another for that long.
 //! * Compare-and-set (creating clients, names, access keys, requests, key pairs, devices,
 //!   challenges and baselines; revoking a key; completing a request; (de)activating a key
-//!   pair or device; moving a challenge's chain head; scoring a challenge; replacing a
+//!   pair or device; deleting a device; moving a challenge's chain head; scoring a challenge; replacing a
 //!   baseline) is a lightweight transaction with serial consistency `SERIAL`:
 //!   the Paxos round needs a majority of *all* replicas, so uniqueness holds cluster-wide
 //!   (two DCs can never both accept the same client name or request id), which
@@ -34,7 +34,7 @@
 //!   mixing them on one row breaks Paxos' linearizability.
 //!   LWT-written: `clients`, `clients_by_name`, `access_keys`, `requests`, `key_pairs`,
 //!   `devices`, `challenges`, `baselines`. Plain-written: `blobs`, `face_users`,
-//!   `key_pairs_by_client`, `batches`.
+//!   `key_pairs_by_client`, `devices_by_user`, `batches`.
 //! * Reads and plain upserts are marked idempotent (the driver may retry or speculate);
 //!   LWTs are not: a blind retry of an `INSERT ... IF NOT EXISTS` that did apply would
 //!   report `AlreadyExists` for the caller's own row. As with any LWT, one that fails with
@@ -80,6 +80,8 @@
 //!   row, and a retry completes the creation). Lookup rows whose key pair is missing or
 //!   belongs to another client (its id was taken) are ignored on read; the lookup row
 //!   carries no mutable state (the `active` flag is read from `key_pairs`).
+//! * `list_devices` reads the (client, user) partition of `devices_by_user` and then each
+//!   device by id, the same pattern (lookup row written first, dangling rows ignored).
 //! * The batch hash chain: `batches` is keyed by `((challenge_id), seq, batch_hash)`, and
 //!   `append_batch` (1) writes the batch row (plain write; two racing pushes of different
 //!   batches for the same seq write two different rows, neither overwrites the other), then
@@ -319,8 +321,12 @@ struct Statements {
     list_key_pair_ids_of_client: PreparedStatement,
     set_key_pair_active: PreparedStatement,
     insert_device: PreparedStatement,
+    index_device: PreparedStatement,
     get_device: PreparedStatement,
     set_device_deactivated: PreparedStatement,
+    list_device_ids_of_user: PreparedStatement,
+    delete_device: PreparedStatement,
+    unindex_device: PreparedStatement,
     insert_challenge: PreparedStatement,
     get_challenge: PreparedStatement,
     move_challenge_head: PreparedStatement,
@@ -553,9 +559,28 @@ impl Statements {
                 Lwt,
             )
             .await?,
+            index_device: prepare(
+                s,
+                format!("INSERT INTO {ks}.devices_by_user (client_id, cus_user_id, customer_user_device_id) VALUES (?, ?, ?)"),
+                Plain,
+            )
+            .await?,
             get_device: prepare(
                 s,
                 format!("SELECT {DEVICE_COLUMNS} FROM {ks}.devices WHERE customer_user_device_id = ?"),
+                Plain,
+            )
+            .await?,
+            list_device_ids_of_user: prepare(
+                s,
+                format!("SELECT customer_user_device_id FROM {ks}.devices_by_user WHERE client_id = ? AND cus_user_id = ?"),
+                Plain,
+            )
+            .await?,
+            delete_device: prepare(s, format!("DELETE FROM {ks}.devices WHERE customer_user_device_id = ? IF EXISTS"), Lwt).await?,
+            unindex_device: prepare(
+                s,
+                format!("DELETE FROM {ks}.devices_by_user WHERE client_id = ? AND cus_user_id = ? AND customer_user_device_id = ?"),
                 Plain,
             )
             .await?,
@@ -1293,6 +1318,14 @@ impl Store for ScyllaStore {
 
     async fn create_device(&self, device: &DeviceRecord) -> Result<()> {
         let d = device;
+        // 1. The lookup row first (as for key pairs): harmless if step 2 fails.
+        self.session
+            .execute_unpaged(&self.st.index_device, (&d.client_id, &d.cus_user_id, &d.customer_user_device_id))
+            .await
+            .map_err(driver)?
+            .result_not_rows()
+            .map_err(driver)?;
+        // 2. The device itself.
         let res = self
             .session
             .execute_unpaged(
@@ -1331,6 +1364,49 @@ impl Store for ScyllaStore {
             .await
             .map_err(driver)?;
         Ok(Lwt::from_result(res)?.applied)
+    }
+
+    async fn list_devices(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<DeviceRecord>> {
+        let ids: Vec<String> = self
+            .session
+            .execute_iter(self.st.list_device_ids_of_user.clone(), (client_id, cus_user_id))
+            .await
+            .map_err(driver)?
+            .rows_stream::<(String,)>()
+            .map_err(driver)?
+            .map_ok(|(id,)| id)
+            .try_collect()
+            .await
+            .map_err(driver)?;
+        let found: Vec<Option<DeviceRecord>> = futures::stream::iter(ids)
+            .map(|id| async move { self.get_device(&id).await })
+            .buffer_unordered(KEY_PAIR_READ_CONCURRENCY)
+            .try_collect()
+            .await?;
+        // Lookup rows of failed creations or deleted devices point at nothing, or (an id
+        // taken) at someone else's device.
+        let mut devices: Vec<DeviceRecord> =
+            found.into_iter().flatten().filter(|d| d.client_id == client_id && d.cus_user_id == cus_user_id).collect();
+        // Same order as the SQLite store.
+        devices.sort_by(|a, b| (&a.created_at, &a.customer_user_device_id).cmp(&(&b.created_at, &b.customer_user_device_id)));
+        Ok(devices)
+    }
+
+    async fn delete_device(&self, customer_user_device_id: &str) -> Result<bool> {
+        let res = self.session.execute_unpaged(&self.st.delete_device, (customer_user_device_id,)).await.map_err(driver)?;
+        let lwt = Lwt::from_result(res)?;
+        if lwt.applied {
+            // The lookup row is only tidied: a leftover one is ignored on read.
+            if let (Some(client), Some(user)) = (lwt.text("client_id"), lwt.text("cus_user_id")) {
+                self.session
+                    .execute_unpaged(&self.st.unindex_device, (client, user, customer_user_device_id))
+                    .await
+                    .map_err(driver)?
+                    .result_not_rows()
+                    .map_err(driver)?;
+            }
+        }
+        Ok(lwt.applied)
     }
 
     async fn create_challenge(&self, challenge: &ChallengeRecord) -> Result<()> {
@@ -1604,6 +1680,7 @@ mod tests {
                 "key_pairs",
                 "key_pairs_by_client",
                 "devices",
+                "devices_by_user",
                 "challenges",
                 "batches",
                 "sessions",
@@ -1635,7 +1712,7 @@ mod tests {
             let s = st.iter().find(|s| s.table.as_deref() == Some(table)).expect("table");
             assert!(s.cql.contains(&format!("default_time_to_live = {CHALLENGE_TTL_SECS}")), "{}", s.cql);
         }
-        for table in ["key_pairs", "key_pairs_by_client", "devices", "baselines"] {
+        for table in ["key_pairs", "key_pairs_by_client", "devices", "devices_by_user", "baselines"] {
             let s = st.iter().find(|s| s.table.as_deref() == Some(table)).expect("table");
             assert!(!s.cql.contains("default_time_to_live"), "{table} must not expire: {}", s.cql);
         }

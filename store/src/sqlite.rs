@@ -61,6 +61,7 @@ CREATE TABLE IF NOT EXISTS devices (
     deactivated INTEGER NOT NULL,
     created_at TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS devices_by_user ON devices (client_id, cus_user_id);
 CREATE TABLE IF NOT EXISTS challenges (
     challenge_id TEXT PRIMARY KEY,
     client_id TEXT NOT NULL,
@@ -759,6 +760,29 @@ impl Store for SqliteStore {
         .await
     }
 
+    async fn list_devices(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<DeviceRecord>> {
+        let (client, cus) = (client_id.to_string(), cus_user_id.to_string());
+        self.run(move |conn| {
+            let mut st = conn
+                .prepare(&format!(
+                    "SELECT {DEVICE_COLUMNS} FROM devices WHERE client_id = ?1 AND cus_user_id = ?2
+                     ORDER BY created_at, customer_user_device_id"
+                ))
+                .map_err(backend)?;
+            let rows = st.query_map(params![client, cus], row_to_device).map_err(backend)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(backend)
+        })
+        .await
+    }
+
+    async fn delete_device(&self, customer_user_device_id: &str) -> Result<bool> {
+        let id = customer_user_device_id.to_string();
+        self.run(move |conn| {
+            conn.execute("DELETE FROM devices WHERE customer_user_device_id = ?1", [id]).map(|n| n > 0).map_err(backend)
+        })
+        .await
+    }
+
     async fn create_challenge(&self, challenge: &ChallengeRecord) -> Result<()> {
         let c = challenge.clone();
         self.run(move |conn| {
@@ -938,6 +962,22 @@ mod tests {
         assert_eq!((rows.len(), rows[0].request_id.as_str()), (1, ""), "old rows read with an empty request id");
         // Opening again finds the column and changes nothing.
         SqliteStore::open_url(&format!("sqlite://{}", path.display())).expect("reopen");
+    }
+
+    #[tokio::test]
+    async fn a_face_user_written_before_the_lockout_counter_reads_with_no_failures() {
+        let store = SqliteStore::open_url("sqlite::memory:").expect("open");
+        let old = r#"{"id":"fu","client_id":"c","cus_user_id":"u","access_key_id":"ak","face_auth_id":"img","id_card_face_id":"",
+            "device_id":"","app_id":"","latitude":null,"longitude":null,"metadata":"{}","is_deactivated":false,
+            "is_unregistered":false,"is_locked":false,"created_at":"t","updated_at":"t"}"#;
+        store
+            .run(move |conn| {
+                conn.execute("INSERT INTO face_users (client_id, cus_user_id, record) VALUES ('c', 'u', ?1)", [old]).map_err(backend)
+            })
+            .await
+            .expect("old row");
+        let user = store.get_face_user("c", "u").await.expect("get").expect("present");
+        assert!(user.failed_auth_ids.is_empty());
     }
 
     #[test]

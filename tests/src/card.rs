@@ -1,10 +1,13 @@
 //! Card reading end to end over HTTP: a synthetic card photo whose QR code holds a
 //! Vietnam CCCD record (rendered with the `qrcode` crate, JPEG-encoded), read back through
 //! ingest, the card worker, rqrr and the codec; wrong, damaged and missing QR codes, other
-//! card types and corrupt images get their answers.
+//! card types and corrupt images get their answers. India's Aadhaar: the XML QR, and the
+//! signed Secure QR (made with the cards crate's TEST-ONLY key) without a certificate
+//! configured ([`run`]) and with one ([`secure_qr_with_certificate`]).
 
 use crate::{Harness, B64};
 use base64::Engine as _;
+use idv_cards::in_aadhaar_secure::{self as secure, SecureQrInput};
 use image::{imageops, Luma, Rgb, RgbImage};
 use serde_json::{json, Value};
 
@@ -88,18 +91,33 @@ pub async fn run(bus_url: &str) {
     let bad = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(Some(&qr(&damaged))), None)).await;
     assert_eq!((bad.status, bad.code()), (200, Some("bad_quality_card_image")), "{:?}", bad.body);
     let none = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(None), None)).await;
-    assert_eq!((none.status, none.body["errors"][0]["detail"]["reason"].as_str()), (500, Some("not_performed")), "{:?}", none.body);
+    assert_eq!((none.status, none.body["errors"][0]["detail"]["reason"].as_str()), (501, Some("not_performed")), "{:?}", none.body);
     let pan = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.pan", card_photo(Some(&qr(CCCD))), None)).await;
-    assert_eq!((pan.status, pan.body["errors"][0]["detail"]["reason"].as_str()), (500, Some("not_performed")), "{:?}", pan.body);
+    assert_eq!((pan.status, pan.body["errors"][0]["detail"]["reason"].as_str()), (501, Some("not_performed")), "{:?}", pan.body);
 
     // India's original Aadhaar QR (XML); the newer signed Secure QR is not read here.
     let aadhaar = r#"<?xml version="1.0" encoding="UTF-8"?><PrintLetterBarcodeData uid="234123412346" name="Rahul Kumar" gender="M" yob="1990" house="12" street="MG Road" vtc="Gurgaon" state="Haryana" pc="122001" dob="15/08/1990"/>"#;
     let ok = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(aadhaar))), None)).await;
     assert_eq!((ok.status, field(&ok.body["data"], "id")), (200, Some("234123412346")), "{:?}", ok.body);
     assert_eq!(field(&ok.body["data"], "address"), Some("12, MG Road, Gurgaon, Haryana, 122001"));
-    let secure = "4".repeat(600);
-    let r = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(&secure))), None)).await;
-    assert_eq!((r.status, r.body["errors"][0]["detail"]["reason"].as_str()), (500, Some("not_performed")), "{:?}", r.body);
+    // A long number that is no Secure QR (not gzip): another code.
+    let not_secure = "4".repeat(600);
+    let r = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(&not_secure))), None)).await;
+    assert_eq!((r.status, r.code()), (200, Some("incorrect_card_type")), "{:?}", r.body);
+    // The Secure QR, no certificate configured: read, its signature `not_verified`, the
+    // fields as read (no confidence verdict, like the unsigned XML QR's).
+    let code = secure::encode_secure_qr_for_tests(&SecureQrInput::sample(), secure::test_key::PKCS8_DER);
+    let r = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(&code))), None)).await;
+    let d = &r.body["data"];
+    assert_eq!((r.status, d["status"].as_str()), (200, Some("success")), "{:?}", r.body);
+    assert_eq!(field(d, "id_last4"), Some("2346"));
+    assert_eq!(field(d, "name"), Some("Rahul Kumar"));
+    assert_eq!(field(d, "dob"), Some("15/08/1990"));
+    assert_eq!(field(d, "mobile_last4"), Some("5678"));
+    assert_eq!(field(d, "address"), Some("S/O Ram Kumar, 12, MG Road, Near Temple, Sector 5, Gurgaon, Gurgaon, Gurgaon, Gurgaon, Haryana, 122001"));
+    assert_eq!((d["image1"]["qr"]["signature"].as_str(), d["image1"]["qr"]["version"].as_str()), (Some("not_verified"), Some("V2")), "{d}");
+    assert_eq!(d["image1"]["qr"]["raw"], code.as_str());
+    assert!(d["card_information"].as_array().is_some_and(|a| a.iter().all(|e| e.get("confidence_verdict").is_none())), "{d}");
     let wrong_check_digit = aadhaar.replace("234123412346", "234123412345");
     let r = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(&wrong_check_digit))), None)).await;
     assert_eq!((r.status, r.code()), (200, Some("bad_quality_card_image")), "{:?}", r.body);
@@ -115,5 +133,67 @@ pub async fn run(bus_url: &str) {
     let junk = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", b"not an image at all".to_vec(), None)).await;
     assert_eq!((junk.status, junk.code()), (400, Some("invalid_parameter_exception")), "{:?}", junk.body);
     assert_eq!(junk.body["errors"][0]["detail"]["field"], "image1", "{:?}", junk.body);
+    h.stop().await;
+}
+
+/// The request body of a card read with one front image.
+fn read_body(card_type: &str, image1: Vec<u8>) -> Value {
+    json!({"card_type": card_type, "image1": {"base64": B64.encode(image1), "label": "front", "metadata": {}}})
+}
+
+/// The Aadhaar Secure QR with `IDV_AADHAAR_CERT` set (the test key's certificate, PEM):
+/// a genuine code is `verified`; an altered one `failed`, answered `failure` with its
+/// fields marked UNSURE; a card number that does not end with the Secure QR's last
+/// digits is another card; a certificate file that does not load stops the start.
+pub async fn secure_qr_with_certificate(bus_url: &str) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cert = dir.path().join("uidai.pem");
+    std::fs::write(&cert, secure::test_key::CERT_PEM).expect("write the certificate");
+    let bad = dir.path().join("bad.pem");
+    std::fs::write(&bad, "-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n").expect("write a bad file");
+    let settings = |path: &std::path::Path| idv::Settings { aadhaar_cert: Some(path.to_path_buf()), ..Default::default() };
+    assert!(settings(&bad).aadhaar_keys().is_err());
+    assert!(settings(&dir.path().join("missing.pem")).aadhaar_keys().is_err());
+    assert!(matches!(settings(&cert).aadhaar_keys(), Ok(Some(_))));
+
+    let h = Harness::start(bus_url, |s| s.aadhaar_cert = Some(cert.clone())).await;
+    let c = &h.client;
+    let acme = h.create_key("acme").await;
+    let path = "/v1/read_id_card_info_with_sanity";
+
+    let input = SecureQrInput::sample();
+    let code = secure::encode_secure_qr_for_tests(&input, secure::test_key::PKCS8_DER);
+    let r = c.call(&acme, path, &read_body("in.aadhaar", card_photo(Some(&qr(&code))))).await;
+    let d = &r.body["data"];
+    assert_eq!((r.status, d["status"].as_str()), (200, Some("success")), "{:?}", r.body);
+    assert_eq!(d["image1"]["qr"]["signature"], "verified", "{d}");
+    assert_eq!((field(d, "name"), field(d, "pin_code")), (Some("Rahul Kumar"), Some("122001")));
+    assert!(d["card_information"].as_array().is_some_and(|a| a.iter().all(|e| e.get("confidence_verdict").is_none())), "{d}");
+
+    // One letter of the name changed after signing: well-formed, signature failed.
+    let mut signed = secure::sign_for_tests(&input.signed_bytes(), secure::test_key::PKCS8_DER);
+    let at = signed.windows(5).position(|w| w == b"Rahul").expect("the name is in the signed bytes");
+    signed[at] = b'M';
+    let altered = secure::compress_to_decimal_for_tests(&signed);
+    let r = c.call(&acme, path, &read_body("in.aadhaar", card_photo(Some(&qr(&altered))))).await;
+    let d = &r.body["data"];
+    assert_eq!((r.status, r.code(), d["status"].as_str()), (200, Some("bad_quality_card_image"), Some("failure")), "{:?}", r.body);
+    assert_eq!(d["image1"]["qr"]["signature"], "failed", "{d}");
+    assert_eq!(field(d, "name"), Some("Mahul Kumar"));
+    let entries = d["card_information"].as_array().cloned().unwrap_or_default();
+    assert!(!entries.is_empty() && entries.iter().all(|e| e["confidence_verdict"] == "UNSURE"), "{d}");
+
+    // The Secure QR on the front, the XML QR of another number on the back.
+    let other = r#"<PrintLetterBarcodeData uid="234123412346" name="Rahul Kumar" gender="M" dob="15/08/1990"/>"#;
+    let mine = SecureQrInput { reference_id: "999920190612163521011".into(), ..SecureQrInput::sample() };
+    let mut body = read_body("in.aadhaar", card_photo(Some(&qr(&secure::encode_secure_qr_for_tests(&mine, secure::test_key::PKCS8_DER)))));
+    body["image2"] = json!({"base64": B64.encode(card_photo(Some(&qr(other)))), "label": "back", "metadata": {}});
+    let r = c.call(&acme, path, &body).await;
+    assert_eq!((r.status, r.code()), (200, Some("nocard_or_multicard_image")), "{:?}", r.body);
+    // The same number on both: one card (the XML QR's number ends with 2346).
+    body["image1"] = read_body("in.aadhaar", card_photo(Some(&qr(&code))))["image1"].clone();
+    let r = c.call(&acme, path, &body).await;
+    assert_eq!((r.status, r.body["data"]["status"].as_str()), (200, Some("success")), "{:?}", r.body);
+    assert_eq!(field(&r.body["data"], "id"), Some("234123412346"));
     h.stop().await;
 }

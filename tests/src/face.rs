@@ -46,6 +46,13 @@ pub async fn run(bus_url: &str) {
     assert!(d["user_metadata"]["expiry_date_face"].is_string());
     assert_eq!(d["user_metadata"]["tier"], "gold");
     assert_eq!(d["histories"][0]["auth_action"], "register");
+    // The selfie's own passive liveness is reported on registration as on face_auth: a
+    // verdict, or "not performed" with no is_live.
+    let lc = &d["validate_faces_result"]["liveness_check"];
+    match d["validate_faces_result"].get("is_live") {
+        Some(live) => assert!(live.is_boolean() && lc["images"][0]["is_live"].is_boolean(), "{d}"),
+        None => assert_eq!(lc["status"], "not_performed", "{d}"),
+    }
     let user = c.call(&acme, "/v1/face_auth_user", &json!({"cus_user_id": "obama"})).await;
     assert_eq!(user.body["data"]["verdict"], "registered");
     assert_eq!(user.body["data"]["face_types"], json!(["selfie"]));
@@ -87,6 +94,10 @@ pub async fn run(bus_url: &str) {
     assert_eq!(m.status, 200, "{:?}", m.body);
     assert_eq!(m.body["data"]["compare_faces"][0]["result"], "matched", "{:?}", m.body);
     assert!(m.body["data"]["image1"]["faces"][0]["bounding_box"]["top"].is_number());
+    assert_eq!(m.body["data"]["image1"]["faces"][0]["id"], "image1-face-0");
+    assert_eq!(m.body["data"]["transaction_id"], m.body["data"]["request_id"], "{:?}", m.body);
+    let crowd = c.call(&acme, "/v1/mix_compare_faces_sync", &cmp(&group, &obama3)).await;
+    assert_eq!((crowd.status, crowd.code()), (400, Some("incorrect_number_of_faces")), "{:?}", crowd.body);
     let u = c.call(&acme, "/v1/mix_compare_faces_sync", &cmp(&obama, &biden)).await;
     assert_eq!(u.body["data"]["compare_faces"][0]["result"], "unmatched", "{:?}", u.body);
 
@@ -96,5 +107,40 @@ pub async fn run(bus_url: &str) {
     assert!(h.backends.store.list_face_templates(&acme.client_id, "obama").await.expect("list").is_empty());
     let gone = c.call(&acme, "/v1/face_auth", &auth(&obama3)).await;
     assert_eq!(gone.code(), Some("face_auth_user_unregistered"), "{:?}", gone.body);
+    h.stop().await;
+}
+
+/// Lockout: with IDV_FACE_AUTH_MAX_FAILURES=2, the second unmatched login in a row is
+/// answered as usual and locks the user; the next login is face_auth_user_locked; the
+/// histories show both; face_auth_unlock lets the genuine user in again.
+pub async fn run_lockout(bus_url: &str) {
+    let (Some(obama), Some(obama3), Some(biden)) = (photo("testimg-fr-obama"), photo("testimg-fr-obama3"), photo("testimg-fr-biden")) else {
+        return;
+    };
+    let h = Harness::start(bus_url, |s| {
+        s.request_timeout_ms = Some(60_000);
+        s.face_auth_max_failures = Some(2);
+    })
+    .await;
+    let c = &h.client;
+    let acme = h.create_key("acme").await;
+    let reg = c.call(&acme, "/v1/face_auth_register", &json!({"cus_user_id": "obama", "faces": [{"base64": B64.encode(&obama)}]})).await;
+    assert_eq!(reg.body["data"]["status"], "success", "{:?}", reg.body);
+    let auth = |img: &[u8]| json!({"cus_user_id": "obama", "faces": [{"base64": B64.encode(img)}], "device_id": "phone-9"});
+    // A match between failures resets the count.
+    for img in [&biden, &obama3, &biden, &biden] {
+        let r = c.call(&acme, "/v1/face_auth", &auth(img)).await;
+        assert_eq!((r.status, r.body["data"]["status"].as_str()), (200, Some("success")), "{:?}", r.body);
+    }
+    let locked = c.call(&acme, "/v1/face_auth", &auth(&obama3)).await;
+    assert_eq!((locked.status, locked.code()), (200, Some("face_auth_user_locked")), "{:?}", locked.body);
+    let user = c.call(&acme, "/v1/face_auth_user", &json!({"cus_user_id": "obama"})).await;
+    let hist = &user.body["data"]["histories"];
+    assert_eq!((hist[0]["result"].as_str(), hist[0]["device_id"].as_str()), (Some("locked"), Some("phone-9")), "{hist}");
+    assert_eq!((hist[1]["result"].as_str(), hist[1]["user_locked"].as_bool()), (Some("unmatched"), Some(true)), "{hist}");
+    let unlock = c.call(&acme, "/v1/face_auth_unlock", &json!({"cus_user_id": "obama"})).await;
+    assert_eq!(unlock.status, 200, "{:?}", unlock.body);
+    let again = c.call(&acme, "/v1/face_auth", &auth(&obama3)).await;
+    assert_eq!(again.body["data"]["auth_check"]["result"], "matched", "{:?}", again.body);
     h.stop().await;
 }

@@ -17,6 +17,7 @@ pub mod card;
 pub mod ekyc;
 pub mod face;
 pub mod face_video;
+pub mod states;
 
 pub const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
@@ -188,6 +189,24 @@ impl Harness {
         if let Some(r) = self.running.take() {
             r.shutdown(drain).await;
         }
+    }
+
+    /// Stop every role and start them again on the same data directory, with backends
+    /// opened anew (as a process restart would: nothing in memory survives, the store and
+    /// blobs on disk do). The client points at the new HTTP tier.
+    pub async fn restart(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.shutdown(std::time::Duration::from_secs(5)).await;
+        }
+        for r in self.extra.drain(..) {
+            r.shutdown(std::time::Duration::from_secs(5)).await;
+        }
+        let backends = idv::app::open_backends(&self.settings).await.expect("backends reopen");
+        let running = idv::app::start_with(&self.settings, idv::Roles::ALL, backends.clone()).await.expect("idv restarts");
+        let addr = running.addr.expect("ingest role listens");
+        self.client = Client::new(format!("http://{addr}"));
+        self.backends = backends;
+        self.running = Some(running);
     }
 
     /// Issue an eKYC bearer token the way `idv tokens issue` does, valid `ttl_secs` from

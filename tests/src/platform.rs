@@ -128,7 +128,7 @@ pub async fn run(bus_url: &str) {
     // says the comparison was not performed. Never a made-up score.
     match referenced.status {
         400 => assert_eq!(referenced.body["errors"][0]["detail"]["field"], "image1", "{:?}", referenced.body),
-        500 => assert_eq!(referenced.body["errors"][0]["detail"]["reason"], "not_performed"),
+        501 => assert_eq!(referenced.body["errors"][0]["detail"]["reason"], "not_performed"),
         other => panic!("unexpected {other}: {:?}", referenced.body),
     }
 

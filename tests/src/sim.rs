@@ -1,12 +1,17 @@
-//! SIM verification end to end over HTTP, against an operator simulator that speaks the
+//! SIM verification end to end over HTTP, against operator simulators that speak the
 //! CAMARA APIs the SIM worker calls (OAuth2 client credentials, One Time Password SMS,
-//! KYC Match, Device Swap) with the request and error shapes of their specifications.
-//! No real operator is reachable from here; this shows the service's side of the
-//! protocol, its session rules and every failure code, not any operator's behaviour.
+//! KYC Match, Device Swap, Call Forwarding Signal, Subscription Status, Device
+//! Reachability Status, Number Recycling) with the request and error shapes of their
+//! specifications. Answers are set per number (`Line`); every request is counted per
+//! path, so a test can assert which operator calls a request made (none for a malformed
+//! OTP). A second simulator offers only some APIs (the rest 404, one 501). No real
+//! operator is reachable from here; this shows the service's side of the protocol, its
+//! session rules and every failure code, not any operator's behaviour.
 
 use crate::Harness;
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Form, Json, Router};
@@ -16,15 +21,84 @@ use std::sync::{Arc, Mutex};
 
 const SUBSCRIBER: &str = "+84981234567";
 const BLOCKED: &str = "+84980000000";
+/// A subscriber of the second operator (prefix +8497), which offers fewer APIs.
+const SMALL_SUBSCRIBER: &str = "+84971234567";
 const TOKEN: &str = "operator-token-1";
+
+const SEND_CODE: &str = "/one-time-password-sms/v1/send-code";
+const VALIDATE_CODE: &str = "/one-time-password-sms/v1/validate-code";
+const KYC_MATCH: &str = "/kyc-match/v0.3/match";
+const DEVICE_SWAP: &str = "/device-swap/v1/check";
+const CALL_FORWARDINGS: &str = "/call-forwarding-signal/v0.3/call-forwardings";
+const UNCONDITIONAL: &str = "/call-forwarding-signal/v0.3/unconditional-call-forwardings";
+const SUBSCRIPTION_STATUS: &str = "/subscription-status/v0.1/retrive-subscription-status";
+const REACHABILITY: &str = "/device-reachability-status/v1/retrieve";
+const NUMBER_RECYCLING: &str = "/number-recycling/v0.2/check";
+
+/// What the operator's network APIs hold about one number; tests set it per number. A
+/// number without a line is unknown to those APIs (404 IDENTIFIER_NOT_FOUND).
+#[derive(Clone)]
+struct Line {
+    /// KYC record: idDocument, name, birthdate; none: KYC Match answers not_available.
+    kyc: Option<(&'static str, &'static str, &'static str)>,
+    /// Days since the device (IMEI) last changed.
+    device_swapped_days_ago: Option<i64>,
+    /// Call Forwarding Signal's list: `inactive`, or the kinds set up.
+    forwardings: Vec<&'static str>,
+    /// Subscription Status: voice/SMS inbound, outbound.
+    voice_sms: (&'static str, &'static str),
+    /// Device Reachability Status, and how many days ago it was last updated.
+    reachable: bool,
+    status_days_ago: i64,
+    /// Days since the number changed subscriber.
+    recycled_days_ago: Option<i64>,
+}
+
+impl Default for Line {
+    fn default() -> Self {
+        Line {
+            kyc: None,
+            device_swapped_days_ago: None,
+            forwardings: vec!["inactive"],
+            voice_sms: ("active", "active"),
+            reachable: true,
+            status_days_ago: 0,
+            recycled_days_ago: None,
+        }
+    }
+}
 
 #[derive(Default)]
 struct Operator {
+    /// Put before the 4 digits of a code: the second operator texts 6 letters and digits.
+    code_prefix: &'static str,
     /// authenticationId → (phone, code, wrong attempts)
     pending: Mutex<HashMap<String, (String, String, u32)>>,
     /// phone → last code sent (what the subscriber's phone would show)
     inbox: Mutex<HashMap<String, String>>,
     codes_sent: Mutex<u32>,
+    /// Requests per path (served or not).
+    calls: Mutex<HashMap<String, u32>>,
+    lines: Mutex<HashMap<String, Line>>,
+}
+
+impl Operator {
+    fn calls(&self, path: &str) -> u32 {
+        self.calls.lock().unwrap_or_else(|e| e.into_inner()).get(path).copied().unwrap_or(0)
+    }
+
+    fn set_line(&self, phone: &str, line: Line) {
+        self.lines.lock().unwrap_or_else(|e| e.into_inner()).insert(phone.into(), line);
+    }
+
+    fn line(&self, phone: &Value) -> Option<Line> {
+        self.lines.lock().unwrap_or_else(|e| e.into_inner()).get(phone.as_str()?).cloned()
+    }
+}
+
+async fn count_calls(State(op): State<Arc<Operator>>, req: Request, next: Next) -> Response {
+    *op.calls.lock().unwrap_or_else(|e| e.into_inner()).entry(req.uri().path().to_string()).or_default() += 1;
+    next.run(req).await
 }
 
 fn camara_error(status: StatusCode, code: &str) -> Response {
@@ -33,6 +107,31 @@ fn camara_error(status: StatusCode, code: &str) -> Response {
 
 fn authorized(headers: &HeaderMap) -> bool {
     headers.get("authorization").and_then(|v| v.to_str().ok()) == Some(&format!("Bearer {TOKEN}"))
+}
+
+/// CAMARA request-body strictness: an object with only `allowed` keys, `phoneNumber`
+/// (or `device.phoneNumber`) in E.164.
+fn well_formed(body: &Value, allowed: &[&str]) -> bool {
+    let Some(o) = body.as_object() else { return false };
+    let phone = body["phoneNumber"].as_str().or_else(|| body["device"]["phoneNumber"].as_str());
+    o.keys().all(|k| allowed.contains(&k.as_str())) && phone.is_some_and(|p| p.starts_with('+') && p.len() > 5)
+}
+
+/// Checks common to the network APIs: the token, the body, the number known. `Err`: the
+/// CAMARA error to answer.
+fn network_api(op: &Operator, headers: &HeaderMap, body: &Value, allowed: &[&str]) -> Result<Line, (StatusCode, &'static str)> {
+    if !authorized(headers) {
+        return Err((StatusCode::UNAUTHORIZED, "UNAUTHENTICATED"));
+    }
+    if !well_formed(body, allowed) {
+        return Err((StatusCode::BAD_REQUEST, "INVALID_ARGUMENT"));
+    }
+    let phone = if body["device"].is_object() { &body["device"]["phoneNumber"] } else { &body["phoneNumber"] };
+    op.line(phone).ok_or((StatusCode::NOT_FOUND, "IDENTIFIER_NOT_FOUND"))
+}
+
+fn today() -> time::Date {
+    time::OffsetDateTime::now_utc().date()
 }
 
 async fn token(Form(form): Form<HashMap<String, String>>) -> Response {
@@ -61,7 +160,7 @@ async fn send_code(State(op): State<Arc<Operator>>, headers: HeaderMap, Json(bod
         *sent += 1;
         *sent
     };
-    let code = format!("{:04}", 4000 + n);
+    let code = format!("{}{:04}", op.code_prefix, 4000 + n);
     let id = uuid::Uuid::new_v4().to_string();
     op.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), (phone.clone(), code.clone(), 0));
     op.inbox.lock().unwrap_or_else(|e| e.into_inner()).insert(phone, code);
@@ -90,38 +189,118 @@ async fn validate_code(State(op): State<Arc<Operator>>, headers: HeaderMap, Json
     StatusCode::NO_CONTENT.into_response()
 }
 
-async fn kyc_match(headers: HeaderMap, Json(body): Json<Value>) -> Response {
+async fn kyc_match(State(op): State<Arc<Operator>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
     if !authorized(&headers) {
         return camara_error(StatusCode::UNAUTHORIZED, "UNAUTHENTICATED");
     }
-    let known = body["phoneNumber"] == SUBSCRIBER;
-    let record = json!({"idDocument": "079203001234", "name": "Nguyen Van A", "birthdate": "1990-01-01"});
+    let record = op.line(&body["phoneNumber"]).and_then(|l| l.kyc).map(|(id, name, dob)| json!({"idDocument": id, "name": name, "birthdate": dob}));
     let mut out = serde_json::Map::new();
     for (field, answer) in [("idDocument", "idDocumentMatch"), ("name", "nameMatch"), ("birthdate", "birthdateMatch")] {
         if let Some(given) = body.get(field) {
-            let verdict = if !known { "not_available" } else if *given == record[field] { "true" } else { "false" };
+            let verdict = match &record {
+                None => "not_available",
+                Some(r) if *given == r[field] => "true",
+                Some(_) => "false",
+            };
             out.insert(answer.into(), json!(verdict));
         }
     }
     Json(Value::Object(out)).into_response()
 }
 
-async fn device_swap(headers: HeaderMap, Json(body): Json<Value>) -> Response {
-    if !authorized(&headers) || body["maxAge"].as_u64().is_none() {
+async fn device_swap(State(op): State<Arc<Operator>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
+    let Some(max_age) = body["maxAge"].as_i64().filter(|h| (1..=2400).contains(h)) else {
         return camara_error(StatusCode::BAD_REQUEST, "INVALID_ARGUMENT");
+    };
+    match network_api(&op, &headers, &body, &["phoneNumber", "maxAge"]) {
+        Ok(line) => Json(json!({"swapped": line.device_swapped_days_ago.is_some_and(|d| d * 24 <= max_age)})).into_response(),
+        Err((status, code)) => camara_error(status, code),
     }
-    Json(json!({"swapped": body["phoneNumber"] == SUBSCRIBER})).into_response()
 }
 
-async fn start_operator() -> (String, Arc<Operator>) {
-    let op = Arc::new(Operator::default());
-    let app = Router::new()
+async fn call_forwardings(State(op): State<Arc<Operator>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
+    match network_api(&op, &headers, &body, &["phoneNumber"]) {
+        Ok(line) => Json(json!(line.forwardings)).into_response(),
+        Err((status, code)) => camara_error(status, code),
+    }
+}
+
+async fn unconditional_call_forwardings(State(op): State<Arc<Operator>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
+    match network_api(&op, &headers, &body, &["phoneNumber"]) {
+        Ok(line) => Json(json!({"active": line.forwardings.contains(&"unconditional")})).into_response(),
+        Err((status, code)) => camara_error(status, code),
+    }
+}
+
+async fn not_implemented() -> Response {
+    camara_error(StatusCode::NOT_IMPLEMENTED, "NOT_IMPLEMENTED")
+}
+
+async fn subscription_status(State(op): State<Arc<Operator>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
+    match network_api(&op, &headers, &body, &["phoneNumber"]) {
+        Ok(line) => Json(json!({"voiceSmsIn": line.voice_sms.0, "voiceSmsOut": line.voice_sms.1, "dataService": "active"})).into_response(),
+        Err((status, code)) => camara_error(status, code),
+    }
+}
+
+async fn device_reachability(State(op): State<Arc<Operator>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
+    // The device object only: a top-level phoneNumber is not this API's.
+    match network_api(&op, &headers, &body, &["device"]) {
+        Ok(line) => {
+            let at = time::OffsetDateTime::now_utc() - time::Duration::days(line.status_days_ago);
+            let at = at.format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
+            let mut out = json!({"reachable": line.reachable, "lastStatusTime": at});
+            if line.reachable {
+                out["connectivity"] = json!(["DATA", "SMS"]);
+            }
+            Json(out).into_response()
+        }
+        Err((status, code)) => camara_error(status, code),
+    }
+}
+
+async fn number_recycling(State(op): State<Arc<Operator>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    let Some(since) = body["specifiedDate"].as_str().and_then(|d| time::Date::parse(d, &format).ok()) else {
+        return camara_error(StatusCode::BAD_REQUEST, "INVALID_ARGUMENT");
+    };
+    match network_api(&op, &headers, &body, &["phoneNumber", "specifiedDate"]) {
+        Ok(line) => {
+            let recycled = line.recycled_days_ago.is_some_and(|d| today() - time::Duration::days(d) > since);
+            Json(json!({"phoneNumberRecycled": recycled})).into_response()
+        }
+        Err((status, code)) => camara_error(status, code),
+    }
+}
+
+/// Which APIs a simulated operator serves.
+#[derive(Clone, Copy, PartialEq)]
+enum Offer {
+    /// Every API the SIM worker calls.
+    All,
+    /// OTP and KYC Match; Call Forwarding Signal's list answers 501 (the spec allows it),
+    /// its unconditional check works; the rest is not there (404).
+    Few,
+}
+
+async fn start_operator(offer: Offer, code_prefix: &'static str) -> (String, Arc<Operator>) {
+    let op = Arc::new(Operator { code_prefix, ..Default::default() });
+    let mut app = Router::new()
         .route("/oauth/token", post(token))
-        .route("/one-time-password-sms/v1/send-code", post(send_code))
-        .route("/one-time-password-sms/v1/validate-code", post(validate_code))
-        .route("/kyc-match/v0.3/match", post(kyc_match))
-        .route("/device-swap/v1/check", post(device_swap))
-        .with_state(op.clone());
+        .route(SEND_CODE, post(send_code))
+        .route(VALIDATE_CODE, post(validate_code))
+        .route(KYC_MATCH, post(kyc_match))
+        .route(UNCONDITIONAL, post(unconditional_call_forwardings));
+    app = match offer {
+        Offer::All => app
+            .route(DEVICE_SWAP, post(device_swap))
+            .route(CALL_FORWARDINGS, post(call_forwardings))
+            .route(SUBSCRIPTION_STATUS, post(subscription_status))
+            .route(REACHABILITY, post(device_reachability))
+            .route(NUMBER_RECYCLING, post(number_recycling)),
+        Offer::Few => app.route(CALL_FORWARDINGS, post(not_implemented)),
+    };
+    let app = app.layer(axum::middleware::from_fn_with_state(op.clone(), count_calls)).with_state(op.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     tokio::spawn(async move {
@@ -130,19 +309,66 @@ async fn start_operator() -> (String, Arc<Operator>) {
     (format!("http://{addr}"), op)
 }
 
+/// The verdicts of a verify_info answer, by statement.
+fn verdicts(body: &Value) -> Vec<(String, String)> {
+    body["data"]["fields"]
+        .as_array()
+        .map(|a| a.iter().map(|f| (f["name"].as_str().unwrap_or("").to_string(), f["verdict"].as_str().unwrap_or("").to_string())).collect())
+        .unwrap_or_default()
+}
+
+fn pairs(expect: &[(&str, &str)]) -> Vec<(String, String)> {
+    expect.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+}
+
+/// All 13 statements of the spec, in its order.
+fn every_statement(id: &str, name: &str, dob: &str) -> Value {
+    json!([
+        {"name": "is_id", "value": id}, {"name": "is_name", "value": name}, {"name": "is_dob", "value": dob},
+        {"name": "is_issue_date", "value": "01/01/2015"}, {"name": "is_port_out", "value": ""}, {"name": "is_port_in", "value": ""},
+        {"name": "is_active_last_90", "value": ""}, {"name": "is_subscriber_active", "value": ""}, {"name": "has_usage_last_90", "value": ""},
+        {"name": "has_changed_device_last_30", "value": ""}, {"name": "is_use_cf_service", "value": ""}, {"name": "has_changed_id_last_30", "value": ""},
+        {"name": "is_top_20_contact_last_30", "value": "+84912345678"}
+    ])
+}
+
 pub async fn run(bus_url: &str) {
-    let (base, op) = start_operator().await;
+    let (base, op) = start_operator(Offer::All, "").await;
+    let (small_base, small) = start_operator(Offer::Few, "AB").await;
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("telcos.json");
-    let config = json!({"default_country_code": "+84", "telcos": [{
-        "code": "vtl", "prefixes": ["+8498"], "base_url": base, "token_url": format!("{base}/oauth/token"),
-        "client_id": "idv", "client_secret": "s3cret & more"}]});
+    // vtl: every API, the default OTP format (4 to 8 digits). vnp: few APIs, codes of 6
+    // letters and digits, Number Recycling marked as not offered.
+    let config = json!({"default_country_code": "+84", "telcos": [
+        {"code": "vtl", "prefixes": ["+8498"], "base_url": base, "token_url": format!("{base}/oauth/token"),
+         "client_id": "idv", "client_secret": "s3cret & more"},
+        {"code": "vnp", "prefixes": ["+8497"], "base_url": small_base, "token_url": format!("{small_base}/oauth/token"),
+         "client_id": "idv", "client_secret": "s3cret & more",
+         "otp_format": {"min_length": 6, "max_length": 6, "charset": "alphanumeric"},
+         "apis": {"number_recycling": null}}]});
     std::fs::write(&file, config.to_string()).expect("write telcos file");
     let h = Harness::start(bus_url, |s| s.telcos_file = Some(file.clone())).await;
     let c = &h.client;
     let acme = h.create_key("acme").await;
     let other = h.create_key("other-bank").await;
-    let code_of = |phone: &str| op.inbox.lock().unwrap_or_else(|e| e.into_inner()).get(phone).cloned().unwrap_or_default();
+    let code_of = |phone: &str| {
+        let from = |o: &Operator| o.inbox.lock().unwrap_or_else(|e| e.into_inner()).get(phone).cloned();
+        from(&op).or_else(|| from(&small)).unwrap_or_default()
+    };
+    // The subscriber: known to KYC, device changed 3 days ago, calls forwarded, active,
+    // reachable now, the number changed hands 10 days ago.
+    op.set_line(
+        SUBSCRIBER,
+        Line {
+            kyc: Some(("079203001234", "Nguyen Van A", "1990-01-01")),
+            device_swapped_days_ago: Some(3),
+            forwardings: vec!["unconditional", "conditional_busy"],
+            voice_sms: ("active", "active"),
+            reachable: true,
+            status_days_ago: 0,
+            recycled_days_ago: Some(10),
+        },
+    );
 
     // Send: national form accepted, the operator named.
     let sent = c.call(&acme, "/v1/sim_verification_send_otp", &json!({"phone_number": "098 123 4567"})).await;
@@ -156,9 +382,17 @@ pub async fn run(bus_url: &str) {
         {"name": "is_port_out", "value": ""}]});
     let early = c.call(&acme, "/v1/sim_verification_verify_info", &info).await;
     assert_eq!((early.status, early.code()), (200, Some("verification_session_expired")), "{:?}", early.body);
+    // An OTP not in the operator's format (4 to 8 digits): invalid_otp_format, and the
+    // operator is not asked.
+    for malformed in ["12ab", "123", "123456789", "１２３４"] {
+        let r = c.call(&acme, "/v1/sim_verification_verify_otp", &json!({"phone_number": SUBSCRIBER, "otp": malformed})).await;
+        assert_eq!((r.status, r.code(), r.body["data"]["status"].as_str()), (200, Some("invalid_otp_format"), Some("failure")), "{malformed:?}: {:?}", r.body);
+    }
+    assert_eq!(op.calls(VALIDATE_CODE), 0, "no validate-code call for a malformed OTP");
     // Wrong code, right code, the same code again.
     let wrong = c.call(&acme, "/v1/sim_verification_verify_otp", &json!({"phone_number": SUBSCRIBER, "otp": "0000"})).await;
     assert_eq!((wrong.status, wrong.code()), (200, Some("incorrect_otp")), "{:?}", wrong.body);
+    assert_eq!(op.calls(VALIDATE_CODE), 1, "a well-formed OTP reaches the operator");
     let otp = code_of(SUBSCRIBER);
     let right = c.call(&acme, "/v1/sim_verification_verify_otp", &json!({"phone_number": SUBSCRIBER, "otp": otp})).await;
     assert_eq!((right.status, right.body["data"]["status"].as_str()), (200, Some("success")), "{:?}", right.body);
@@ -167,12 +401,22 @@ pub async fn run(bus_url: &str) {
     // Now the owner data, per field; statements with no operator API are no_data.
     let r = c.call(&acme, "/v1/sim_verification_verify_info", &info).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
-    let verdicts: Vec<(String, String)> = r.body["data"]["fields"]
-        .as_array()
-        .map(|a| a.iter().map(|f| (f["name"].as_str().unwrap_or("").to_string(), f["verdict"].as_str().unwrap_or("").to_string())).collect())
-        .unwrap_or_default();
     let expect = [("is_id", "matched"), ("is_name", "unmatched"), ("is_dob", "matched"), ("has_changed_device_last_30", "matched"), ("is_port_out", "no_data")];
-    assert_eq!(verdicts, expect.map(|(a, b)| (a.to_string(), b.to_string())).to_vec(), "{:?}", r.body);
+    assert_eq!(verdicts(&r.body), pairs(&expect), "{:?}", r.body);
+    // Every statement: one call per operator API, each mapped statement answered.
+    let before: Vec<u32> = [KYC_MATCH, DEVICE_SWAP, CALL_FORWARDINGS, UNCONDITIONAL, SUBSCRIPTION_STATUS, REACHABILITY, NUMBER_RECYCLING].map(|p| op.calls(p)).to_vec();
+    let all = json!({"phone_number": SUBSCRIBER, "fields": every_statement("079203001234", "Tran Thi B", "01/01/1990")});
+    let r = c.call(&acme, "/v1/sim_verification_verify_info", &all).await;
+    let expect = [
+        ("is_id", "matched"), ("is_name", "unmatched"), ("is_dob", "matched"), ("is_issue_date", "no_data"),
+        ("is_port_out", "no_data"), ("is_port_in", "no_data"), ("is_active_last_90", "matched"),
+        ("is_subscriber_active", "matched"), ("has_usage_last_90", "no_data"), ("has_changed_device_last_30", "matched"),
+        ("is_use_cf_service", "matched"), ("has_changed_id_last_30", "matched"), ("is_top_20_contact_last_30", "no_data"),
+    ];
+    assert_eq!(verdicts(&r.body), pairs(&expect), "{:?}", r.body);
+    let after: Vec<u32> = [KYC_MATCH, DEVICE_SWAP, CALL_FORWARDINGS, UNCONDITIONAL, SUBSCRIPTION_STATUS, REACHABILITY, NUMBER_RECYCLING].map(|p| op.calls(p)).to_vec();
+    let made: Vec<u32> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    assert_eq!(made, [1, 1, 1, 0, 1, 1, 1], "one call per API (kyc, swap, cf list, cf unconditional, status, reachability, recycling)");
     // Another client did not verify this number.
     let theirs = c.call(&other, "/v1/sim_verification_verify_info", &info).await;
     assert_eq!(theirs.code(), Some("verification_session_expired"), "{:?}", theirs.body);
@@ -186,9 +430,23 @@ pub async fn run(bus_url: &str) {
     let r = c.call(&acme, "/v1/sim_verification_verify_info", &twice).await;
     assert_eq!((r.status, r.body["errors"][0]["detail"]["field"].as_str()), (400, Some("fields[1].name")), "{:?}", r.body);
 
-    // A number the operator serves but holds no owner data for: not_available is no_data,
-    // and no device swap is unmatched.
+    // A number the operator serves but holds no owner data for, with the other answers
+    // the other way: not_available is no_data; no device swap, no forwarding, outbound
+    // suspended are unmatched; unreachable now and a number that changed hands 100 days
+    // ago say nothing about 90 / 30 days: no_data.
     let stranger = "+84981111111";
+    op.set_line(
+        stranger,
+        Line {
+            kyc: None,
+            device_swapped_days_ago: Some(45),
+            forwardings: vec!["inactive"],
+            voice_sms: ("active", "suspended"),
+            reachable: false,
+            status_days_ago: 0,
+            recycled_days_ago: Some(100),
+        },
+    );
     c.call(&acme, "/v1/sim_verification_send_otp", &json!({"phone_number": stranger})).await;
     let ok = c.call(&acme, "/v1/sim_verification_verify_otp", &json!({"phone_number": stranger, "otp": code_of(stranger)})).await;
     assert_eq!(ok.body["data"]["status"], "success", "{:?}", ok.body);
@@ -197,6 +455,67 @@ pub async fn run(bus_url: &str) {
         .await;
     let got: Vec<&str> = r.body["data"]["fields"].as_array().map(|a| a.iter().filter_map(|f| f["verdict"].as_str()).collect()).unwrap_or_default();
     assert_eq!(got, ["no_data", "unmatched"], "{:?}", r.body);
+    let r = c.call(&acme, "/v1/sim_verification_verify_info", &json!({"phone_number": stranger, "fields": every_statement("1", "X", "02/02/1992")})).await;
+    let expect = [
+        ("is_id", "no_data"), ("is_name", "no_data"), ("is_dob", "no_data"), ("is_issue_date", "no_data"),
+        ("is_port_out", "no_data"), ("is_port_in", "no_data"), ("is_active_last_90", "no_data"),
+        ("is_subscriber_active", "unmatched"), ("has_usage_last_90", "no_data"), ("has_changed_device_last_30", "unmatched"),
+        ("is_use_cf_service", "unmatched"), ("has_changed_id_last_30", "no_data"), ("is_top_20_contact_last_30", "no_data"),
+    ];
+    assert_eq!(verdicts(&r.body), pairs(&expect), "{:?}", r.body);
+    // The operator's record of this number disappears (404 IDENTIFIER_NOT_FOUND from each
+    // network API): no_data for those statements, not a failure of the request.
+    op.lines.lock().unwrap_or_else(|e| e.into_inner()).remove(stranger);
+    let r = c.call(&acme, "/v1/sim_verification_verify_info", &json!({"phone_number": stranger, "fields": every_statement("1", "X", "02/02/1992")})).await;
+    assert_eq!(r.body["data"]["status"], "success", "{:?}", r.body);
+    assert!(verdicts(&r.body).iter().all(|(_, v)| v == "no_data"), "{:?}", r.body);
+
+    // The second operator: its own OTP format, and the APIs it lacks answer no_data.
+    small.set_line(SMALL_SUBSCRIBER, Line { kyc: Some(("012345678901", "Le Thi C", "1985-05-05")), forwardings: vec!["unconditional"], ..Line::default() });
+    let sent = c.call(&acme, "/v1/sim_verification_send_otp", &json!({"phone_number": SMALL_SUBSCRIBER})).await;
+    assert_eq!(sent.body["data"]["telco"], "vnp", "{:?}", sent.body);
+    let r = c.call(&acme, "/v1/sim_verification_verify_otp", &json!({"phone_number": SMALL_SUBSCRIBER, "otp": "1234"})).await;
+    assert_eq!(r.code(), Some("invalid_otp_format"), "vnp codes are 6 letters and digits: {:?}", r.body);
+    assert_eq!(small.calls(VALIDATE_CODE), 0);
+    let r = c.call(&acme, "/v1/sim_verification_verify_otp", &json!({"phone_number": SMALL_SUBSCRIBER, "otp": code_of(SMALL_SUBSCRIBER)})).await;
+    assert_eq!(r.body["data"]["status"], "success", "{:?}", r.body);
+    let small_all = json!({"phone_number": SMALL_SUBSCRIBER, "fields": every_statement("012345678901", "Le Thi C", "05/05/1985")});
+    let r = c.call(&acme, "/v1/sim_verification_verify_info", &small_all).await;
+    let expect = [
+        ("is_id", "matched"), ("is_name", "matched"), ("is_dob", "matched"), ("is_issue_date", "no_data"),
+        ("is_port_out", "no_data"), ("is_port_in", "no_data"), ("is_active_last_90", "no_data"),
+        ("is_subscriber_active", "no_data"), ("has_usage_last_90", "no_data"), ("has_changed_device_last_30", "no_data"),
+        // The list is 501 there; the unconditional check says forwarding is on.
+        ("is_use_cf_service", "matched"), ("has_changed_id_last_30", "no_data"), ("is_top_20_contact_last_30", "no_data"),
+    ];
+    assert_eq!(verdicts(&r.body), pairs(&expect), "{:?}", r.body);
+    assert_eq!((small.calls(CALL_FORWARDINGS), small.calls(UNCONDITIONAL)), (1, 1));
+    assert_eq!((small.calls(DEVICE_SWAP), small.calls(SUBSCRIPTION_STATUS), small.calls(REACHABILITY)), (1, 1, 1), "asked, answered 404");
+    assert_eq!(small.calls(NUMBER_RECYCLING), 0, "configured as not offered: never called");
+    // Unconditional forwarding off: conditional forwarding is unknown, so no_data.
+    small.set_line(SMALL_SUBSCRIBER, Line { forwardings: vec!["conditional_busy"], ..Line::default() });
+    let r = c.call(&acme, "/v1/sim_verification_verify_info", &json!({"phone_number": SMALL_SUBSCRIBER, "fields": [{"name": "is_use_cf_service", "value": ""}]})).await;
+    assert_eq!(verdicts(&r.body), pairs(&[("is_use_cf_service", "no_data")]), "{:?}", r.body);
+
+    // Phone numbers: a malformed one is the caller's error (400 naming the field), a
+    // well-formed one no operator serves is unsupported_telco.
+    for op_path in ["/v1/sim_verification_send_otp", "/v1/sim_verification_verify_otp"] {
+        for bad in ["12345abc", "981234567", "+0123456", "+84 98 1234 5678 9012"] {
+            let mut body = json!({"phone_number": bad});
+            if op_path.ends_with("verify_otp") {
+                body["otp"] = json!("1234");
+            }
+            let r = c.call(&acme, op_path, &body).await;
+            assert_eq!(
+                (r.status, r.code(), r.body["errors"][0]["detail"]["field"].as_str()),
+                (400, Some("invalid_parameter_exception"), Some("phone_number")),
+                "{op_path} {bad}: {:?}",
+                r.body
+            );
+        }
+    }
+    let r = c.call(&acme, "/v1/sim_verification_verify_info", &json!({"phone_number": "12345abc", "fields": [{"name": "is_id", "value": "1"}]})).await;
+    assert_eq!((r.status, r.code()), (200, Some("invalid_phone_number")), "verify_info has its own code: {:?}", r.body);
 
     // Failures: no operator for the number, the operator refusing, nothing pending, and
     // three wrong codes (the operator gives up on the code).
@@ -220,10 +539,11 @@ pub async fn run(bus_url: &str) {
     // At-least-once delivery: the same send_otp and verify_otp jobs handled twice (a
     // worker died after doing the work, before storing the result) answer success both
     // times, and the subscriber gets one SMS.
+    let session_key_secret = idv_crypto::derive_key(&h.settings.master_key().expect("master key"), "idv/sim-session-key/v1");
     let handler = idv_workers::sim::SimHandler {
         store: h.backends.store.clone(),
         sealer: h.backends.sealer.clone(),
-        session_key_secret: idv_crypto::derive_key(&h.settings.master_key().expect("master key"), "idv/sim-session-key/v1"),
+        session_key_secret: session_key_secret.clone(),
         telcos: Some(Arc::new(idv_workers::sim::Telcos::load(&file).expect("telcos"))),
     };
     let job = |op: idv_schemas::ops::Operation, id: &str, payload: Value| idv_schemas::jobs::Job {
@@ -246,19 +566,63 @@ pub async fn run(bus_url: &str) {
     }
     assert_eq!(*op.codes_sent.lock().unwrap_or_else(|e| e.into_inner()), before + 1, "one SMS for one request");
     let verify = job(idv_schemas::ops::Operation::SimVerifyOtp, "verify-1", json!({"phone_number": number, "otp": code_of(number)}));
+    let validations = op.calls(VALIDATE_CODE);
     for round in 0..2 {
         let env = handler.handle(&verify).await.expect("handle");
         assert_eq!(env.body["data"]["status"], "success", "round {round}: {:?}", env.body);
     }
+    assert_eq!(op.calls(VALIDATE_CODE), validations + 1, "one validate-code for one request");
     // A different request presenting the same code is a reuse.
     let reuse = job(idv_schemas::ops::Operation::SimVerifyOtp, "verify-2", json!({"phone_number": number, "otp": code_of(number)}));
     assert_eq!(handler.handle(&reuse).await.expect("handle").first_error_code(), Some("otp_already_used"));
+    // The operator unreachable during verify_info (nothing listens there): the request
+    // fails as before, it is not answered no_data.
+    let down = dir.path().join("telcos-down.json");
+    let mut down_config = config.clone();
+    down_config["telcos"][0]["base_url"] = json!("http://127.0.0.1:9");
+    down_config["telcos"][0]["token_url"] = json!("http://127.0.0.1:9/oauth/token");
+    std::fs::write(&down, down_config.to_string()).expect("write telcos file");
+    let unreachable = idv_workers::sim::SimHandler {
+        store: h.backends.store.clone(),
+        sealer: h.backends.sealer.clone(),
+        session_key_secret,
+        telcos: Some(Arc::new(idv_workers::sim::Telcos::load(&down).expect("telcos"))),
+    };
+    let info_job = job(idv_schemas::ops::Operation::SimVerifyInfo, "info-1", json!({"phone_number": number, "fields": [{"name": "is_subscriber_active", "value": ""}]}));
+    assert_eq!(unreachable.handle(&info_job).await.expect("handle").first_error_code(), Some("failed_to_verify_info"));
+    let env = handler.handle(&info_job).await.expect("handle");
+    assert_eq!(env.body["data"]["fields"][0]["verdict"], "no_data", "reachable, no line for this number: {:?}", env.body);
+
+    // The workers' one JobHandler suite on the SIM handler: every operation answered the
+    // same when repeated, with no second operator call (the simulator counts them all).
+    let fresh = "+84983333333";
+    let cases = vec![
+        idv_workers::conformance::Case::new("send_otp", job(idv_schemas::ops::Operation::SimSendOtp, "c-send", json!({"phone_number": fresh}))),
+        idv_workers::conformance::Case::new("verify_otp", job(idv_schemas::ops::Operation::SimVerifyOtp, "c-verify", json!({"phone_number": fresh, "otp": code_of(fresh)}))),
+        idv_workers::conformance::Case::new(
+            "verify_info",
+            job(idv_schemas::ops::Operation::SimVerifyInfo, "c-info", json!({"phone_number": fresh, "fields": [{"name": "is_subscriber_active", "value": ""}]})),
+        ),
+        idv_workers::conformance::Case::new("verify_otp, malformed", job(idv_schemas::ops::Operation::SimVerifyOtp, "c-bad", json!({"phone_number": fresh, "otp": "12ab"}))),
+    ];
+    let probe = op.clone();
+    idv_workers::conformance::run_suite(Arc::new(handler), h.backends.store.clone(), cases, move || {
+        let op = probe.clone();
+        async move {
+            let mut calls: Vec<(String, u32)> = op.calls.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(k, v)| (k.clone(), *v)).collect();
+            calls.sort();
+            format!("{calls:?} sms={}", *op.codes_sent.lock().unwrap_or_else(|e| e.into_inner()))
+        }
+    })
+    .await;
     h.stop().await;
 
     // Without an operator file, SIM verification is "not performed".
     let h = Harness::start(bus_url, |_| {}).await;
     let acme = h.create_key("acme").await;
     let r = h.client.call(&acme, "/v1/sim_verification_send_otp", &json!({"phone_number": SUBSCRIBER})).await;
-    assert_eq!((r.status, r.body["errors"][0]["detail"]["reason"].as_str()), (500, Some("not_performed")), "{:?}", r.body);
+    // The status is the error table's for "not performed" (schemas/src/error.rs).
+    let (status, _) = idv_schemas::ErrorKind::NotAvailable { reason: String::new() }.code_and_status(idv_schemas::Group::Sim);
+    assert_eq!((r.status, r.body["errors"][0]["detail"]["reason"].as_str()), (status, Some("not_performed")), "{:?}", r.body);
     h.stop().await;
 }

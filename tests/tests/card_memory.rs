@@ -6,6 +6,11 @@ async fn card_qr_reading_over_http() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aadhaar_secure_qr_with_a_certificate_over_http() {
+    idv_tests::card::secure_qr_with_certificate("memory://").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ekyc_full_check_with_bearer_tokens_over_http() {
     idv_tests::ekyc::run("memory://").await;
 }

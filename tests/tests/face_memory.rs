@@ -9,3 +9,8 @@ async fn face_register_authenticate_compare_on_real_photos() {
 async fn face_videos_gesture_videos_and_flash_over_http() {
     idv_tests::face_video::run("memory://").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn face_auth_lockout_and_unlock_on_real_photos() {
+    idv_tests::face::run_lockout("memory://").await;
+}

@@ -18,13 +18,15 @@
 //! | 6 | `image_too_blur` | sharpness: variance of the 4-neighbour Laplacian of the face box's luminance, resampled to 128 px wide (INTER_AREA; narrower faces at native size), × (128 / mean luminance)² | < 10 |
 //! | 7 | `left` / `right` | yaw ([`crate::pose`]): 68 landmarks, else MTCNN's 5 | \|yaw\| > 15°; `left` = the person turned to their own left (nose towards the image's right, yaw > 0) in an unmirrored photo |
 //! | 8 | `open_eye,closed_eye` etc. | per eye, `fr_eye.onnx`'s closed probability and the landmark eye aspect ratio (EAR) | some eye has probability ≥ 0.9 and EAR < 0.25; the pair lists the eye on the image's left first |
-//! | — | `good` | | nothing failed |
+//! | — | `good` | | every check ran and none failed |
+//! | — | `incomplete` | | none of the checks that ran failed, but some did not run (listed in `not_performed`) |
 //!
 //! The main face is the largest counted face. Exposure comes first because a too dark or
 //! too bright photo often hides the face from the detector ("too dark" is the useful
 //! answer then). Checks whose inputs are missing are skipped and listed in
 //! [`PortraitSanity::skipped`]: eyes without the landmark or eye model; pose falls back
-//! to MTCNN's landmarks.
+//! to MTCNN's landmarks. A skipped check is never counted as passed: with one skipped,
+//! the best verdict is `incomplete`, not `good`.
 //!
 //! **Score** (0 to 1): each check maps its measurement to a sub-score that is 0.5 at the
 //! threshold, 1 comfortably on the good side and 0 far on the bad side (piecewise
@@ -67,7 +69,10 @@ impl EyeState {
 /// The API's portrait sanity verdicts (those this module can produce).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PortraitVerdict {
+    /// Every check ran and passed.
     Good,
+    /// Nothing that ran failed, but some checks did not run ([`PortraitSanity::skipped`]).
+    Incomplete,
     ImageTooBlur,
     ImageTooDark,
     ImageTooBright,
@@ -89,6 +94,7 @@ impl PortraitVerdict {
     pub fn as_api_string(&self) -> String {
         match self {
             PortraitVerdict::Good => "good".into(),
+            PortraitVerdict::Incomplete => "incomplete".into(),
             PortraitVerdict::ImageTooBlur => "image_too_blur".into(),
             PortraitVerdict::ImageTooDark => "image_too_dark".into(),
             PortraitVerdict::ImageTooBright => "image_too_bright".into(),
@@ -208,6 +214,18 @@ pub struct PortraitSanity {
     pub measurements: PortraitMeasurements,
     /// Checks that could not run (missing model, degenerate landmarks): `pose`, `eyes`.
     pub skipped: Vec<&'static str>,
+}
+
+impl PortraitSanity {
+    /// The API's `portrait_sanity` object: `verdict`, `score`, and `not_performed` naming
+    /// the checks that did not run (absent when every check ran).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({"verdict": self.verdict.as_api_string(), "score": self.score});
+        if !self.skipped.is_empty() {
+            v["not_performed"] = serde_json::json!(self.skipped);
+        }
+        v
+    }
 }
 
 /// What the models said about the main face, when they ran.
@@ -459,7 +477,8 @@ pub fn assess_portrait(image: &RgbImage, faces: &[Face], detail: &FaceDetail, pa
         _ => skipped.push("eyes"),
     }
     let score = scores.into_iter().fold(1.0f32, f32::min).max(0.5);
-    PortraitSanity { verdict: PortraitVerdict::Good, score, measurements: m, skipped }
+    let verdict = if skipped.is_empty() { PortraitVerdict::Good } else { PortraitVerdict::Incomplete };
+    PortraitSanity { verdict, score, measurements: m, skipped }
 }
 
 /// Runs the landmark and eye models on the main face, then [`assess_portrait`]. Models
@@ -584,6 +603,8 @@ mod tests {
         let one = [face([100., 80., 300., 320.], 0.99)];
         let r = assess_portrait(&textured, &one, &none, &p);
         assert!(r.skipped.contains(&"eyes"), "{r:?}");
+        assert_eq!(r.verdict, PortraitVerdict::Incomplete, "never good over a skipped check: {r:?}");
+        assert_eq!(r.to_json()["not_performed"], serde_json::json!(r.skipped), "{r:?}");
         assert!(r.score >= 0.0 && r.score <= 1.0);
     }
 }

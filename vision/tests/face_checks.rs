@@ -388,7 +388,7 @@ fn missing_models_mean_not_performed() {
     let analyzer = PortraitAnalyzer::load(&rt);
     assert!(analyzer.landmarker.is_none() && analyzer.eyes.is_none());
     let s = analyzer.analyze(img, &f.faces(id), &QualityParams::default());
-    assert_eq!(s.verdict, PortraitVerdict::Good, "{}", describe(&s));
+    assert_eq!(s.verdict, PortraitVerdict::Incomplete, "{}", describe(&s));
     assert_eq!(s.skipped, vec!["eyes"]);
     assert_eq!(s.measurements.pose.map(|p| p.source), Some(PoseSource::Mtcnn5));
     let _ = std::fs::remove_dir_all(&empty);

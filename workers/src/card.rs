@@ -4,9 +4,19 @@
 //! sanity are not in this build and are listed in `data.not_performed`, never guessed.
 //! Card types without a QR codec here answer "not performed" as a whole. Choices:
 //! docs/API.md "Card reading".
+//!
+//! `in.aadhaar` reads the original XML QR, else the signed Secure QR
+//! (`idv_cards::in_aadhaar_secure`), whose signature is checked with the operator's UIDAI
+//! key(s) (`IDV_AADHAAR_CERT`, loaded once at start). The side's `qr` says
+//! `signature`: `verified`, `not_verified` (no certificate configured: the data is
+//! returned as read, like the unsigned XML QR's) or `failed`. A failed signature is never
+//! a verified card: its fields come back with `confidence_verdict: UNSURE` and the answer
+//! is `status: failure` with `bad_quality_card_image` (as for a damaged code).
 
 use crate::runtime::JobHandler;
 use async_trait::async_trait;
+pub use idv_cards::in_aadhaar_secure::UidaiKeys;
+use idv_cards::in_aadhaar_secure::Signature;
 use idv_cards::{CardField, CodecError};
 use idv_schemas::api::{ImageData, ReadIdCardRequest};
 use idv_schemas::jobs::Job;
@@ -26,21 +36,74 @@ pub const NOT_PERFORMED: [&str; 5] = ["ocr", "mrz", "nfc", "card_box", "card_san
 pub const QR_TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// A card type's QR codec.
-pub(crate) type Codec = fn(&str) -> Result<Vec<CardField>, CodecError>;
+#[derive(Clone, Copy)]
+pub(crate) enum Codec<'a> {
+    /// An unsigned format: the fields are what the code says.
+    Plain(fn(&str) -> Result<Vec<CardField>, CodecError>),
+    /// `in.aadhaar`: the XML QR, else the Secure QR checked with these keys (`None`: no
+    /// certificate configured).
+    Aadhaar(Option<&'a UidaiKeys>),
+}
+
+/// What a codec made of one QR text.
+pub(crate) struct QrRead {
+    pub fields: Vec<CardField>,
+    /// The signature's outcome, for signed formats (the Aadhaar Secure QR).
+    pub signature: Option<Signature>,
+    /// What the side's `qr` object adds beside `parsed` and `raw`.
+    pub extra: serde_json::Map<String, Value>,
+}
+
+impl QrRead {
+    fn plain(fields: Vec<CardField>) -> Self {
+        QrRead { fields, signature: None, extra: serde_json::Map::new() }
+    }
+}
+
+impl Codec<'_> {
+    pub(crate) fn parse(&self, text: &str) -> Result<QrRead, CodecError> {
+        match self {
+            Codec::Plain(parse) => parse(text).map(QrRead::plain),
+            Codec::Aadhaar(keys) => match idv_cards::in_aadhaar::parse(text) {
+                // Not the XML QR (a long number, or other text): the Secure QR, if it is one.
+                Err(CodecError::NotThisCard(_)) => {
+                    let q = idv_cards::in_aadhaar_secure::parse(text, *keys)?;
+                    let mut extra = serde_json::Map::new();
+                    extra.insert("format".into(), json!("secure_qr"));
+                    extra.insert("version".into(), json!(q.layout.name()));
+                    extra.insert("signature".into(), json!(q.signature.as_str()));
+                    extra.insert("reference_id".into(), json!(q.reference_id));
+                    extra.insert("photo_bytes".into(), json!(q.photo.len()));
+                    Ok(QrRead { fields: q.fields, signature: Some(q.signature), extra })
+                }
+                other => other.map(QrRead::plain),
+            },
+        }
+    }
+}
 
 pub struct CardHandler {
     pub blobs: Arc<dyn BlobStore>,
     /// The face pipeline, for the eKYC full check's comparison and liveness (`None`:
     /// models not installed, those checks are not performed).
     pub biometrics: Option<crate::face_ops::Biometrics>,
+    /// The operator's UIDAI key(s) for the Aadhaar Secure QR's signature (`None`: not
+    /// configured; its signature is then answered `not_verified`).
+    pub aadhaar_keys: Option<Arc<UidaiKeys>>,
 }
 
-/// The QR codec of a card type, if this build has one.
-pub(crate) fn codec(card_type: &str) -> Option<Codec> {
-    match card_type {
-        "vn.national_id" => Some(idv_cards::vn_cccd::parse),
-        "in.aadhaar" => Some(idv_cards::in_aadhaar::parse),
-        _ => None,
+/// Why a Secure QR whose signature failed is refused (the answer's failure message).
+pub(crate) const SIGNATURE_FAILED: &str =
+    "the Aadhaar Secure QR's signature does not verify with the configured UIDAI certificate: its data may have been altered";
+
+impl CardHandler {
+    /// The QR codec of a card type, if this build has one.
+    pub(crate) fn codec(&self, card_type: &str) -> Option<Codec<'_>> {
+        match card_type {
+            "vn.national_id" => Some(Codec::Plain(idv_cards::vn_cccd::parse)),
+            "in.aadhaar" => Some(Codec::Aadhaar(self.aadhaar_keys.as_deref())),
+            _ => None,
+        }
     }
 }
 
@@ -80,12 +143,12 @@ impl CardHandler {
         n: u8,
         image: Option<&ImageData>,
         qr_images: Option<&Vec<ImageData>>,
-        parse: Codec,
+        codec: Codec<'_>,
     ) -> Result<Option<Side>, Stop> {
         let Some(image) = image else { return Ok(None) };
         let mut texts = self.qr_texts(group, &format!("image{n}"), image).await?;
         for (i, qr) in qr_images.into_iter().flatten().enumerate() {
-            if texts.iter().any(|t| parse(t).is_ok()) {
+            if texts.iter().any(|t| codec.parse(t).is_ok()) {
                 break;
             }
             texts.extend(self.qr_texts(group, &format!("qr{n}_images[{i}]"), qr).await?);
@@ -97,16 +160,19 @@ impl CardHandler {
         let group = Group::CompareCard;
         let req: ReadIdCardRequest = serde_json::from_value(job.payload.clone())
             .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
-        let Some(parse) = codec(&req.card_type) else {
+        let Some(codec) = self.codec(&req.card_type) else {
             return Ok(Envelope::error(
                 group,
                 &ErrorKind::NotAvailable { reason: format!("reading {} needs OCR, which is not in this build", req.card_type) },
             ));
         };
-        let front = self.side(group, 1, Some(&req.image1), req.qr1_images.as_ref(), parse).await?;
-        let back = self.side(group, 2, req.image2.as_ref(), req.qr2_images.as_ref(), parse).await?;
+        let front = self.side(group, 1, Some(&req.image1), req.qr1_images.as_ref(), codec).await?;
+        let back = self.side(group, 2, req.image2.as_ref(), req.qr2_images.as_ref(), codec).await?;
         let mut card_information: Vec<CardField> = Vec::new();
+        // Card numbers read (`id`), and last digits of numbers (`id_last4`, Secure QR).
         let mut card_ids: Vec<String> = Vec::new();
+        let mut last4s: Vec<String> = Vec::new();
+        let mut signature_failed = false;
         let mut wrong_card = false;
         let mut invalid: Option<String> = None;
         let mut unsupported: Option<String> = None;
@@ -114,19 +180,26 @@ impl CardHandler {
             let Some(side) = side else { return Value::Null };
             let mut qr = Value::Null;
             for text in &side.texts {
-                match parse(text) {
-                    Ok(fields) => {
-                        if let Some(id) = fields.iter().find(|f| f.field == "id") {
-                            if !card_ids.contains(&id.value) {
-                                card_ids.push(id.value.clone());
+                match codec.parse(text) {
+                    Ok(read) => {
+                        for (name, seen) in [("id", &mut card_ids), ("id_last4", &mut last4s)] {
+                            if let Some(id) = read.fields.iter().find(|f| f.field == name) {
+                                if !seen.contains(&id.value) {
+                                    seen.push(id.value.clone());
+                                }
                             }
                         }
-                        for f in &fields {
+                        signature_failed |= read.signature == Some(Signature::Failed);
+                        for f in &read.fields {
                             if !card_information.iter().any(|c| c.field == f.field) {
                                 card_information.push(f.clone());
                             }
                         }
-                        qr = json!({"parsed": fields, "raw": text});
+                        let mut q = serde_json::Map::new();
+                        q.insert("parsed".into(), json!(read.fields));
+                        q.insert("raw".into(), json!(text));
+                        q.extend(read.extra);
+                        qr = Value::Object(q);
                         break;
                     }
                     Err(CodecError::NotThisCard(_)) => wrong_card = true,
@@ -142,14 +215,23 @@ impl CardHandler {
             "request_id": job.request_id, "status": "success", "image1": image1, "image2": image2,
             "card_information": card_information, "not_performed": NOT_PERFORMED,
         });
-        if card_ids.len() > 1 {
-            // The two sides (or a side and a QR close-up) belong to different cards.
+        // The two sides (or a side and a QR close-up) belong to different cards: two
+        // numbers, two last-4s, or a number that does not end with a Secure QR's last 4.
+        let different_cards =
+            card_ids.len() > 1 || last4s.len() > 1 || card_ids.iter().any(|id| last4s.iter().any(|l| !id.ends_with(l.as_str())));
+        if different_cards {
             data["status"] = json!("failure");
             return Ok(Envelope::finished(
                 group,
                 data,
                 vec![ApiError::failure(FailureCode::NocardOrMulticardImage, "the QR codes belong to different cards")],
             ));
+        }
+        if signature_failed {
+            // Altered or foreign data: the fields stay in the answer, marked UNSURE, for the
+            // operator to see; the card is not read as verified.
+            data["status"] = json!("failure");
+            return Ok(Envelope::finished(group, data, vec![ApiError::failure(FailureCode::BadQualityCardImage, SIGNATURE_FAILED)]));
         }
         if !card_information.is_empty() {
             return Ok(Envelope::ok(group, data));
@@ -177,7 +259,12 @@ impl CardHandler {
 impl JobHandler for CardHandler {
     async fn handle(&self, job: &Job) -> Result<Envelope, idv_store::StoreError> {
         match job.operation {
-            Operation::ReadIdCardInfoWithSanity => finish(self.read(job).await),
+            // read_id_card_info_sync is the published SDK's name for the same reading.
+            Operation::ReadIdCardInfoWithSanity | Operation::ReadIdCardInfoSync => finish(self.read(job).await),
+            Operation::VerifyIdCardSanitySync | Operation::DetectIdCardTamperingSync => Ok(Envelope::error(
+                job.operation.group(),
+                &ErrorKind::NotAvailable { reason: "card sanity and tampering detection are not in this build (docs/STATUS.md)".into() },
+            )),
             Operation::EkycFullChecks => finish(self.full_checks(job).await),
             other => Ok(Envelope::error(other.group(), &ErrorKind::Internal { message: format!("{} is not a card job", other.name()) })),
         }

@@ -4,10 +4,12 @@
 //! selfie (`crate::face_ops`) — and lists what it does not (`not_performed`: card sanity
 //! and tampering always; card information for card types without a QR codec; the face
 //! checks when the models are not installed). `verdict` is `success` only when every
-//! check that ran passed; `message` says which did not. Choices: docs/API.md "eKYC".
+//! check the operation promises ran and passed ([`ekyc_verdict`]): a check that did not
+//! run is never a pass, so while card sanity and tampering are not in the build the
+//! verdict is `failure` and `message` says what did not run. Choices: docs/API.md "eKYC".
 
-use crate::card::{codec, CardHandler};
-use crate::face_engine::blocking_verdict;
+use crate::card::{CardHandler, SIGNATURE_FAILED};
+use idv_vision::quality::PortraitVerdict;
 use crate::face_ops::Stop;
 use idv_cards::CardField;
 use idv_schemas::api::EkycFullChecksRequest;
@@ -27,21 +29,36 @@ impl CardHandler {
 
         // Card information: the QR code on either side, when this card type has a codec.
         let mut card_information: Vec<CardField> = Vec::new();
-        match codec(&req.card_type) {
-            Some(parse) => {
-                let front = self.side(group, 1, Some(&req.image1), None, parse).await?;
-                let back = self.side(group, 2, req.image2.as_ref(), None, parse).await?;
+        match self.codec(&req.card_type) {
+            Some(codec) => {
+                let front = self.side(group, 1, Some(&req.image1), None, codec).await?;
+                let back = self.side(group, 2, req.image2.as_ref(), None, codec).await?;
+                let mut refused = None;
+                let mut signature_failed = false;
                 for text in front.iter().chain(back.iter()).flat_map(|s| s.texts.iter()) {
-                    if let Ok(fields) = parse(text) {
-                        for f in fields {
-                            if !card_information.iter().any(|c| c.field == f.field) {
-                                card_information.push(f);
+                    match codec.parse(text) {
+                        Ok(read) => {
+                            // Fields of a failed signature come marked UNSURE; the check fails.
+                            signature_failed |= read.signature == Some(idv_cards::in_aadhaar_secure::Signature::Failed);
+                            for f in read.fields {
+                                if !card_information.iter().any(|c| c.field == f.field) {
+                                    card_information.push(f);
+                                }
                             }
                         }
+                        Err(e) => refused = refused.or(Some(e.to_string())),
                     }
                 }
+                if signature_failed {
+                    failures.push(SIGNATURE_FAILED.into());
+                }
                 if card_information.is_empty() {
-                    failures.push(format!("no {} QR code could be read (OCR is not in this build)", req.card_type));
+                    failures.push(match refused {
+                        // Found and decoded, but not this card type's content (or a check
+                        // digit failed): say so, not "could not be read".
+                        Some(why) => format!("a QR code was read but refused as {}: {why}", req.card_type),
+                        None => format!("no {} QR code could be read (OCR is not in this build)", req.card_type),
+                    });
                 }
             }
             None => not_performed.push("card_information"),
@@ -73,9 +90,15 @@ impl CardHandler {
                         continue;
                     }
                     if i == 0 {
-                        portrait = json!({"verdict": a.sanity.verdict.as_api_string(), "score": a.sanity.score});
-                        if blocking_verdict(&a.sanity.verdict).is_some() {
-                            failures.push(format!("portrait sanity of {field}: {}", a.sanity.verdict.as_api_string()));
+                        portrait = a.sanity.to_json();
+                        // The check passes only as `good`: a turned head, closed eyes or
+                        // a cut face is a result, not a pass, and checks that did not run
+                        // (`incomplete`) cannot pass.
+                        match a.sanity.verdict {
+                            PortraitVerdict::Good => {}
+                            PortraitVerdict::Incomplete => failures
+                                .push(format!("portrait sanity of {field} incomplete: {} not performed", a.sanity.skipped.join(", "))),
+                            other => failures.push(format!("portrait sanity of {field}: {}", other.as_api_string())),
                         }
                     }
                     // Every selfie must be live; `liveness_check` reports the first.
@@ -84,11 +107,14 @@ impl CardHandler {
                             if i == 0 {
                                 liveness = json!({"is_live": is_live, "score": score});
                             }
-                            if !is_live && bio.passive_liveness_blocks {
+                            // Report-only mode changes what blocks face_auth, not what
+                            // this verdict may claim: a selfie judged not live never passes.
+                            if !is_live {
                                 failures.push(format!("{field} is not live"));
                             }
                         }
-                        LivenessResult::NotPerformed { .. } if i == 0 => not_performed.push("liveness_check"),
+                        // Any selfie whose liveness did not run leaves the check unpassed.
+                        LivenessResult::NotPerformed { .. } if !not_performed.contains(&"liveness_check") => not_performed.push("liveness_check"),
                         LivenessResult::NotPerformed { .. } => {}
                     }
                     match (&card.embedding, &a.embedding) {
@@ -115,12 +141,7 @@ impl CardHandler {
         if compare_faces.is_empty() && !failures.iter().any(|f| f.contains("face")) {
             failures.push("the card portrait was not compared with a selfie".into());
         }
-        let verdict = if failures.is_empty() { "success" } else { "failure" };
-        let message = if failures.is_empty() {
-            format!("every check performed passed; not performed: {}", not_performed.join(", "))
-        } else {
-            failures.join("; ")
-        };
+        let (verdict, message) = ekyc_verdict(&failures, &not_performed);
         let time = time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
         let body = json!({
             "data": {
@@ -139,5 +160,34 @@ impl CardHandler {
             "verdict": verdict,
         });
         Ok(Envelope { http_status: 200, body, retry_after_secs: None })
+    }
+}
+
+/// The full check's `verdict` and `message`: `success` only when nothing failed and every
+/// promised check ran. Pure.
+pub fn ekyc_verdict(failures: &[String], not_performed: &[&str]) -> (&'static str, String) {
+    let mut parts: Vec<String> = failures.to_vec();
+    if !not_performed.is_empty() {
+        parts.push(format!("not performed: {}", not_performed.join(", ")));
+    }
+    if parts.is_empty() {
+        ("success", "every check ran and passed".into())
+    } else {
+        ("failure", parts.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ekyc_verdict;
+
+    #[test]
+    fn a_check_that_did_not_run_is_never_a_pass() {
+        assert_eq!(ekyc_verdict(&[], &[]).0, "success");
+        let (v, m) = ekyc_verdict(&[], &["card_sanity", "card_tampering"]);
+        assert_eq!((v, m.as_str()), ("failure", "not performed: card_sanity, card_tampering"));
+        let (v, m) = ekyc_verdict(&["selfies[0] is not live".into()], &["card_sanity"]);
+        assert_eq!(v, "failure");
+        assert!(m.starts_with("selfies[0] is not live; not performed: card_sanity"), "{m}");
     }
 }

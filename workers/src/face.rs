@@ -1,11 +1,12 @@
-//! Face-authentication jobs. User-state operations (look up, unregister, unlock) are
-//! complete here. The biometric operations check the user's state (the spec's failure
-//! codes) and then need the vision models of issue #4; until those are in the build they
-//! answer "not performed" rather than any score.
+//! Face-authentication jobs. User-state operations (look up, unregister, unlock) and the
+//! user's state checks (the spec's failure codes: deactivated, unregistered, locked, and
+//! the lockout counter behind "locked") are here; registration, authentication and
+//! comparison run the face pipeline in [`crate::face_ops`]. When the face models are not
+//! installed those answer "not performed" rather than any score.
 
 use crate::runtime::JobHandler;
 use async_trait::async_trait;
-use idv_schemas::api::{CusUserRequest, FaceAuthUnregisterRequest};
+use idv_schemas::api::{CusUserRequest, FaceAuthRequest, FaceAuthUnregisterRequest};
 use idv_schemas::jobs::Job;
 use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group, Operation};
 use idv_store::{FaceUserRecord, Store, StoreError};
@@ -15,12 +16,16 @@ use std::sync::Arc;
 /// Histories returned by face_auth_user (choice: docs/API.md).
 pub const HISTORIES_RETURNED: usize = 10;
 
-pub const MODELS_MISSING: &str = "face models are not installed in this build (issue #4)";
+pub const MODELS_MISSING: &str =
+    "the face models are not installed on this worker: run scripts/models.sh (docs/VISION.md) and restart it";
 
 pub struct FaceHandler {
     pub store: Arc<dyn Store>,
     /// The face pipeline, when its models are installed.
     pub biometrics: Option<crate::face_ops::Biometrics>,
+    /// Consecutive failed authentications that lock a user (0: never;
+    /// `IDV_FACE_AUTH_MAX_FAILURES`).
+    pub max_auth_failures: u32,
 }
 
 /// mix_compare_faces_sync jobs (compare topic).
@@ -31,8 +36,11 @@ pub struct CompareHandler {
 #[async_trait]
 impl JobHandler for CompareHandler {
     async fn handle(&self, job: &Job) -> Result<Envelope, StoreError> {
-        match &self.biometrics {
-            Some(b) if job.operation == Operation::MixCompareFacesSync => b.compare(job).await,
+        match (&self.biometrics, job.operation) {
+            // compare_faces_sync is the published SDK's name for the same comparison.
+            (Some(b), Operation::MixCompareFacesSync | Operation::CompareFacesSync) => b.compare(job).await,
+            (Some(b), Operation::VerifyFaceLivenessSync) => b.verify_liveness(job).await,
+            (Some(b), Operation::VerifyPortraitSanitySync) => b.verify_portrait(job).await,
             _ => Ok(Envelope::error(job.operation.group(), &ErrorKind::NotAvailable { reason: MODELS_MISSING.into() })),
         }
     }
@@ -68,16 +76,51 @@ pub fn face_types(u: &FaceUserRecord) -> Vec<&'static str> {
 }
 
 /// The state failure that blocks a biometric operation, if any (spec, operation 2).
-pub fn blocking_state(u: &FaceUserRecord, op: Operation) -> Option<FailureCode> {
+/// `request_id` is the job's: the authentication that locked the user is not refused
+/// when its job is redelivered (it is answered as it was, unmatched).
+pub fn blocking_state(u: &FaceUserRecord, op: Operation, request_id: &str) -> Option<FailureCode> {
+    let locked_by_this = u.failed_auth_ids.last().is_some_and(|id| id == request_id);
     if u.is_deactivated {
         Some(FailureCode::FaceAuthUserDeactivated)
     } else if op == Operation::FaceAuth && u.is_unregistered {
         Some(FailureCode::FaceAuthUserUnregistered)
-    } else if op == Operation::FaceAuth && u.is_locked {
+    } else if op == Operation::FaceAuth && u.is_locked && !locked_by_this {
         Some(FailureCode::FaceAuthUserLocked)
     } else {
         None
     }
+}
+
+/// What one authentication did to the user's lockout state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LockoutUpdate {
+    /// The record changed and must be written.
+    pub changed: bool,
+    /// This attempt is the one that locked the user.
+    pub locked_by_this: bool,
+}
+
+/// Applies an authentication's outcome to the lockout state: a failure (unmatched or
+/// image_non_liveness) is counted once per request id, and the `max_failures`-th in a
+/// row locks the user (0: never); a match clears the count. Unlock clears both.
+pub fn record_auth_outcome(u: &mut FaceUserRecord, request_id: &str, failed: bool, max_failures: u32) -> LockoutUpdate {
+    if !failed {
+        let changed = !u.failed_auth_ids.is_empty();
+        u.failed_auth_ids.clear();
+        return LockoutUpdate { changed, locked_by_this: false };
+    }
+    let mut changed = false;
+    if !u.failed_auth_ids.iter().any(|id| id == request_id) {
+        u.failed_auth_ids.push(request_id.to_string());
+        changed = true;
+    }
+    let limit = usize::try_from(max_failures).unwrap_or(usize::MAX);
+    if max_failures > 0 && !u.is_locked && u.failed_auth_ids.len() >= limit {
+        u.is_locked = true;
+        changed = true;
+    }
+    let locked_by_this = u.is_locked && u.failed_auth_ids.last().is_some_and(|id| id == request_id);
+    LockoutUpdate { changed, locked_by_this }
 }
 
 fn parse<T: serde::de::DeserializeOwned>(job: &Job) -> Result<T, Envelope> {
@@ -87,6 +130,19 @@ fn parse<T: serde::de::DeserializeOwned>(job: &Job) -> Result<T, Envelope> {
 }
 
 impl FaceHandler {
+    /// A login refused because the user is locked, in the user's histories (result
+    /// `locked`), with the request's own device, app and location.
+    async fn record_refusal(&self, job: &Job, user: &FaceUserRecord) -> Result<(), StoreError> {
+        use crate::face_ops::{add_history, HistoryEntry, HistoryInput};
+        // Ingest validated the request; should it not read back, the record still says
+        // who was refused and why.
+        let req: Option<FaceAuthRequest> = serde_json::from_value(job.payload.clone()).ok();
+        let input = req.as_ref().map(HistoryInput::of_auth).unwrap_or_default();
+        let live = req.as_ref().and_then(|r| r.faces.first()).and_then(|f| f.id.as_deref()).unwrap_or_default();
+        let entry = HistoryEntry { action: "login", status: "failure", result: "locked", live_face_id: live, face_type: "", extra: Vec::new() };
+        add_history(self.store.as_ref(), job, user, &input, entry).await
+    }
+
     async fn user(&self, job: &Job, cus_user_id: &str) -> Result<Option<FaceUserRecord>, StoreError> {
         self.store.get_face_user(&job.client_id, cus_user_id).await
     }
@@ -124,8 +180,12 @@ impl FaceHandler {
                 self.store.delete_face_templates(&job.client_id, cus_user_id).await?;
                 user.is_unregistered = true;
             }
-            // choice: unlock clears the lock only; the spec does not state other flags.
-            _ => user.is_locked = false,
+            // choice: unlock clears the lock and the failure count; the spec does not state
+            // other flags.
+            _ => {
+                user.is_locked = false;
+                user.failed_auth_ids.clear();
+            }
         }
         user.updated_at = now();
         self.store.put_face_user(&user).await?;
@@ -142,7 +202,10 @@ impl FaceHandler {
         match (job.operation, &user) {
             (Operation::FaceAuth, None) => return Ok(Envelope::error(Group::Face, &ErrorKind::FaceUserNotFound)),
             (op, Some(u)) => {
-                if let Some(code) = blocking_state(u, op) {
+                if let Some(code) = blocking_state(u, op, &job.request_id) {
+                    if code == FailureCode::FaceAuthUserLocked {
+                        self.record_refusal(job, u).await?;
+                    }
                     return Ok(Envelope::finished(
                         Group::Face,
                         json!({"status": "failure", "request_id": job.request_id}),
@@ -154,7 +217,7 @@ impl FaceHandler {
         }
         match (&self.biometrics, job.operation, user) {
             (Some(b), Operation::FaceAuthRegister, _) => b.register(self.store.as_ref(), job).await,
-            (Some(b), Operation::FaceAuth, Some(u)) => b.authenticate(self.store.as_ref(), job, u).await,
+            (Some(b), Operation::FaceAuth, Some(u)) => b.authenticate(self.store.as_ref(), job, u, self.max_auth_failures).await,
             _ => Ok(Envelope::error(Group::Face, &ErrorKind::NotAvailable { reason: MODELS_MISSING.into() })),
         }
     }
@@ -205,27 +268,19 @@ mod tests {
 
     fn user(cus: &str) -> FaceUserRecord {
         FaceUserRecord {
-            id: "fu-1".into(),
-            client_id: "client-a".into(),
-            cus_user_id: cus.into(),
-            access_key_id: "ak".into(),
             face_auth_id: "img-1".into(),
-            id_card_face_id: String::new(),
-            device_id: String::new(),
-            app_id: String::new(),
-            latitude: None,
-            longitude: None,
             metadata: r#"{"expiry_date_face":"2027-01-01T00:00:00Z"}"#.into(),
-            is_deactivated: false,
-            is_unregistered: false,
             is_locked: true,
-            created_at: now(),
-            updated_at: now(),
+            ..FaceUserRecord::new("fu-1", "client-a", cus, "ak", &now())
         }
     }
 
     fn handler() -> FaceHandler {
-        FaceHandler { store: Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap()), biometrics: None }
+        FaceHandler {
+            store: Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap()),
+            biometrics: None,
+            max_auth_failures: 5,
+        }
     }
 
     #[tokio::test]
@@ -264,10 +319,83 @@ mod tests {
         let h = handler();
         h.store.put_face_user(&FaceUserRecord { is_locked: false, ..user("u2") }).await.unwrap();
         let env = h.handle(&job(Operation::FaceAuth, json!({"cus_user_id": "u2"}))).await.unwrap();
-        assert_eq!(env.http_status, 500);
+        assert_eq!(env.http_status, 501);
         assert_eq!(env.body["errors"][0]["detail"]["reason"], "not_performed");
         assert!(env.body.get("data").is_some_and(|d| d.is_null()), "no score is made up");
         let env = h.handle(&job(Operation::FaceAuth, json!({"cus_user_id": "nobody"}))).await.unwrap();
         assert_eq!(env.http_status, 404);
+    }
+
+    #[test]
+    fn the_nth_consecutive_failure_locks_and_a_match_resets() {
+        let mut u = FaceUserRecord { is_locked: false, ..user("u") };
+        for i in 1..=2 {
+            let up = record_auth_outcome(&mut u, &format!("r{i}"), true, 3);
+            assert_eq!(up, LockoutUpdate { changed: true, locked_by_this: false });
+        }
+        // A redelivered job is not counted again.
+        assert_eq!(record_auth_outcome(&mut u, "r2", true, 3), LockoutUpdate { changed: false, locked_by_this: false });
+        assert_eq!(u.failed_auth_ids.len(), 2);
+        // A match clears the count: two more failures do not lock.
+        assert!(record_auth_outcome(&mut u, "ok", false, 3).changed);
+        assert!(u.failed_auth_ids.is_empty());
+        record_auth_outcome(&mut u, "r3", true, 3);
+        record_auth_outcome(&mut u, "r4", true, 3);
+        assert!(!u.is_locked);
+        // The third in a row locks, and says so (also when redelivered).
+        assert_eq!(record_auth_outcome(&mut u, "r5", true, 3), LockoutUpdate { changed: true, locked_by_this: true });
+        assert!(u.is_locked);
+        assert_eq!(record_auth_outcome(&mut u, "r5", true, 3), LockoutUpdate { changed: false, locked_by_this: true });
+        // 0 never locks.
+        let mut v = FaceUserRecord { is_locked: false, ..user("v") };
+        for i in 0..20 {
+            record_auth_outcome(&mut v, &format!("x{i}"), true, 0);
+        }
+        assert!(!v.is_locked);
+    }
+
+    #[test]
+    fn a_locked_user_is_refused_except_for_the_attempt_that_locked_it() {
+        let u = FaceUserRecord { failed_auth_ids: vec!["r1".into(), "r2".into()], ..user("u") };
+        assert_eq!(blocking_state(&u, Operation::FaceAuth, "r3"), Some(FailureCode::FaceAuthUserLocked));
+        assert_eq!(blocking_state(&u, Operation::FaceAuth, "r2"), None, "the locking job, redelivered");
+        assert_eq!(blocking_state(&u, Operation::FaceAuthRegister, "r3"), None, "registration is not locked out");
+        let d = FaceUserRecord { is_deactivated: true, ..u };
+        assert_eq!(blocking_state(&d, Operation::FaceAuthRegister, "r3"), Some(FailureCode::FaceAuthUserDeactivated));
+    }
+
+    #[tokio::test]
+    async fn a_deactivated_user_is_refused_on_authenticate_and_register() {
+        let h = handler();
+        h.store.put_face_user(&FaceUserRecord { is_locked: false, is_deactivated: true, ..user("u3") }).await.unwrap();
+        for op in [Operation::FaceAuth, Operation::FaceAuthRegister] {
+            let env = h.handle(&job(op, json!({"cus_user_id": "u3", "faces": [{"id": "img-9"}]}))).await.unwrap();
+            assert_eq!((env.http_status, env.first_error_code()), (200, Some("face_auth_user_deactivated")), "{op:?}");
+            assert_eq!(env.body["data"]["status"], "failure");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_locked_refusal_is_in_the_histories_with_the_logins_own_fields_and_unlock_clears_the_count() {
+        let h = handler();
+        h.store.put_face_user(&FaceUserRecord { failed_auth_ids: vec!["a".into(), "b".into()], ..user("u4") }).await.unwrap();
+        let refused = job(
+            Operation::FaceAuth,
+            json!({"cus_user_id": "u4", "faces": [{"id": "img-7"}], "device_id": "phone-2", "app_id": "app-2", "lat": 1.5, "lng": 2.5,
+                   "auth_type": "payment", "client_transaction_id": "tx-9", "metadata": {"k": "v"}}),
+        );
+        let env = h.handle(&refused).await.unwrap();
+        assert_eq!(env.first_error_code(), Some("face_auth_user_locked"));
+        let env = h.handle(&job(Operation::FaceAuthUser, json!({"cus_user_id": "u4"}))).await.unwrap();
+        let hist = &env.body["data"]["histories"][0];
+        assert_eq!((hist["id"].as_str(), hist["status"].as_str(), hist["result"].as_str()), (Some(refused.request_id.as_str()), Some("failure"), Some("locked")));
+        assert_eq!((hist["device_id"].as_str(), hist["app_id"].as_str()), (Some("phone-2"), Some("app-2")));
+        assert_eq!((hist["latitude"].as_f64(), hist["longitude"].as_f64()), (Some(1.5), Some(2.5)));
+        assert_eq!((hist["auth_type"].as_str(), hist["client_transaction_id"].as_str()), (Some("payment"), Some("tx-9")));
+        assert_eq!((hist["live_face_id"].as_str(), hist["metadata"]["k"].as_str()), (Some("img-7"), Some("v")));
+
+        h.handle(&job(Operation::FaceAuthUnlock, json!({"cus_user_id": "u4"}))).await.unwrap();
+        let u = h.store.get_face_user("client-a", "u4").await.unwrap().unwrap();
+        assert!(!u.is_locked && u.failed_auth_ids.is_empty(), "unlock clears the lock and the count");
     }
 }

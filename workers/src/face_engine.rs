@@ -24,11 +24,15 @@ pub struct FaceEngine {
 
 /// What the pipeline found in one image.
 pub struct FaceAnalysis {
-    /// 0, 1, or 2 meaning "several" (portrait sanity's rule: small background faces do
-    /// not count).
+    /// 0, 1, or more meaning "several" (portrait sanity's rule: faces under a third of
+    /// the main face's height, in the background, do not count), whatever the sanity
+    /// verdict (a dark photo of two people still holds two faces).
     pub face_count: usize,
     /// The main face.
     pub face: Option<Face>,
+    /// Every face detected with a face score, largest (the main face) first, small
+    /// background faces included.
+    pub faces: Vec<Face>,
     pub sanity: PortraitSanity,
     /// Embedding of the main face, when there is exactly one.
     pub embedding: Option<Embedding>,
@@ -132,12 +136,9 @@ impl FaceEngine {
             .map_err(|e| AnalysisError::Pipeline(e.to_string()))?;
         let params = QualityParams::default();
         let sanity = self.portrait.analyze(image, &detected, &params);
-        let face = idv_vision::quality::main_face(&detected, &params).cloned();
-        let face_count = match (&face, &sanity.verdict) {
-            (None, _) => 0,
-            (Some(_), PortraitVerdict::ImageHasMultipleFaces) => 2,
-            (Some(_), _) => 1,
-        };
+        let faces: Vec<Face> = idv_vision::quality::counted_faces(&detected, &params).into_iter().cloned().collect();
+        let face = faces.first().cloned();
+        let face_count = count_faces(face.is_some(), sanity.measurements.other_large_faces);
         let (embedding, liveness) = match &face {
             Some(face) => {
                 let embedding = self
@@ -159,8 +160,28 @@ impl FaceEngine {
             idv_vision::pose::head_pose(f, lm.as_ref())
         });
         let face_rgb = face.as_ref().and_then(|f| idv_vision::flash::face_mean_rgb(image, f.bbox));
-        Ok(FaceAnalysis { face_count, face, sanity, embedding, liveness, pose, face_rgb })
+        Ok(FaceAnalysis { face_count, face, faces, sanity, embedding, liveness, pose, face_rgb })
     }
+}
+
+/// Faces that count for "one face" checks: the main face and the others at least a third
+/// of its height (portrait sanity measures them whatever verdict it gives).
+pub fn count_faces(has_main: bool, other_large_faces: usize) -> usize {
+    if has_main {
+        1 + other_large_faces
+    } else {
+        0
+    }
+}
+
+/// `faces` of an image in mix_compare_faces_sync: every face found, main face first, with
+/// ids `image{n}-face-{i}` (the main face is `-face-0`, the one compared).
+pub fn faces_json(n: u8, faces: &[Face]) -> Vec<serde_json::Value> {
+    faces
+        .iter()
+        .enumerate()
+        .map(|(i, f)| serde_json::json!({"id": format!("image{n}-face-{i}"), "bounding_box": bbox_json(&f.bbox)}))
+        .collect()
 }
 
 /// The spec's failure code for a sanity verdict that blocks authentication, if any.
@@ -189,5 +210,32 @@ pub fn liveness_json(l: &LivenessResult, request_id: &str, image_id: Option<&str
             "images": [{"id": image_id, "is_live": is_live, "score": score}],
         })),
         LivenessResult::NotPerformed { .. } => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn face(left: i32, width: i32) -> Face {
+        let b = BoundingBox { top: 10, right: left + width, bottom: 10 + width, left, angle: 0 };
+        Face { bbox: b, rect: [left as f32, 10.0, (left + width) as f32, (10 + width) as f32], landmarks5: [[0.0; 2]; 5], score: 0.99 }
+    }
+
+    #[test]
+    fn every_face_is_listed_main_face_first() {
+        let faces = faces_json(1, &[face(100, 200), face(400, 40)]);
+        assert_eq!(faces.len(), 2);
+        assert_eq!(faces[0]["id"], "image1-face-0");
+        assert_eq!(faces[1]["id"], "image1-face-1");
+        assert_eq!(faces[1]["bounding_box"]["left"], 400);
+        assert!(faces_json(2, &[]).is_empty());
+    }
+
+    #[test]
+    fn large_other_faces_count_whatever_the_verdict() {
+        assert_eq!(count_faces(false, 0), 0);
+        assert_eq!(count_faces(true, 0), 1);
+        assert_eq!(count_faces(true, 2), 3);
     }
 }

@@ -5,8 +5,14 @@
 //! (`videos`, `gestures`, `flash`) and any failure makes the request fail with
 //! `image_non_liveness`. Rules and sampling: docs/VISION.md "Video input", "Active
 //! liveness", "Flash liveness".
+//!
+//! `is_live` is a liveness verdict, never a default: it is true only when some liveness
+//! method ran (the passive model on the selfie or on video frames, a gesture, flash) and
+//! every one that ran passed. The selfie's person in every video frame is a consistency
+//! check, not liveness: a video whose frames got no passive verdict is listed in
+//! `liveness_check.not_performed`, and with nothing performed `is_live` is absent.
 
-use crate::face_engine::{AnalysisError, FaceAnalysis};
+use crate::face_engine::{liveness_json, AnalysisError, FaceAnalysis};
 use crate::face_ops::{Biometrics, Stop};
 use idv_schemas::api::{GestureImage, GestureVideo, ImageData, Video};
 use idv_schemas::{Envelope, ErrorKind, Group};
@@ -59,16 +65,19 @@ macro_rules! liveness_inputs {
     };
 }
 
-/// What the evidence showed: JSON for `liveness_check`, and the first failure.
+/// What the evidence showed: JSON for `liveness_check`, the liveness methods that ran
+/// and did not, and the first failure.
 #[derive(Default)]
 pub struct Evidence {
     pub videos: Vec<Value>,
     pub gestures: Vec<Value>,
     pub flash: Option<Value>,
-    /// `Some(reason)`: not live (history `result`).
+    /// `Some(reason)`: the request fails with image_non_liveness (history `result`).
     pub failed: Option<String>,
-    /// Some check was performed (so `is_live` is a verdict, not "not performed").
-    pub performed: bool,
+    /// Liveness methods that ran (named by field, or `flash`), with their own verdict.
+    pub verdicts: Vec<(String, bool)>,
+    /// Liveness methods that could not run: `{"method", "reason"}`.
+    pub not_performed: Vec<Value>,
 }
 
 impl Evidence {
@@ -78,16 +87,35 @@ impl Evidence {
         }
     }
 
-    /// Writes the results into `validate_faces_result`: the sub-results, and `is_live`
-    /// combined with the selfie's passive verdict (absent when nothing was performed).
-    pub fn write_into(&self, validate: &mut Value, request_id: &str) {
-        if !self.performed && self.videos.is_empty() && self.gestures.is_empty() && self.flash.is_none() {
-            return;
+    fn verdict(&mut self, method: &str, live: bool) {
+        self.verdicts.push((method.to_string(), live));
+    }
+
+    fn skipped(&mut self, method: &str, reason: impl Into<String>) {
+        self.not_performed.push(json!({"method": method, "reason": reason.into()}));
+    }
+
+    /// The request's liveness verdict, with the selfie's passive result: `Some(false)`
+    /// when any method that ran said not live or the evidence failed; `Some(true)` when
+    /// at least one ran and all passed; `None` when none ran (not performed). A passive
+    /// "not live" that does not block the request still makes it `Some(false)`.
+    pub fn is_live(&self, passive: &LivenessResult) -> Option<bool> {
+        let passive = passive.is_live();
+        if self.failed.is_some() || passive == Some(false) || self.verdicts.iter().any(|(_, live)| !live) {
+            Some(false)
+        } else if passive.is_some() || !self.verdicts.is_empty() {
+            Some(true)
+        } else {
+            None
         }
-        if !validate["liveness_check"].is_object() {
-            validate["liveness_check"] = json!({"request_id": request_id, "status": "success"});
-        }
-        let check = &mut validate["liveness_check"];
+    }
+
+    /// Writes `liveness_check` (the selfie's passive result when it ran, the evidence's
+    /// sub-results, what was not performed) and `is_live` ([`Evidence::is_live`]) into
+    /// `validate_faces_result`. With nothing performed `is_live` is absent and
+    /// `liveness_check.status` is `not_performed` (spec: absent means not performed).
+    pub fn write_into(&self, validate: &mut Value, request_id: &str, selfie_id: Option<&str>, passive: &LivenessResult) {
+        let mut check = liveness_json(passive, request_id, selfie_id).unwrap_or_else(|| json!({"request_id": request_id, "status": "success"}));
         if !self.videos.is_empty() {
             check["videos"] = json!(self.videos);
         }
@@ -97,12 +125,36 @@ impl Evidence {
         if let Some(f) = &self.flash {
             check["flash"] = f.clone();
         }
-        if self.performed {
-            let passive = validate["is_live"].as_bool().unwrap_or(true);
-            let live = passive && self.failed.is_none();
-            validate["is_live"] = json!(live);
-            validate["liveness_check"]["is_live"] = json!(live);
+        let mut not_performed = Vec::new();
+        if let LivenessResult::NotPerformed { reason, .. } = passive {
+            not_performed.push(json!({"method": "passive", "reason": reason}));
         }
+        not_performed.extend(self.not_performed.iter().cloned());
+        if !not_performed.is_empty() {
+            check["not_performed"] = json!(not_performed);
+        }
+        let live = self.is_live(passive);
+        match live {
+            Some(live) => check["is_live"] = json!(live),
+            None => {
+                check["status"] = json!("not_performed");
+                if let Some(c) = check.as_object_mut() {
+                    c.remove("is_live");
+                }
+            }
+        }
+        if !validate.is_object() {
+            *validate = json!({});
+        }
+        match live {
+            Some(live) => validate["is_live"] = json!(live),
+            None => {
+                if let Some(v) = validate.as_object_mut() {
+                    v.remove("is_live");
+                }
+            }
+        }
+        validate["liveness_check"] = check;
     }
 }
 
@@ -173,7 +225,9 @@ impl Biometrics {
             match flash_video {
                 Some(v) => self.check_flash(group, inputs, v, required, selfie, &mut ev).await?,
                 None => {
-                    ev.flash = Some(json!({"status": "not_performed", "reason": "no flash frames: send videos[0].frames with metadata flash_color (docs/VISION.md)"}));
+                    let reason = "no flash frames: send videos[0].frames with metadata flash_color (docs/VISION.md)";
+                    ev.skipped("flash", reason);
+                    ev.flash = Some(json!({"status": "not_performed", "reason": reason}));
                 }
             }
         }
@@ -182,6 +236,7 @@ impl Biometrics {
         for (i, video) in videos.iter().enumerate().skip(skip) {
             let field = format!("videos[{i}]");
             if budget == 0 {
+                ev.skipped(&field, "not analyzed: over the per-request video budget");
                 ev.videos.push(json!({"field": field, "analyzed": false}));
                 continue;
             }
@@ -200,6 +255,7 @@ impl Biometrics {
             for (j, video) in g.videos.iter().enumerate() {
                 let field = format!("gesture_videos[{i}].videos[{j}]");
                 if budget == 0 {
+                    ev.skipped(&field, "not analyzed: over the per-request video budget");
                     ev.gestures.push(json!({"gesture": g.gesture, "field": field, "analyzed": false}));
                     continue;
                 }
@@ -211,6 +267,7 @@ impl Biometrics {
                         ev.gestures.push(result);
                     }
                     Frames::NotPerformed(reason) => {
+                        ev.skipped(&field, reason.clone());
                         ev.gestures.push(json!({"gesture": g.gesture, "field": field, "status": "not_performed", "reason": reason}));
                     }
                 }
@@ -220,13 +277,17 @@ impl Biometrics {
     }
 
     /// A selfie video: a face in some frame, one face per frame, the selfie's person in
-    /// every frame with a face, and passive liveness on the majority of those frames.
+    /// every frame with a face (consistency), and passive liveness on the majority of
+    /// those frames (the liveness verdict; without one the video's liveness is not
+    /// performed, whatever the frames show).
     async fn check_selfie_video(&self, group: Group, field: &str, video: &Video, selfie: &FaceAnalysis, ev: &mut Evidence) -> Result<Value, Stop> {
         let frames = match self.video_frames(group, field, video, MAX_INLINE_FRAMES).await? {
             Frames::Analyzed(f) => f,
-            Frames::NotPerformed(reason) => return Ok(json!({"field": field, "status": "not_performed", "reason": reason})),
+            Frames::NotPerformed(reason) => {
+                ev.skipped(field, reason.clone());
+                return Ok(json!({"field": field, "status": "not_performed", "reason": reason}));
+            }
         };
-        ev.performed = true;
         let with_face: Vec<&FaceAnalysis> = frames.iter().map(|(_, a)| a).filter(|a| a.face_count > 0).collect();
         let several = with_face.iter().any(|a| a.face_count > 1);
         let same_person = !with_face.is_empty() && with_face.iter().all(|a| self.same_person(selfie, a));
@@ -243,23 +304,46 @@ impl Biometrics {
             let live = scores.iter().filter(|(l, _)| *l).count();
             (Some(2 * live >= scores.len()), Some(scores.iter().map(|(_, s)| s).sum::<f32>() / scores.len() as f32))
         };
-        let reason = if with_face.is_empty() {
+        let inconsistent = if with_face.is_empty() {
             Some(format!("no face in {field}"))
         } else if several {
             Some(format!("several faces in {field}"))
         } else if !same_person {
             Some(format!("{field} shows another person"))
-        } else if is_live == Some(false) && self.passive_liveness_blocks {
-            Some(format!("{field} is not live"))
         } else {
             None
         };
-        if let Some(r) = &reason {
+        if let Some(r) = &inconsistent {
             ev.fail(r.clone());
+        }
+        let reason = match (&inconsistent, is_live) {
+            (Some(r), _) => Some(r.clone()),
+            (None, Some(true)) => None,
+            (None, Some(false)) => Some(format!("{field} is not live")),
+            (None, None) => Some(format!("no liveness verdict on the frames of {field}")),
+        };
+        match is_live {
+            Some(live) => {
+                ev.verdict(field, live);
+                if !live && self.passive_liveness_blocks {
+                    ev.fail(format!("{field} is not live"));
+                }
+            }
+            None => {
+                let why = with_face
+                    .iter()
+                    .find_map(|a| match &a.liveness {
+                        LivenessResult::NotPerformed { reason, .. } => Some(reason.clone()),
+                        LivenessResult::Performed { .. } => None,
+                    })
+                    .unwrap_or_else(|| "no face in its frames".into());
+                ev.skipped(field, format!("no passive liveness verdict on its frames: {why}"));
+            }
         }
         Ok(json!({
             "field": field, "frames": frames.len(), "frames_with_face": with_face.len(),
-            "same_person": same_person, "is_live": is_live, "score": score, "passed": reason.is_none(), "reason": reason,
+            "same_person": same_person, "is_live": is_live, "score": score,
+            "passed": inconsistent.is_none() && is_live == Some(true), "reason": reason,
         }))
     }
 
@@ -267,9 +351,9 @@ impl Biometrics {
     /// frame, by the selfie's person in every frame with a face.
     fn check_gesture_frames(&self, gesture: &str, field: &str, selfie: &FaceAnalysis, frames: &[FaceAnalysis], ev: &mut Evidence) -> Value {
         let Ok(expected) = gesture.parse::<Gesture>() else {
+            ev.skipped(field, "unknown gesture");
             return json!({"gesture": gesture, "field": field, "status": "not_performed", "reason": "unknown gesture"});
         };
-        ev.performed = true;
         let mut poses = vec![selfie.pose];
         poses.extend(frames.iter().map(|f| f.pose));
         let same: Vec<bool> = std::iter::once(true).chain(frames.iter().map(|f| f.embedding.is_none() || self.same_person(selfie, f))).collect();
@@ -277,6 +361,7 @@ impl Biometrics {
         let identity = |_reference: usize, frame: usize| same.get(frame).copied().unwrap_or(false);
         let verdict = check_gesture(expected, &poses, &GestureParams::default(), Some(&identity));
         let passed = verdict.passed() && !someone_else;
+        ev.verdict(field, passed);
         if !passed {
             ev.fail(if someone_else { format!("{field} shows another person") } else { format!("gesture {gesture} not performed") });
         }
@@ -303,6 +388,7 @@ impl Biometrics {
         let analyzed = match self.video_frames(group, "videos[0]", video, MAX_FLASH_FRAMES).await? {
             Frames::Analyzed(f) => f,
             Frames::NotPerformed(reason) => {
+                ev.skipped("flash", reason.clone());
                 ev.flash = Some(json!({"status": "not_performed", "reason": reason}));
                 return Ok(());
             }
@@ -323,7 +409,6 @@ impl Biometrics {
         // Flash frames were sent: from here on every outcome is a verdict. Too few frames
         // or a sequence that does not vary is a failed capture, not "not performed" (else
         // a client could switch the check off by sending a degenerate sequence).
-        ev.performed = true;
         let failure = match (&result, someone_else) {
             (FlashResult::NotPerformed { reason }, _) => Some(format!("flash liveness: {reason}")),
             (_, true) => Some("the flash frames show another person".to_string()),
@@ -341,6 +426,7 @@ impl Biometrics {
                 }
             }
         };
+        ev.verdict("flash", failure.is_none());
         if let Some(reason) = failure {
             value["is_live"] = json!(false);
             value["reason"] = json!(reason);
@@ -362,7 +448,77 @@ impl Biometrics {
 
 #[cfg(test)]
 mod tests {
-    use super::spread;
+    use super::{spread, Evidence};
+    use idv_vision::liveness::LivenessResult;
+    use serde_json::json;
+
+    fn passive(live: bool) -> LivenessResult {
+        LivenessResult::Performed { is_live: live, score: if live { 0.9 } else { 0.1 }, probabilities: [0.0; 3] }
+    }
+
+    fn no_passive() -> LivenessResult {
+        LivenessResult::NotPerformed { not_installed: true, reason: "liveness model not installed".into() }
+    }
+
+    fn written(ev: &Evidence, passive: &LivenessResult) -> serde_json::Value {
+        let mut v = json!({"sanity_verdict": "good"});
+        ev.write_into(&mut v, "req-1", Some("img-1"), passive);
+        v
+    }
+
+    #[test]
+    fn with_no_liveness_method_run_is_live_is_absent_and_the_reason_listed() {
+        let v = written(&Evidence::default(), &no_passive());
+        assert!(v.get("is_live").is_none(), "{v}");
+        assert_eq!(v["liveness_check"]["status"], "not_performed");
+        assert!(v["liveness_check"].get("is_live").is_none(), "{v}");
+        assert_eq!(v["liveness_check"]["not_performed"][0], json!({"method": "passive", "reason": "liveness model not installed"}));
+        assert_eq!(v["sanity_verdict"], "good", "the rest of validate_faces_result stays");
+    }
+
+    #[test]
+    fn the_same_person_in_video_frames_is_not_liveness() {
+        // A video whose frames show the selfie's person but got no liveness verdict.
+        let mut ev = Evidence::default();
+        ev.videos.push(json!({"field": "videos[0]", "same_person": true, "is_live": null, "passed": false}));
+        ev.skipped("videos[0]", "no passive liveness verdict on its frames: liveness model not installed");
+        let v = written(&ev, &no_passive());
+        assert!(v.get("is_live").is_none(), "{v}");
+        assert_eq!(v["liveness_check"]["status"], "not_performed");
+        assert_eq!(v["liveness_check"]["not_performed"][1]["method"], "videos[0]");
+        assert_eq!(ev.is_live(&no_passive()), None);
+    }
+
+    #[test]
+    fn a_not_live_verdict_that_does_not_block_still_makes_is_live_false() {
+        // The selfie judged not live (the request may go on when passive liveness does
+        // not block): false, never true.
+        let v = written(&Evidence::default(), &passive(false));
+        assert_eq!((v["is_live"].as_bool(), v["liveness_check"]["is_live"].as_bool()), (Some(false), Some(false)));
+        // The selfie live, a selfie video's frames not live (not blocking): false.
+        let mut ev = Evidence::default();
+        ev.verdict("videos[0]", false);
+        let v = written(&ev, &passive(true));
+        assert_eq!(v["is_live"], false, "{v}");
+        assert_eq!(v["liveness_check"]["images"][0]["is_live"], true, "the selfie's own verdict stays in images");
+    }
+
+    #[test]
+    fn is_live_is_true_only_when_a_method_ran_and_every_one_passed() {
+        assert_eq!(Evidence::default().is_live(&passive(true)), Some(true));
+        let mut ev = Evidence::default();
+        ev.verdict("flash", true);
+        let v = written(&ev, &no_passive());
+        assert_eq!(v["is_live"], true, "flash passed, the passive model did not run: {v}");
+        assert_eq!(v["liveness_check"]["status"], "success");
+        assert_eq!(v["liveness_check"]["not_performed"][0]["method"], "passive");
+        ev.verdict("gesture_faces[0].images[0]", false);
+        assert_eq!(ev.is_live(&passive(true)), Some(false));
+        let mut failed = Evidence::default();
+        failed.fail("videos[0] shows another person".into());
+        assert_eq!(failed.is_live(&passive(true)), Some(false), "a failed check is never live");
+        assert_eq!(failed.is_live(&no_passive()), Some(false));
+    }
 
     #[test]
     fn spread_keeps_ends_and_bounds_the_count() {

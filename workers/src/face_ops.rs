@@ -2,8 +2,8 @@
 //! ([`crate::face_engine`]). Templates are sealed under the master key and tagged with the
 //! model that made them; only templates of the running model are compared.
 
-use crate::face::{face_types, user_json, HISTORIES_RETURNED};
-use crate::face_engine::{bbox_json, blocking_verdict, liveness_json, AnalysisError, FaceAnalysis, FaceEngine};
+use crate::face::{face_types, record_auth_outcome, user_json, HISTORIES_RETURNED};
+use crate::face_engine::{blocking_verdict, faces_json, liveness_json, AnalysisError, FaceAnalysis, FaceEngine};
 use idv_crypto::sealed::Sealer;
 use idv_schemas::api::{FaceAuthRegisterRequest, FaceAuthRequest, ImageData, MixCompareFacesRequest};
 use idv_schemas::jobs::Job;
@@ -39,6 +39,111 @@ fn rfc3339(t: time::OffsetDateTime) -> String {
 
 fn failure(group: Group, data: Value, code: FailureCode) -> Envelope {
     Envelope::finished(group, data, vec![ApiError::failure(code, code.as_str().replace('_', " "))])
+}
+
+/// What a request says about itself, recorded in its own history record (spec, History
+/// record: "device id input", "latitude input", "metadata input of the request"), never
+/// the registration's values.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct HistoryInput<'a> {
+    pub device_id: Option<&'a str>,
+    pub app_id: Option<&'a str>,
+    pub lat: Option<f64>,
+    pub lng: Option<f64>,
+    pub metadata: Option<&'a Map<String, Value>>,
+    /// face_auth only (extensions of the record: the login's use case and the client's
+    /// transaction id).
+    pub auth_type: Option<&'a str>,
+    pub client_transaction_id: Option<&'a str>,
+}
+
+impl<'a> HistoryInput<'a> {
+    pub fn of_auth(req: &'a FaceAuthRequest) -> Self {
+        HistoryInput {
+            device_id: req.device_id.as_deref(),
+            app_id: req.app_id.as_deref(),
+            lat: req.lat,
+            lng: req.lng,
+            metadata: req.metadata.as_ref(),
+            auth_type: req.auth_type.as_deref(),
+            client_transaction_id: req.client_transaction_id.as_deref(),
+        }
+    }
+
+    pub fn of_register(req: &'a FaceAuthRegisterRequest) -> Self {
+        HistoryInput {
+            device_id: req.device_id.as_deref(),
+            app_id: req.app_id.as_deref(),
+            lat: req.lat,
+            lng: req.lng,
+            metadata: req.metadata.as_ref(),
+            auth_type: None,
+            client_transaction_id: None,
+        }
+    }
+}
+
+/// The outcome part of a history record.
+pub struct HistoryEntry<'a> {
+    /// `register` or `login`.
+    pub action: &'a str,
+    /// `success` or `failure`.
+    pub status: &'a str,
+    /// Empty on success; the failure or verdict detail (`unmatched`, `locked`, a
+    /// liveness reason).
+    pub result: &'a str,
+    pub live_face_id: &'a str,
+    pub face_type: &'a str,
+    pub extra: Vec<(&'static str, Value)>,
+}
+
+/// One history record (spec, History record) as stored and returned.
+pub fn history_record(job: &Job, user: &FaceUserRecord, input: &HistoryInput<'_>, entry: &HistoryEntry<'_>, created_at: &str) -> Value {
+    let mut record = json!({
+        "id": job.request_id, "client_id": job.client_id, "cus_user_id": user.cus_user_id,
+        "face_auth_id": user.face_auth_id, "id_card_face_id": user.id_card_face_id,
+        "live_face_id": entry.live_face_id, "device_id": input.device_id.unwrap_or_default(),
+        "app_id": input.app_id.unwrap_or_default(), "latitude": input.lat, "longitude": input.lng,
+        "created_at": created_at, "auth_action": entry.action, "status": entry.status, "result": entry.result,
+        "metadata": input.metadata.cloned().unwrap_or_default(), "face_type": entry.face_type,
+    });
+    if let Some(t) = input.auth_type {
+        record["auth_type"] = json!(t);
+    }
+    if let Some(t) = input.client_transaction_id {
+        record["client_transaction_id"] = json!(t);
+    }
+    for (k, v) in &entry.extra {
+        record[*k] = v.clone();
+    }
+    record
+}
+
+/// Stores a request's history record, keyed by its request id (a redelivered job
+/// rewrites the same record).
+pub async fn add_history(store: &dyn Store, job: &Job, user: &FaceUserRecord, input: &HistoryInput<'_>, entry: HistoryEntry<'_>) -> Result<(), StoreError> {
+    let created_at = rfc3339(now());
+    let record = history_record(job, user, input, &entry, &created_at);
+    store
+        .add_face_history(&FaceHistoryRecord {
+            client_id: job.client_id.clone(),
+            cus_user_id: user.cus_user_id.clone(),
+            id: job.request_id.clone(),
+            created_at,
+            status: entry.status.into(),
+            record: record.to_string(),
+        })
+        .await
+}
+
+/// `validate_faces_result` of a selfie before liveness: the portrait sanity verdict and
+/// the full sanity response. [`crate::face_evidence::Evidence::write_into`] adds liveness.
+pub fn sanity_validate(a: &FaceAnalysis, request_id: &str) -> Value {
+    json!({
+        "sanity_verdict": a.sanity.verdict.as_api_string(),
+        "sanity_check": {"portrait_sanity": a.sanity.to_json(),
+                         "request_id": request_id, "status": "success"},
+    })
 }
 
 fn template_aad(client: &str, user: &str, template_id: &str) -> Vec<u8> {
@@ -119,44 +224,6 @@ impl Biometrics {
             .collect())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    async fn add_history(
-        &self,
-        store: &dyn Store,
-        job: &Job,
-        user: &FaceUserRecord,
-        action: &str,
-        status: &str,
-        result: &str,
-        live_face_id: &str,
-        face_type: &str,
-        metadata: Option<&Map<String, Value>>,
-        extra: Option<(&str, Value)>,
-    ) -> Result<(), StoreError> {
-        let created_at = rfc3339(now());
-        let mut record = json!({
-            "id": job.request_id, "client_id": job.client_id, "cus_user_id": user.cus_user_id,
-            "face_auth_id": user.face_auth_id, "id_card_face_id": user.id_card_face_id,
-            "live_face_id": live_face_id, "device_id": user.device_id, "app_id": user.app_id,
-            "latitude": user.latitude, "longitude": user.longitude, "created_at": created_at,
-            "auth_action": action, "status": status, "result": result,
-            "metadata": metadata.cloned().unwrap_or_default(), "face_type": face_type,
-        });
-        if let Some((k, v)) = extra {
-            record[k] = v;
-        }
-        store
-            .add_face_history(&FaceHistoryRecord {
-                client_id: job.client_id.clone(),
-                cus_user_id: user.cus_user_id.clone(),
-                id: job.request_id.clone(),
-                created_at,
-                status: status.into(),
-                record: record.to_string(),
-            })
-            .await
-    }
-
     pub async fn register(&self, store: &dyn Store, job: &Job) -> Outcome {
         finish(self.register_inner(store, job).await)
     }
@@ -181,26 +248,13 @@ impl Biometrics {
         }
         let (model_id, model_version) = self.engine.model();
         let now_t = now();
-        let mut user = existing.unwrap_or_else(|| FaceUserRecord {
-            id: uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, format!("idv:face_user:{}", job.request_id).as_bytes()).to_string(),
-            client_id: job.client_id.clone(),
-            cus_user_id: req.cus_user_id.clone(),
-            access_key_id: job.access_key_id.clone(),
-            face_auth_id: String::new(),
-            id_card_face_id: String::new(),
-            device_id: String::new(),
-            app_id: String::new(),
-            latitude: None,
-            longitude: None,
-            metadata: "{}".into(),
-            is_deactivated: false,
-            is_unregistered: false,
-            is_locked: false,
-            created_at: rfc3339(now_t),
-            updated_at: rfc3339(now_t),
+        let mut user = existing.unwrap_or_else(|| {
+            // The id derives from the request, so a redelivered registration makes the same user.
+            let id = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, format!("idv:face_user:{}", job.request_id).as_bytes()).to_string();
+            FaceUserRecord::new(id, job.client_id.clone(), req.cus_user_id.clone(), job.access_key_id.clone(), &rfc3339(now_t))
         });
         let mut templates = Vec::new();
-        let mut selfie_analysis = None;
+        let mut selfie_analysis: Option<(FaceAnalysis, Option<&str>)> = None;
         for (field, image, face_type) in &inputs {
             let analysis = self.analyze(group, field, image).await?;
             let embedding = self.usable(group, &base, &analysis)?;
@@ -217,21 +271,34 @@ impl Biometrics {
                 created_at: rfc3339(now_t),
             });
             if *face_type == "selfie" && selfie_analysis.is_none() {
-                selfie_analysis = Some(analysis);
+                selfie_analysis = Some((analysis, image.id.as_deref()));
             }
         }
         // Liveness evidence beside a selfie (videos, gestures, flash) is checked before
-        // anything is written: a failed check registers nothing.
+        // anything is written: a failed check registers nothing. The selfie's own passive
+        // result is reported as on face_auth; it does not block a registration (the
+        // spec's only registration failure is face_auth_user_deactivated; evidence that
+        // fails is image_non_liveness as before).
         let mut validate = Value::Null;
-        if let Some(selfie) = &selfie_analysis {
+        if let Some((selfie, selfie_id)) = &selfie_analysis {
             let evidence = self.liveness_evidence(group, &crate::liveness_inputs!(req, store, job), selfie).await?;
-            validate = json!({});
-            evidence.write_into(&mut validate, &job.request_id);
+            validate = sanity_validate(selfie, &job.request_id);
+            evidence.write_into(&mut validate, &job.request_id, *selfie_id, &selfie.liveness);
             if evidence.failed.is_some() {
                 let mut data = base.clone();
                 data["validate_faces_result"] = validate;
                 return Ok(failure(group, data, FailureCode::ImageNonLiveness));
             }
+        }
+        // The state this operation does not own is read again before anything is written:
+        // the analysis took a while, and an operator may have deactivated the user (or a
+        // login locked it) meanwhile; the record written below must not undo that.
+        if let Some(fresh) = store.get_face_user(&job.client_id, &req.cus_user_id).await? {
+            if fresh.is_deactivated {
+                return Ok(failure(group, base, FailureCode::FaceAuthUserDeactivated));
+            }
+            user.is_locked = fresh.is_locked;
+            user.failed_auth_ids = fresh.failed_auth_ids;
         }
         // Re-registration replaces the faces it brings.
         let replaced: Vec<&str> = templates.iter().map(|t| t.face_type.as_str()).collect();
@@ -271,25 +338,52 @@ impl Biometrics {
         let (camera, _warning) = req.camera_challenge_performed();
         let face_type = req.face_type.clone().unwrap_or_else(|| "selfie".into());
         let live = inputs.first().and_then(|(_, i, _)| i.id.clone()).unwrap_or_default();
-        self.add_history(store, job, &user, "register", "success", "", &live, &face_type, req.metadata.as_ref(), Some(("camera_challenge_performed", json!(camera))))
-            .await?;
+        let entry = HistoryEntry {
+            action: "register",
+            status: "success",
+            result: "",
+            live_face_id: &live,
+            face_type: &face_type,
+            extra: vec![("camera_challenge_performed", json!(camera))],
+        };
+        add_history(store, job, &user, &HistoryInput::of_register(&req), entry).await?;
         let histories = self.histories(store, job, &req.cus_user_id, req.history_return_count, req.history_return_status.as_deref()).await?;
         let mut data = json!({
             "status": "success", "request_id": job.request_id, "register_id": job.request_id,
             "user_metadata": Value::Object(metadata), "histories": histories,
             "face_auth_user": user_json(&user), "face_types": face_types(&user),
         });
-        if validate.as_object().is_some_and(|v| !v.is_empty()) {
+        if validate.is_object() {
             data["validate_faces_result"] = validate;
         }
         Ok(Envelope::ok(group, data))
     }
 
-    pub async fn authenticate(&self, store: &dyn Store, job: &Job, user: FaceUserRecord) -> Outcome {
-        finish(self.authenticate_inner(store, job, user).await)
+    /// face_auth for a user whose state allows it. An unmatched face or image_non_liveness
+    /// counts towards the lockout (`max_failures` in a row lock the user; 0 never locks);
+    /// a match resets the count. The attempt that reaches the limit is answered as usual.
+    pub async fn authenticate(&self, store: &dyn Store, job: &Job, user: FaceUserRecord, max_failures: u32) -> Outcome {
+        finish(self.authenticate_inner(store, job, user, max_failures).await)
     }
 
-    async fn authenticate_inner(&self, store: &dyn Store, job: &Job, user: FaceUserRecord) -> Result<Envelope, Stop> {
+    /// Records the attempt's outcome in the user's lockout state (written only when it
+    /// changed); returns the history extras saying this attempt locked the user. The
+    /// record is read again first: the analysis took a while, and an operator may have
+    /// changed the user meanwhile (`idv users deactivate`), which a write of the copy
+    /// read before it would undo.
+    async fn count_attempt(&self, store: &dyn Store, job: &Job, user: &mut FaceUserRecord, failed: bool, max_failures: u32) -> Result<Vec<(&'static str, Value)>, StoreError> {
+        if let Some(fresh) = store.get_face_user(&user.client_id, &user.cus_user_id).await? {
+            *user = fresh;
+        }
+        let update = record_auth_outcome(user, &job.request_id, failed, max_failures);
+        if update.changed {
+            user.updated_at = rfc3339(now());
+            store.put_face_user(user).await?;
+        }
+        Ok(if update.locked_by_this { vec![("user_locked", json!(true))] } else { Vec::new() })
+    }
+
+    async fn authenticate_inner(&self, store: &dyn Store, job: &Job, mut user: FaceUserRecord, max_failures: u32) -> Result<Envelope, Stop> {
         let group = Group::Face;
         let req: FaceAuthRequest = serde_json::from_value(job.payload.clone())
             .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
@@ -310,27 +404,23 @@ impl Biometrics {
             return Err(Stop::Answer(Envelope::error(group, &ErrorKind::invalid("faces", "faces must not be empty"))));
         };
         let analysis = self.analyze(group, "faces[0]", selfie).await?;
+        let input = HistoryInput::of_auth(&req);
+        let live_face_id = selfie.id.as_deref().unwrap_or_default();
         let mut data = json!({"status": "failure", "request_id": job.request_id, "auth_id": job.request_id});
-        let mut validate = json!({
-            "sanity_verdict": analysis.sanity.verdict.as_api_string(),
-            "sanity_check": {"portrait_sanity": {"score": analysis.sanity.score, "verdict": analysis.sanity.verdict.as_api_string()},
-                             "request_id": job.request_id, "status": "success"},
-        });
-        if let Some(l) = liveness_json(&analysis.liveness, &job.request_id, selfie.id.as_deref()) {
-            validate["is_live"] = l["is_live"].clone();
-            validate["liveness_check"] = l;
-        }
+        let mut validate = sanity_validate(&analysis, &job.request_id);
+        crate::face_evidence::Evidence::default().write_into(&mut validate, &job.request_id, selfie.id.as_deref(), &analysis.liveness);
         data["validate_faces_result"] = validate;
         let embedding = self.usable(group, &data, &analysis)?;
         // Passive liveness of the selfie, then the evidence beside it (videos, gestures,
         // flash): any failure is image_non_liveness.
         let evidence = self.liveness_evidence(group, &crate::liveness_inputs!(req, store, job), &analysis).await?;
-        evidence.write_into(&mut data["validate_faces_result"], &job.request_id);
+        evidence.write_into(&mut data["validate_faces_result"], &job.request_id, selfie.id.as_deref(), &analysis.liveness);
         let passive_failed = self.passive_liveness_blocks && analysis.liveness.is_live() == Some(false);
         if passive_failed || evidence.failed.is_some() {
             let reason = if passive_failed { "image_non_liveness".to_string() } else { evidence.failed.clone().unwrap_or_default() };
-            self.add_history(store, job, &user, "login", "failure", &reason, selfie.id.as_deref().unwrap_or_default(), "selfie", req.metadata.as_ref(), None)
-                .await?;
+            let extra = self.count_attempt(store, job, &mut user, true, max_failures).await?;
+            let entry = HistoryEntry { action: "login", status: "failure", result: &reason, live_face_id, face_type: "selfie", extra };
+            add_history(store, job, &user, &input, entry).await?;
             return Ok(failure(group, data, FailureCode::ImageNonLiveness));
         }
         // Compare with the prioritized face type first (default: selfie), else any.
@@ -359,8 +449,10 @@ impl Biometrics {
         data["auth_check"] = json!({"score": verdict.score, "result": if matched { "matched" } else { "unmatched" }});
         data["user_metadata"] = Value::Object(metadata);
         let result = if matched { "" } else { "unmatched" };
-        self.add_history(store, job, &user, "login", "success", result, selfie.id.as_deref().unwrap_or_default(), &template.face_type, req.metadata.as_ref(), None)
-            .await?;
+        let face_type = template.face_type.clone();
+        let extra = self.count_attempt(store, job, &mut user, !matched, max_failures).await?;
+        let entry = HistoryEntry { action: "login", status: "success", result, live_face_id, face_type: &face_type, extra };
+        add_history(store, job, &user, &input, entry).await?;
         data["histories"] = json!(self.histories(store, job, &req.cus_user_id, req.history_return_count, req.history_return_status.as_deref()).await?);
         Ok(Envelope::ok(group, data))
     }
@@ -375,14 +467,18 @@ impl Biometrics {
             .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
         let card = self.analyze(group, "image1", &req.image1).await?;
         let selfie = self.analyze(group, "image2", &req.image2).await?;
-        let image_json = |img: &ImageData, a: &FaceAnalysis, n: u8| {
-            let faces: Vec<Value> = a.face.iter().map(|f| json!({"id": format!("image{n}-face-0"), "bounding_box": bbox_json(&f.bbox)})).collect();
-            json!({"id": img.id, "faces": faces})
-        };
+        // Spec: incorrect_number_of_faces when the selfie or the original image holds more
+        // than one face (small background faces do not count, as in portrait sanity).
+        if card.face_count > 1 || selfie.face_count > 1 {
+            return Err(Stop::Answer(Envelope::error(group, &ErrorKind::IncorrectNumberOfFaces)));
+        }
+        let image_json = |img: &ImageData, a: &FaceAnalysis, n: u8| json!({"id": img.id, "faces": faces_json(n, &a.faces)});
+        // The request carries no transaction id: the comparison's own id is the request
+        // id (docs/API.md), under which the result can also be polled.
         let mut data = json!({
-            "status": "success", "request_id": job.request_id,
+            "status": "success", "request_id": job.request_id, "transaction_id": job.request_id,
             "image1": image_json(&req.image1, &card, 1), "image2": image_json(&req.image2, &selfie, 2),
-            "portrait_sanity": {"verdict": selfie.sanity.verdict.as_api_string(), "score": selfie.sanity.score},
+            "portrait_sanity": selfie.sanity.to_json(),
         });
         if let Some(l) = liveness_json(&selfie.liveness, &job.request_id, req.image2.id.as_deref()) {
             data["liveness_check"] = json!({"is_live": l["is_live"], "score": l["score"]});
@@ -400,5 +496,59 @@ impl Biometrics {
                 Ok(failure(group, data, FailureCode::ImageHasNoFaces))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use idv_schemas::jobs::JOB_SCHEMA_VERSION;
+    use idv_schemas::Operation;
+
+    fn job() -> Job {
+        Job {
+            schema_version: JOB_SCHEMA_VERSION,
+            request_id: "req-1".into(),
+            operation: Operation::FaceAuth,
+            client_id: "client-a".into(),
+            access_key_id: "ak".into(),
+            reply_to: "i".into(),
+            created_at: "t".into(),
+            payload: Value::Null,
+        }
+    }
+
+    fn registered() -> FaceUserRecord {
+        FaceUserRecord {
+            face_auth_id: "img-reg".into(),
+            // What the registration said: a login's history must not show these.
+            device_id: "registration-phone".into(),
+            app_id: "registration-app".into(),
+            latitude: Some(10.0),
+            longitude: Some(20.0),
+            ..FaceUserRecord::new("fu", "client-a", "u", "ak", "t")
+        }
+    }
+
+    #[test]
+    fn a_login_history_records_the_logins_own_fields() {
+        let req: FaceAuthRequest = serde_json::from_value(json!({
+            "cus_user_id": "u", "faces": [{"id": "img-login"}], "device_id": "login-phone", "app_id": "login-app",
+            "lat": 1.25, "lng": -2.5, "auth_type": "transfer", "client_transaction_id": "tx-42", "metadata": {"k": "v"},
+        }))
+        .expect("request");
+        let entry = HistoryEntry { action: "login", status: "success", result: "unmatched", live_face_id: "img-login", face_type: "selfie", extra: vec![] };
+        let r = history_record(&job(), &registered(), &HistoryInput::of_auth(&req), &entry, "2026-01-01T00:00:00Z");
+        assert_eq!((r["device_id"].as_str(), r["app_id"].as_str()), (Some("login-phone"), Some("login-app")));
+        assert_eq!((r["latitude"].as_f64(), r["longitude"].as_f64()), (Some(1.25), Some(-2.5)));
+        assert_eq!((r["auth_type"].as_str(), r["client_transaction_id"].as_str()), (Some("transfer"), Some("tx-42")));
+        assert_eq!((r["metadata"]["k"].as_str(), r["live_face_id"].as_str(), r["result"].as_str()), (Some("v"), Some("img-login"), Some("unmatched")));
+        assert_eq!((r["face_auth_id"].as_str(), r["id"].as_str()), (Some("img-reg"), Some("req-1")));
+        // A login without them records none, not the registration's.
+        let bare: FaceAuthRequest = serde_json::from_value(json!({"cus_user_id": "u", "faces": [{"id": "img-login"}]})).expect("request");
+        let r = history_record(&job(), &registered(), &HistoryInput::of_auth(&bare), &entry, "t");
+        assert_eq!((r["device_id"].as_str(), r["app_id"].as_str()), (Some(""), Some("")));
+        assert!(r["latitude"].is_null() && r["longitude"].is_null());
+        assert!(r.get("auth_type").is_none() && r.get("client_transaction_id").is_none());
     }
 }

@@ -8,11 +8,13 @@
 //! performed" (`ErrorKind::NotAvailable`), never with a made-up verdict.
 
 pub mod card;
+pub mod conformance;
 pub mod ekyc;
 pub mod face;
 pub mod face_engine;
 pub mod face_evidence;
 pub mod face_ops;
+pub mod legacy;
 pub mod runtime;
 pub mod sim;
 

@@ -1,18 +1,36 @@
 //! SIM verification (`sim_verification_send_otp`, `_verify_otp`, `_verify_info`) through
-//! the telecom operators' GSMA Open Gateway / CAMARA APIs:
+//! the telecom operators' GSMA Open Gateway / CAMARA APIs (two-legged: OAuth2 client
+//! credentials, token cached per operator, the number always in the request body).
 //!
-//! | spec | CAMARA |
-//! |---|---|
-//! | send_otp | One Time Password SMS `POST /one-time-password-sms/v1/send-code` |
-//! | verify_otp | same API, `POST /one-time-password-sms/v1/validate-code` |
-//! | verify_info `is_id`, `is_name`, `is_dob` | KYC Match `POST /kyc-match/v0.3/match` |
-//! | verify_info `has_changed_device_last_30` | Device Swap `POST /device-swap/v1/check` (maxAge 720 h) |
-//! | the other verify_info names | no CAMARA API: verdict `no_data` |
+//! | spec | CAMARA operation (default path, [`API_TABLE`]) | request | answer → verdict |
+//! |---|---|---|---|
+//! | send_otp | One Time Password SMS `POST /one-time-password-sms/v1/send-code` | `phoneNumber`, `message` with `{{code}}` | `authenticationId`, kept in the session |
+//! | verify_otp | same API, `POST /one-time-password-sms/v1/validate-code` | `authenticationId`, `code` | 2xx → success; `INVALID_OTP` / `VERIFICATION_EXPIRED` / `VERIFICATION_FAILED` → `incorrect_otp` / `otp_expired` / `failed_to_verify_otp` |
+//! | `is_id`, `is_name`, `is_dob` | KYC Match `POST /kyc-match/v0.3/match` (one call for all three) | `phoneNumber`, `idDocument`, `name`, `birthdate` (yyyy-MM-dd) | `idDocumentMatch`, `nameMatch`, `birthdateMatch`: `true` → matched, `false` → unmatched, `not_available` or absent → no_data |
+//! | `has_changed_device_last_30` | Device Swap `POST /device-swap/v1/check` | `phoneNumber`, `maxAge` 720 (h) | `swapped` true → matched, false → unmatched |
+//! | `is_use_cf_service` | Call Forwarding Signal `POST /call-forwarding-signal/v0.3/call-forwardings`; when that one is not offered (404/501), `…/unconditional-call-forwardings` | `phoneNumber` | list: any of `unconditional`, `conditional_busy`, `conditional_not_reachable`, `conditional_no_answer` → matched, only `inactive` → unmatched; fallback: `active` true → matched, false → no_data (conditional forwarding unknown) |
+//! | `is_subscriber_active` | Subscription Status `POST /subscription-status/v0.1/retrive-subscription-status` (the spelling of CAMARA's path) | `phoneNumber` | `voiceSmsIn` and `voiceSmsOut` both `active` → matched; either `suspended` → unmatched (`dataService` is not looked at) |
+//! | `is_active_last_90` | Device Reachability Status `POST /device-reachability-status/v1/retrieve` | `device.phoneNumber` | `reachable` true with a `lastStatusTime` in the last 90 days → matched; otherwise no_data (unreachable now says nothing about the last 90 days) |
+//! | `has_changed_id_last_30` | Number Recycling `POST /number-recycling/v0.2/check` | `phoneNumber`, `specifiedDate` today − 30 days (UTC) | `phoneNumberRecycled` true (the number changed subscriber since) → matched; false → no_data (the same subscriber may have changed ID document; no API says) |
+//! | `is_issue_date`, `is_port_out`, `is_port_in`, `has_usage_last_90`, `is_top_20_contact_last_30` | none: KYC Match has no issue date, CAMARA has no porting, usage or contact-graph API | | always no_data |
+//!
+//! Not used: SIM Swap, KYC Tenure, Device Roaming Status (no spec statement asks about a SIM
+//! change, tenure or roaming). Per statement, an operator that answers with an error
+//! status (404, 422, 501, …), answers something that is not the API's shape, or does not
+//! offer the API (`"apis": {"<key>": null}` in its entry) gives `no_data` for the
+//! statements of that API and nothing is guessed; a transport failure (unreachable,
+//! timeout) or a refused OAuth token fails the request (`failed_to_verify_info`). The
+//! operations a request needs are called concurrently, each once.
 //!
 //! Operators come from a JSON file (`IDV_TELCOS_FILE`, format in docs/API.md "SIM
-//! verification"): each has a `code`, the E.164 prefixes it serves, its API base URL and
-//! OAuth2 client credentials. Without the file every SIM operation answers "not
-//! performed"; with it, a number no operator serves is `unsupported_telco`.
+//! verification"): each has a `code`, the E.164 prefixes it serves, its API base URL,
+//! OAuth2 client credentials, optionally its OTP format (`otp_format`, [`OtpFormat`]:
+//! default 4 to 8 ASCII digits) and path overrides (`apis`, keys of [`API_TABLE`]).
+//! Without the file every SIM operation answers "not performed"; with it, a malformed
+//! number is 400 `invalid_parameter_exception` on `phone_number` (send_otp, verify_otp;
+//! verify_info keeps its own `invalid_phone_number`), and a well-formed number no
+//! operator serves is `unsupported_telco`. An OTP not in the operator's format is
+//! `invalid_otp_format` before any operator call.
 //!
 //! State per (client, number) is a sealed session in the store (`Store::put_session`,
 //! compare-and-set): `sent` (5 min, holds the operator's `authenticationId`), then
@@ -30,8 +48,10 @@ use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group};
 use idv_store::{SessionRecord, Store, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use time::OffsetDateTime;
 
 /// How long an OTP may be verified after it was sent.
 pub const OTP_TTL_SECS: i64 = 5 * 60;
@@ -39,6 +59,121 @@ pub const OTP_TTL_SECS: i64 = 5 * 60;
 pub const VERIFIED_TTL_SECS: i64 = 15 * 60;
 /// Operator API calls time out after this.
 pub const TELCO_TIMEOUT: Duration = Duration::from_secs(10);
+/// CAMARA's bound on a One Time Password SMS `code` (`maxLength: 10`).
+pub const CAMARA_OTP_MAX_LEN: usize = 10;
+
+/// The CAMARA operations this adapter calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    SendCode,
+    ValidateCode,
+    KycMatch,
+    DeviceSwap,
+    CallForwardings,
+    UnconditionalCallForwardings,
+    SubscriptionStatus,
+    DeviceReachability,
+    NumberRecycling,
+}
+
+/// Every operation: its key in an operator's `apis` overrides, and its default path
+/// (appended to the operator's `base_url`). The one place operator paths live: an entry
+/// `"apis": {"number_recycling": "/number-recycling/v0.1/check"}` in the telcos file
+/// replaces a path for that operator, `null` marks the operation as not offered (its
+/// statements answer no_data without a call). The OTP operations cannot be `null`.
+pub const API_TABLE: &[(Api, &str, &str)] = &[
+    (Api::SendCode, "send_code", "/one-time-password-sms/v1/send-code"),
+    (Api::ValidateCode, "validate_code", "/one-time-password-sms/v1/validate-code"),
+    (Api::KycMatch, "kyc_match", "/kyc-match/v0.3/match"),
+    (Api::DeviceSwap, "device_swap", "/device-swap/v1/check"),
+    (Api::CallForwardings, "call_forwardings", "/call-forwarding-signal/v0.3/call-forwardings"),
+    (Api::UnconditionalCallForwardings, "unconditional_call_forwardings", "/call-forwarding-signal/v0.3/unconditional-call-forwardings"),
+    // "retrive" is how the CAMARA Subscription Status v0.1 definition spells the path.
+    (Api::SubscriptionStatus, "subscription_status", "/subscription-status/v0.1/retrive-subscription-status"),
+    (Api::DeviceReachability, "device_reachability_status", "/device-reachability-status/v1/retrieve"),
+    (Api::NumberRecycling, "number_recycling", "/number-recycling/v0.2/check"),
+];
+
+impl Api {
+    /// Its key in the `apis` overrides.
+    pub fn key(self) -> &'static str {
+        API_TABLE.iter().find(|(a, _, _)| *a == self).map_or("", |(_, k, _)| k)
+    }
+
+    pub fn default_path(self) -> &'static str {
+        API_TABLE.iter().find(|(a, _, _)| *a == self).map_or("", |(_, _, p)| p)
+    }
+}
+
+/// The verify_info statements (every name of the spec) and the operation that answers
+/// each; `None`: no CAMARA API can, the verdict is always `no_data`.
+pub const STATEMENT_APIS: &[(&str, Option<Api>)] = &[
+    ("is_id", Some(Api::KycMatch)),
+    ("is_name", Some(Api::KycMatch)),
+    ("is_dob", Some(Api::KycMatch)),
+    ("is_issue_date", None),
+    ("is_port_out", None),
+    ("is_port_in", None),
+    ("is_active_last_90", Some(Api::DeviceReachability)),
+    ("is_subscriber_active", Some(Api::SubscriptionStatus)),
+    ("has_usage_last_90", None),
+    ("has_changed_device_last_30", Some(Api::DeviceSwap)),
+    // CallForwardings, falling back to UnconditionalCallForwardings.
+    ("is_use_cf_service", Some(Api::CallForwardings)),
+    ("has_changed_id_last_30", Some(Api::NumberRecycling)),
+    ("is_top_20_contact_last_30", None),
+];
+
+/// The operation answering `statement`, if any. Pure.
+pub fn api_of(statement: &str) -> Option<Api> {
+    STATEMENT_APIS.iter().find(|(s, _)| *s == statement).and_then(|(_, a)| *a)
+}
+
+/// The characters an operator's OTP codes are made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OtpCharset {
+    /// ASCII digits `0-9`.
+    Digits,
+    /// ASCII letters and digits (CAMARA's own example code is `AJY3`).
+    Alphanumeric,
+}
+
+/// The format of an operator's OTP codes (telcos file: `"otp_format": {"min_length": 6,
+/// "max_length": 6, "charset": "digits"}`, each key optional). Default: 4 to 8 ASCII
+/// digits, what SMS OTPs are in practice; CAMARA only bounds a code to 10 characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OtpFormat {
+    pub min_length: usize,
+    pub max_length: usize,
+    pub charset: OtpCharset,
+}
+
+impl Default for OtpFormat {
+    fn default() -> Self {
+        OtpFormat { min_length: 4, max_length: 8, charset: OtpCharset::Digits }
+    }
+}
+
+impl OtpFormat {
+    /// Whether `otp` (already trimmed) is a code in this format. Pure.
+    pub fn accepts(&self, otp: &str) -> bool {
+        let charset_ok = match self.charset {
+            OtpCharset::Digits => otp.bytes().all(|b| b.is_ascii_digit()),
+            OtpCharset::Alphanumeric => otp.bytes().all(|b| b.is_ascii_alphanumeric()),
+        };
+        // All ASCII once the charset holds, so bytes are characters.
+        charset_ok && (self.min_length..=self.max_length).contains(&otp.len())
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.min_length == 0 || self.min_length > self.max_length || self.max_length > CAMARA_OTP_MAX_LEN {
+            return Err(format!("otp_format: need 1 <= min_length <= max_length <= {CAMARA_OTP_MAX_LEN}"));
+        }
+        Ok(())
+    }
+}
 
 /// One operator, as configured.
 #[derive(Debug, Clone, Deserialize)]
@@ -56,6 +191,22 @@ pub struct TelcoConfig {
     pub client_id: Option<String>,
     #[serde(default)]
     pub client_secret: Option<String>,
+    /// The format of the codes it texts; checked before validate-code.
+    #[serde(default)]
+    pub otp_format: OtpFormat,
+    /// Path overrides by [`API_TABLE`] key; `null`: the operation is not offered.
+    #[serde(default)]
+    pub apis: BTreeMap<String, Option<String>>,
+}
+
+impl TelcoConfig {
+    /// The path of `api` at this operator, `None` when it does not offer it. Pure.
+    pub fn path(&self, api: Api) -> Option<&str> {
+        match self.apis.get(api.key()) {
+            Some(over) => over.as_deref(),
+            None => Some(api.default_path()),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -77,7 +228,10 @@ pub struct Telcos {
 pub enum TelcoError {
     #[error("operator unreachable or failed: {0}")]
     Transport(String),
-    /// The operator answered with a CAMARA error code.
+    /// The operator's token endpoint refused the client credentials.
+    #[error("operator refused the OAuth token: {status}")]
+    Token { status: u16 },
+    /// The operator answered with a CAMARA error code (or an error status).
     #[error("operator refused: {status} {code}")]
     Refused { status: u16, code: String },
 }
@@ -89,6 +243,124 @@ pub enum OtpCheck {
     Invalid,
     Expired,
     TooManyAttempts,
+}
+
+/// A verify_info verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Matched,
+    Unmatched,
+    NoData,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Matched => "matched",
+            Verdict::Unmatched => "unmatched",
+            Verdict::NoData => "no_data",
+        }
+    }
+}
+
+/// The operators' 2xx answers one verify_info request got, by operation; `None`: not
+/// asked, not offered, or answered with an error.
+#[derive(Debug, Clone, Default)]
+pub struct Answers {
+    pub kyc_match: Option<Value>,
+    pub device_swap: Option<Value>,
+    pub call_forwardings: Option<Value>,
+    pub unconditional_call_forwardings: Option<Value>,
+    pub subscription_status: Option<Value>,
+    pub device_reachability: Option<Value>,
+    pub number_recycling: Option<Value>,
+}
+
+/// `true`/`"true"` → matched, `false`/`"false"` → unmatched, anything else (KYC Match's
+/// `"not_available"`, absent, another type) → no_data. Pure.
+fn boolean_verdict(v: Option<&Value>) -> Verdict {
+    match v.and_then(|v| v.as_str().or_else(|| v.as_bool().map(|b| if b { "true" } else { "false" }))) {
+        Some("true") => Verdict::Matched,
+        Some("false") => Verdict::Unmatched,
+        _ => Verdict::NoData,
+    }
+}
+
+/// `true` → matched; anything else → no_data (the API can confirm, not deny). Pure.
+fn confirming_verdict(v: Option<&Value>) -> Verdict {
+    match v.and_then(Value::as_bool) {
+        Some(true) => Verdict::Matched,
+        _ => Verdict::NoData,
+    }
+}
+
+/// Call Forwarding Signal: the `call-forwardings` list, else the unconditional answer. Pure.
+pub fn call_forwarding_verdict(list: Option<&Value>, unconditional: Option<&Value>) -> Verdict {
+    const FORWARDING: &[&str] = &["unconditional", "conditional_busy", "conditional_not_reachable", "conditional_no_answer"];
+    if let Some(items) = list.and_then(Value::as_array) {
+        let names: Vec<&str> = items.iter().filter_map(Value::as_str).collect();
+        if names.iter().any(|n| FORWARDING.contains(n)) {
+            return Verdict::Matched;
+        }
+        // Only "inactive", every item a string: no forwarding at all.
+        if !names.is_empty() && names.len() == items.len() && names.iter().all(|n| *n == "inactive") {
+            return Verdict::Unmatched;
+        }
+        return Verdict::NoData;
+    }
+    // Unconditional forwarding off says nothing about the conditional kinds.
+    confirming_verdict(unconditional.and_then(|u| u.get("active")))
+}
+
+/// Subscription Status: voice/SMS both ways `active` → matched, either `suspended` →
+/// unmatched, anything else → no_data. Pure.
+pub fn subscription_verdict(answer: Option<&Value>) -> Verdict {
+    let Some(a) = answer else { return Verdict::NoData };
+    let (inbound, outbound) = (a["voiceSmsIn"].as_str(), a["voiceSmsOut"].as_str());
+    if inbound == Some("suspended") || outbound == Some("suspended") {
+        Verdict::Unmatched
+    } else if inbound == Some("active") && outbound == Some("active") {
+        Verdict::Matched
+    } else {
+        Verdict::NoData
+    }
+}
+
+/// Device Reachability Status for "active in the last `days` days": reachable, with a
+/// `lastStatusTime` (RFC 3339) no older than that → matched; otherwise no_data. Pure.
+pub fn reachability_verdict(answer: Option<&Value>, now: OffsetDateTime, days: i64) -> Verdict {
+    let Some(a) = answer else { return Verdict::NoData };
+    let fresh = a["lastStatusTime"]
+        .as_str()
+        .and_then(|t| OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339).ok())
+        .is_some_and(|t| t >= now - time::Duration::days(days));
+    if a["reachable"].as_bool() == Some(true) && fresh {
+        Verdict::Matched
+    } else {
+        Verdict::NoData
+    }
+}
+
+/// The verdict of one statement from the answers. Pure.
+pub fn statement_verdict(statement: &str, a: &Answers, now: OffsetDateTime) -> Verdict {
+    let kyc = |key: &str| boolean_verdict(a.kyc_match.as_ref().and_then(|k| k.get(key)));
+    match statement {
+        "is_id" => kyc("idDocumentMatch"),
+        "is_name" => kyc("nameMatch"),
+        "is_dob" => kyc("birthdateMatch"),
+        "has_changed_device_last_30" => boolean_verdict(a.device_swap.as_ref().and_then(|v| v.get("swapped")).filter(|v| v.is_boolean())),
+        "is_use_cf_service" => call_forwarding_verdict(a.call_forwardings.as_ref(), a.unconditional_call_forwardings.as_ref()),
+        "is_subscriber_active" => subscription_verdict(a.subscription_status.as_ref()),
+        "is_active_last_90" => reachability_verdict(a.device_reachability.as_ref(), now, 90),
+        "has_changed_id_last_30" => confirming_verdict(a.number_recycling.as_ref().and_then(|v| v.get("phoneNumberRecycled"))),
+        // The spec's other statements have no CAMARA API: not known, not guessed.
+        _ => Verdict::NoData,
+    }
+}
+
+/// `date` as CAMARA's `YYYY-MM-DD`. Pure.
+pub fn camara_day(date: time::Date) -> String {
+    format!("{:04}-{:02}-{:02}", date.year(), u8::from(date.month()), date.day())
 }
 
 /// E.164 form of `raw` (spaces, dashes, dots and parentheses dropped; `00` and a national
@@ -143,6 +415,20 @@ impl Telcos {
             if t.prefixes.iter().any(|p| !(p.len() > 1 && p.starts_with('+') && p[1..].bytes().all(|b| b.is_ascii_digit()))) {
                 return Err(format!("operator {}: prefixes must be E.164 (+country code...)", t.code));
             }
+            t.otp_format.check().map_err(|e| format!("operator {}: {e}", t.code))?;
+            for (key, path) in &t.apis {
+                let Some((api, _, _)) = API_TABLE.iter().find(|(_, k, _)| k == key) else {
+                    let known: Vec<&str> = API_TABLE.iter().map(|(_, k, _)| *k).collect();
+                    return Err(format!("operator {}: unknown key apis.{key} (known: {})", t.code, known.join(", ")));
+                };
+                match path {
+                    None if matches!(api, Api::SendCode | Api::ValidateCode) => {
+                        return Err(format!("operator {}: apis.{key} cannot be null (SIM verification needs the OTP API)", t.code));
+                    }
+                    Some(p) if !p.starts_with('/') => return Err(format!("operator {}: apis.{key} must be a path starting with /", t.code)),
+                    _ => {}
+                }
+            }
         }
         let http = reqwest::Client::builder().timeout(TELCO_TIMEOUT).build().map_err(|e| e.to_string())?;
         Ok(Telcos { file, http, tokens: Mutex::new(Default::default()) })
@@ -160,6 +446,11 @@ impl Telcos {
             .filter_map(|t| t.prefixes.iter().filter(|p| e164.starts_with(p.as_str())).map(|p| (p.len(), t)).max_by_key(|(n, _)| *n))
             .max_by_key(|(n, _)| *n)
             .map(|(_, t)| t)
+    }
+
+    /// The operator with code `code`.
+    pub fn by_code(&self, code: &str) -> Option<&TelcoConfig> {
+        self.file.telcos.iter().find(|t| t.code == code)
     }
 
     async fn token(&self, t: &TelcoConfig) -> Result<Option<String>, TelcoError> {
@@ -184,11 +475,10 @@ impl Telcos {
             .await
             .map_err(|e| TelcoError::Transport(format!("token: {}", e.without_url())))?;
         if !resp.status().is_success() {
-            return Err(TelcoError::Refused { status: resp.status().as_u16(), code: "token".into() });
+            return Err(TelcoError::Token { status: resp.status().as_u16() });
         }
         let v: Value = resp.json().await.map_err(|e| TelcoError::Transport(format!("token: {}", e.without_url())))?;
         let tok = v["access_token"].as_str().ok_or_else(|| TelcoError::Transport("token: no access_token".into()))?.to_string();
-        // Refresh a minute early.
         // Refresh a minute early; never trust a lifetime over a day (some servers send huge
         // values for "never").
         let ttl = v["expires_in"].as_u64().unwrap_or(300).min(86_400).saturating_sub(60).max(1);
@@ -225,45 +515,75 @@ impl Telcos {
         TelcoError::Refused { status, code }
     }
 
-    pub async fn send_code(&self, t: &TelcoConfig, e164: &str) -> Result<String, TelcoError> {
-        let body = json!({"phoneNumber": e164, "message": "{{code}} is your verification code"});
-        let (status, v) = self.call(t, "/one-time-password-sms/v1/send-code", &body).await?;
-        match (status, v["authenticationId"].as_str()) {
-            (200..=299, Some(id)) if !id.is_empty() && id.len() <= 64 => Ok(id.to_string()),
-            _ => Err(Self::refused(status, &v)),
-        }
-    }
-
-    pub async fn validate_code(&self, t: &TelcoConfig, authentication_id: &str, code: &str) -> Result<OtpCheck, TelcoError> {
-        let body = json!({"authenticationId": authentication_id, "code": code});
-        let (status, v) = self.call(t, "/one-time-password-sms/v1/validate-code", &body).await?;
+    /// One CAMARA operation: Ok(None) when the operator does not offer it (no call made),
+    /// Ok(Some(body)) on 2xx, Err(Refused) on an error status.
+    pub async fn post(&self, t: &TelcoConfig, api: Api, body: &Value) -> Result<Option<Value>, TelcoError> {
+        let Some(path) = t.path(api) else { return Ok(None) };
+        let (status, v) = self.call(t, path, body).await?;
         if (200..=299).contains(&status) {
-            return Ok(OtpCheck::Valid);
-        }
-        match Self::refused(status, &v) {
-            TelcoError::Refused { status: 400, code } if code == "ONE_TIME_PASSWORD_SMS.INVALID_OTP" => Ok(OtpCheck::Invalid),
-            TelcoError::Refused { status: 400, code } if code == "ONE_TIME_PASSWORD_SMS.VERIFICATION_EXPIRED" => Ok(OtpCheck::Expired),
-            TelcoError::Refused { status: 400, code } if code == "ONE_TIME_PASSWORD_SMS.VERIFICATION_FAILED" => Ok(OtpCheck::TooManyAttempts),
-            other => Err(other),
-        }
-    }
-
-    /// KYC Match: the operator's `…Match` answers (`"true"`, `"false"`, `"not_available"`).
-    pub async fn kyc_match(&self, t: &TelcoConfig, body: &Value) -> Result<Value, TelcoError> {
-        let (status, v) = self.call(t, "/kyc-match/v0.3/match", body).await?;
-        if (200..=299).contains(&status) && v.is_object() {
-            Ok(v)
+            Ok(Some(v))
         } else {
             Err(Self::refused(status, &v))
         }
     }
 
-    pub async fn device_swapped(&self, t: &TelcoConfig, e164: &str, max_age_hours: u32) -> Result<bool, TelcoError> {
-        let (status, v) = self.call(t, "/device-swap/v1/check", &json!({"phoneNumber": e164, "maxAge": max_age_hours})).await?;
-        match (status, v["swapped"].as_bool()) {
-            (200..=299, Some(b)) => Ok(b),
-            _ => Err(Self::refused(status, &v)),
+    pub async fn send_code(&self, t: &TelcoConfig, e164: &str) -> Result<String, TelcoError> {
+        let body = json!({"phoneNumber": e164, "message": "{{code}} is your verification code"});
+        let v = self.post(t, Api::SendCode, &body).await?.unwrap_or(Value::Null);
+        match v["authenticationId"].as_str() {
+            Some(id) if !id.is_empty() && id.len() <= 64 => Ok(id.to_string()),
+            _ => Err(TelcoError::Refused { status: 200, code: "no authenticationId".into() }),
         }
+    }
+
+    pub async fn validate_code(&self, t: &TelcoConfig, authentication_id: &str, code: &str) -> Result<OtpCheck, TelcoError> {
+        let body = json!({"authenticationId": authentication_id, "code": code});
+        match self.post(t, Api::ValidateCode, &body).await {
+            Ok(_) => Ok(OtpCheck::Valid),
+            Err(TelcoError::Refused { status: 400, code }) if code == "ONE_TIME_PASSWORD_SMS.INVALID_OTP" => Ok(OtpCheck::Invalid),
+            Err(TelcoError::Refused { status: 400, code }) if code == "ONE_TIME_PASSWORD_SMS.VERIFICATION_EXPIRED" => Ok(OtpCheck::Expired),
+            Err(TelcoError::Refused { status: 400, code }) if code == "ONE_TIME_PASSWORD_SMS.VERIFICATION_FAILED" => Ok(OtpCheck::TooManyAttempts),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// `api` for verify_info, only when `needed`: Ok(Some(answer)) for a usable answer,
+    /// Ok(None) when not needed, not offered or refused (its statements are no_data),
+    /// Err for a transport or token failure (the request fails).
+    async fn ask(&self, t: &TelcoConfig, api: Api, needed: bool, body: Value) -> Result<Option<Value>, TelcoError> {
+        if !needed {
+            return Ok(None);
+        }
+        match self.post(t, api, &body).await {
+            Ok(v) => Ok(v),
+            Err(TelcoError::Refused { status, code }) => {
+                tracing::info!(telco = %t.code, api = api.key(), status, code = %code, "operator answered no data");
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Call Forwarding Signal: the list of active forwardings, or, when the operator does
+    /// not offer that operation (404/501, or `null` in its `apis`), the unconditional one.
+    async fn ask_call_forwarding(&self, t: &TelcoConfig, needed: bool, e164: &str) -> Result<(Option<Value>, Option<Value>), TelcoError> {
+        if !needed {
+            return Ok((None, None));
+        }
+        let body = json!({"phoneNumber": e164});
+        let list = match t.path(Api::CallForwardings) {
+            None => None,
+            Some(_) => match self.post(t, Api::CallForwardings, &body).await {
+                Ok(v) => return Ok((v, None)),
+                Err(TelcoError::Refused { status: 404 | 501, .. }) => None,
+                Err(TelcoError::Refused { status, code }) => {
+                    tracing::info!(telco = %t.code, api = Api::CallForwardings.key(), status, code = %code, "operator answered no data");
+                    return Ok((None, None));
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        Ok((list, self.ask(t, Api::UnconditionalCallForwardings, true, body).await?))
     }
 }
 
@@ -347,7 +667,7 @@ impl SimHandler {
             Err(env) => return Ok(env),
         };
         let Some(e164) = telcos.normalize(&req.phone_number) else {
-            return Ok(fail(data, FailureCode::UnsupportedTelco, "not a phone number any configured operator serves"));
+            return Ok(malformed_number());
         };
         let Some(telco) = telcos.for_number(&e164) else {
             return Ok(fail(data, FailureCode::UnsupportedTelco, "no configured operator serves this number"));
@@ -390,25 +710,35 @@ impl SimHandler {
             Err(env) => return Ok(env),
         };
         let Some(e164) = telcos.normalize(&req.phone_number) else {
-            return Ok(fail(data, FailureCode::OtpExpired, "no OTP was sent to this number"));
+            return Ok(malformed_number());
         };
         let key = self.session_key(&job.client_id, &e164);
-        let Some((rec, session)) = self.load(&key).await? else {
+        let loaded = self.load(&key).await?;
+        if let Some((_, s)) = &loaded {
+            if s.state == "verified" && s.verified_by == job.request_id {
+                // A redelivered job whose verification was already recorded.
+                return Ok(Envelope::ok(Group::Sim, data));
+            }
+        }
+        // The format of the operator that sent the code (else the one serving the number),
+        // checked before anything reaches an operator.
+        let format = loaded
+            .as_ref()
+            .and_then(|(_, s)| telcos.by_code(&s.telco))
+            .or_else(|| telcos.for_number(&e164))
+            .map(|t| t.otp_format)
+            .unwrap_or_default();
+        let otp = req.otp.trim();
+        if !format.accepts(otp) {
+            return Ok(fail(data, FailureCode::InvalidOtpFormat, otp_format_message(&format)));
+        }
+        let Some((rec, session)) = loaded else {
             return Ok(fail(data, FailureCode::OtpExpired, "no OTP pending for this number (expired or never sent)"));
         };
-        if session.state == "verified" && session.verified_by == job.request_id {
-            // A redelivered job whose verification was already recorded.
-            return Ok(Envelope::ok(Group::Sim, data));
-        }
         if session.state != "sent" {
             return Ok(fail(data, FailureCode::OtpAlreadyUsed, "this OTP was already verified"));
         }
-        // CAMARA codes are at most 10 characters, letters and digits.
-        let otp = req.otp.trim();
-        if otp.is_empty() || otp.len() > 10 || !otp.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            return Ok(fail(data, FailureCode::IncorrectOtp, "the OTP is not in the operator's format"));
-        }
-        let Some(telco) = telcos.file.telcos.iter().find(|t| t.code == session.telco) else {
+        let Some(telco) = telcos.by_code(&session.telco) else {
             return Ok(fail(data, FailureCode::FailedToVerifyOtp, "the operator of this session is no longer configured"));
         };
         match telcos.validate_code(telco, &session.authentication_id, otp).await {
@@ -442,7 +772,7 @@ impl SimHandler {
             Some((_, s)) if s.state == "verified" => s,
             _ => return Ok(fail(data, FailureCode::VerificationSessionExpired, "verify an OTP sent to this number first (valid 15 minutes)")),
         };
-        let Some(telco) = telcos.file.telcos.iter().find(|t| t.code == session.telco) else {
+        let Some(telco) = telcos.by_code(&session.telco) else {
             return Ok(fail(data, FailureCode::FailedToVerifyInfo, "the operator of this session is no longer configured"));
         };
         // KYC Match for the identity fields, in one call.
@@ -458,45 +788,76 @@ impl SimHandler {
                 _ => {}
             }
         }
-        let needs_kyc = req.fields.iter().any(|f| matches!(f.name.as_str(), "is_id" | "is_name" | "is_dob"));
-        let kyc_answer = if needs_kyc {
-            match telcos.kyc_match(telco, &kyc).await {
-                Ok(v) => Some(v),
-                Err(e) => {
-                    tracing::warn!(telco = %telco.code, error = %e, "kyc-match failed");
-                    return Ok(fail(data, FailureCode::FailedToVerifyInfo, "the operator could not check the owner data"));
-                }
+        let needs = |api: Api| req.fields.iter().any(|f| api_of(&f.name) == Some(api));
+        let now = OffsetDateTime::now_utc();
+        let recycled_since = camara_day((now - time::Duration::days(30)).date());
+        // Each operation the statements need, once, concurrently.
+        let (kyc_match, device_swap, call_forwarding, subscription_status, device_reachability, number_recycling) = futures::join!(
+            telcos.ask(telco, Api::KycMatch, needs(Api::KycMatch), kyc),
+            telcos.ask(telco, Api::DeviceSwap, needs(Api::DeviceSwap), json!({"phoneNumber": e164, "maxAge": 30 * 24})),
+            telcos.ask_call_forwarding(telco, needs(Api::CallForwardings), &e164),
+            telcos.ask(telco, Api::SubscriptionStatus, needs(Api::SubscriptionStatus), json!({"phoneNumber": e164})),
+            telcos.ask(telco, Api::DeviceReachability, needs(Api::DeviceReachability), json!({"device": {"phoneNumber": e164}})),
+            telcos.ask(telco, Api::NumberRecycling, needs(Api::NumberRecycling), json!({"phoneNumber": e164, "specifiedDate": recycled_since})),
+        );
+        let answers = answers_of(kyc_match, device_swap, call_forwarding, subscription_status, device_reachability, number_recycling);
+        let answers = match answers {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::warn!(telco = %telco.code, error = %e, "verify_info: operator unreachable");
+                return Ok(fail(data, FailureCode::FailedToVerifyInfo, "the operator could not be reached to check the owner data"));
             }
-        } else {
-            None
         };
-        let verdict_of = |v: &Value| match v.as_str().or_else(|| v.as_bool().map(|b| if b { "true" } else { "false" })) {
-            Some("true") => "matched",
-            Some("false") => "unmatched",
-            _ => "no_data",
-        };
-        let mut fields = Vec::new();
-        for f in &req.fields {
-            let verdict = match (f.name.as_str(), &kyc_answer) {
-                ("is_id", Some(k)) => verdict_of(&k["idDocumentMatch"]),
-                ("is_name", Some(k)) => verdict_of(&k["nameMatch"]),
-                ("is_dob", Some(k)) => verdict_of(&k["birthdateMatch"]),
-                ("has_changed_device_last_30", _) => match telcos.device_swapped(telco, &e164, 720).await {
-                    Ok(true) => "matched",
-                    Ok(false) => "unmatched",
-                    Err(e) => {
-                        tracing::warn!(telco = %telco.code, error = %e, "device-swap failed");
-                        return Ok(fail(data, FailureCode::FailedToVerifyInfo, "the operator could not check device changes"));
-                    }
-                },
-                // The spec's other statements have no CAMARA API: not known, not guessed.
-                _ => "no_data",
-            };
-            fields.push(json!({"name": f.name, "value": f.value, "verdict": verdict}));
-        }
+        let fields: Vec<Value> = req
+            .fields
+            .iter()
+            .map(|f| json!({"name": f.name, "value": f.value, "verdict": statement_verdict(&f.name, &answers, now).as_str()}))
+            .collect();
         let mut data = data;
         data["fields"] = json!(fields);
         Ok(Envelope::ok(Group::Sim, data))
+    }
+}
+
+/// The answers of one verify_info request, or the first transport/token failure.
+fn answers_of(
+    kyc_match: Result<Option<Value>, TelcoError>,
+    device_swap: Result<Option<Value>, TelcoError>,
+    call_forwarding: Result<(Option<Value>, Option<Value>), TelcoError>,
+    subscription_status: Result<Option<Value>, TelcoError>,
+    device_reachability: Result<Option<Value>, TelcoError>,
+    number_recycling: Result<Option<Value>, TelcoError>,
+) -> Result<Answers, TelcoError> {
+    let (call_forwardings, unconditional_call_forwardings) = call_forwarding?;
+    Ok(Answers {
+        kyc_match: kyc_match?,
+        device_swap: device_swap?,
+        call_forwardings,
+        unconditional_call_forwardings,
+        subscription_status: subscription_status?,
+        device_reachability: device_reachability?,
+        number_recycling: number_recycling?,
+    })
+}
+
+/// A `phone_number` that is not a phone number: the caller's error, whatever operators
+/// are configured.
+fn malformed_number() -> Envelope {
+    Envelope::error(
+        Group::Sim,
+        &ErrorKind::invalid("phone_number", "not a phone number: E.164 (+ and 5 to 15 digits), 00 and the digits, or a national number starting with 0 where a default country code is configured"),
+    )
+}
+
+fn otp_format_message(f: &OtpFormat) -> String {
+    let chars = match f.charset {
+        OtpCharset::Digits => "digits",
+        OtpCharset::Alphanumeric => "letters and digits",
+    };
+    if f.min_length == f.max_length {
+        format!("the OTP is not in the operator's format ({} {chars})", f.min_length)
+    } else {
+        format!("the OTP is not in the operator's format ({} to {} {chars})", f.min_length, f.max_length)
     }
 }
 
@@ -551,11 +912,154 @@ mod tests {
             token_url: None,
             client_id: None,
             client_secret: None,
+            otp_format: OtpFormat::default(),
+            apis: BTreeMap::new(),
         };
         let telcos = Telcos::new(TelcosFile { default_country_code: None, telcos: vec![t("wide", &["+849"]), t("narrow", &["+8498"])] })?;
         assert_eq!(telcos.for_number("+84981234567").map(|t| t.code.as_str()), Some("narrow"));
         assert_eq!(telcos.for_number("+84911234567").map(|t| t.code.as_str()), Some("wide"));
         assert!(telcos.for_number("+14155550100").is_none());
         Ok(())
+    }
+
+    fn one_telco(entry: Value) -> Result<Telcos, String> {
+        let mut t = json!({"code": "t", "prefixes": ["+84"], "base_url": "http://x"});
+        if let (Some(t), Some(extra)) = (t.as_object_mut(), entry.as_object()) {
+            t.extend(extra.clone());
+        }
+        let file: TelcosFile = serde_json::from_value(json!({"telcos": [t]})).map_err(|e| e.to_string())?;
+        Telcos::new(file)
+    }
+
+    #[test]
+    fn otp_format_default_is_4_to_8_ascii_digits() {
+        let f = OtpFormat::default();
+        for ok in ["1234", "004001", "12345678"] {
+            assert!(f.accepts(ok), "{ok}");
+        }
+        // U+0663 is an Arabic-Indic digit: a digit, not an ASCII one.
+        for bad in ["", "123", "123456789", "12a4", "12 34", "+123", "12\u{0663}4", "ＡＢ12"] {
+            assert!(!f.accepts(bad), "{bad:?}");
+        }
+        let six = OtpFormat { min_length: 6, max_length: 6, charset: OtpCharset::Alphanumeric };
+        assert!(six.accepts("AB4001") && six.accepts("123456"));
+        assert!(!six.accepts("AB400") && !six.accepts("AB40011") && !six.accepts("AB-001"));
+        assert_eq!(otp_format_message(&six), "the OTP is not in the operator's format (6 letters and digits)");
+        assert_eq!(otp_format_message(&f), "the OTP is not in the operator's format (4 to 8 digits)");
+    }
+
+    #[test]
+    fn telcos_file_otp_format_and_api_paths() -> Result<(), String> {
+        // Defaults, and a partial otp_format keeps the other defaults.
+        let t = one_telco(json!({"otp_format": {"max_length": 6}}))?;
+        let c = t.by_code("t").ok_or("no operator t")?;
+        assert_eq!(c.otp_format, OtpFormat { min_length: 4, max_length: 6, charset: OtpCharset::Digits });
+        assert_eq!(c.path(Api::NumberRecycling), Some("/number-recycling/v0.2/check"));
+        // Overrides and "not offered".
+        let t = one_telco(json!({"apis": {"number_recycling": "/number-recycling/v0.1/check", "subscription_status": null}}))?;
+        let c = t.by_code("t").ok_or("no operator t")?;
+        assert_eq!(c.path(Api::NumberRecycling), Some("/number-recycling/v0.1/check"));
+        assert_eq!(c.path(Api::SubscriptionStatus), None);
+        assert_eq!(c.path(Api::KycMatch), Some("/kyc-match/v0.3/match"));
+        // Mistakes are load errors, not silent defaults.
+        for (bad, why) in [
+            (json!({"otp_format": {"min_length": 0}}), "otp_format"),
+            (json!({"otp_format": {"min_length": 9}}), "otp_format"),
+            (json!({"otp_format": {"max_length": 11}}), "otp_format"),
+            (json!({"apis": {"sim_swap": "/sim-swap/v1/check"}}), "unknown key apis.sim_swap"),
+            (json!({"apis": {"validate_code": null}}), "cannot be null"),
+            (json!({"apis": {"device_swap": "device-swap/v1/check"}}), "starting with /"),
+        ] {
+            match one_telco(bad.clone()) {
+                Err(e) => assert!(e.contains(why), "{bad}: {e}"),
+                Ok(_) => return Err(format!("{bad} was accepted")),
+            }
+        }
+        let typo: Result<TelcosFile, _> = serde_json::from_value(json!({"telcos": [{"code": "t", "prefixes": [], "base_url": "", "otp_format": {"length": 6}}]}));
+        assert!(typo.is_err(), "an unknown otp_format key is an error");
+        Ok(())
+    }
+
+    #[test]
+    fn every_spec_statement_has_one_row() {
+        let table: Vec<&str> = STATEMENT_APIS.iter().map(|(s, _)| *s).collect();
+        assert_eq!(table, idv_schemas::api::SIM_INFO_FIELDS, "STATEMENT_APIS lists the spec's statements, in order");
+        // Every API path is in the one table.
+        for (api, key, path) in API_TABLE {
+            assert_eq!((api.key(), api.default_path()), (*key, *path));
+        }
+        let unanswerable: Vec<&str> = STATEMENT_APIS.iter().filter(|(_, a)| a.is_none()).map(|(s, _)| *s).collect();
+        assert_eq!(unanswerable, ["is_issue_date", "is_port_out", "is_port_in", "has_usage_last_90", "is_top_20_contact_last_30"]);
+        // And a statement without an API is no_data whatever the answers hold.
+        let all = Answers {
+            kyc_match: Some(json!({"idDocumentMatch": "true", "nameMatch": "true", "birthdateMatch": "true"})),
+            device_swap: Some(json!({"swapped": true})),
+            call_forwardings: Some(json!(["unconditional"])),
+            unconditional_call_forwardings: Some(json!({"active": true})),
+            subscription_status: Some(json!({"voiceSmsIn": "active", "voiceSmsOut": "active"})),
+            device_reachability: Some(json!({"reachable": true, "lastStatusTime": "2024-01-01T00:00:00Z"})),
+            number_recycling: Some(json!({"phoneNumberRecycled": true})),
+        };
+        let now = time::macros::datetime!(2024-01-02 0:00 UTC);
+        for s in unanswerable {
+            assert_eq!(statement_verdict(s, &all, now), Verdict::NoData, "{s}");
+        }
+        for (s, api) in STATEMENT_APIS {
+            if api.is_some() {
+                assert_eq!(statement_verdict(s, &all, now), Verdict::Matched, "{s}");
+                assert_eq!(statement_verdict(s, &Answers::default(), now), Verdict::NoData, "{s} without an answer");
+            }
+        }
+    }
+
+    #[test]
+    fn verdicts_from_operator_answers() {
+        let now = time::macros::datetime!(2024-06-30 12:00 UTC);
+        let with = |f: fn(&mut Answers, Value), v: Value| {
+            let mut a = Answers::default();
+            f(&mut a, v);
+            a
+        };
+        let v = |s: &str, a: &Answers| statement_verdict(s, a, now);
+        // KYC Match.
+        let kyc = with(|a, v| a.kyc_match = Some(v), json!({"idDocumentMatch": "true", "nameMatch": "false", "birthdateMatch": "not_available"}));
+        assert_eq!((v("is_id", &kyc), v("is_name", &kyc), v("is_dob", &kyc)), (Verdict::Matched, Verdict::Unmatched, Verdict::NoData));
+        // Device Swap.
+        let swap = |b: Value| with(|a, v| a.device_swap = Some(v), json!({"swapped": b}));
+        assert_eq!(v("has_changed_device_last_30", &swap(json!(true))), Verdict::Matched);
+        assert_eq!(v("has_changed_device_last_30", &swap(json!(false))), Verdict::Unmatched);
+        assert_eq!(v("has_changed_device_last_30", &swap(json!("false"))), Verdict::NoData, "a string is not the API's boolean");
+        // Call Forwarding Signal: the list, then the unconditional fallback.
+        let cf = |l: Value| call_forwarding_verdict(Some(&l), None);
+        assert_eq!(cf(json!(["conditional_no_answer"])), Verdict::Matched);
+        assert_eq!(cf(json!(["unconditional", "conditional_busy"])), Verdict::Matched);
+        assert_eq!(cf(json!(["inactive"])), Verdict::Unmatched);
+        assert_eq!(cf(json!([])), Verdict::NoData);
+        assert_eq!(cf(json!(["forwarded_somewhere_new"])), Verdict::NoData);
+        assert_eq!(cf(json!(["inactive", 3])), Verdict::NoData);
+        assert_eq!(cf(json!({"active": true})), Verdict::NoData, "not a list");
+        assert_eq!(call_forwarding_verdict(None, Some(&json!({"active": true}))), Verdict::Matched);
+        assert_eq!(call_forwarding_verdict(None, Some(&json!({"active": false}))), Verdict::NoData, "conditional forwarding unknown");
+        assert_eq!(call_forwarding_verdict(Some(&json!(["inactive"])), Some(&json!({"active": true}))), Verdict::Unmatched, "the list wins");
+        // Subscription Status.
+        let sub = |i: &str, o: &str| subscription_verdict(Some(&json!({"voiceSmsIn": i, "voiceSmsOut": o, "dataService": "suspended"})));
+        assert_eq!(sub("active", "active"), Verdict::Matched);
+        assert_eq!(sub("active", "suspended"), Verdict::Unmatched);
+        assert_eq!(sub("suspended", "active"), Verdict::Unmatched);
+        assert_eq!(sub("active", "unknown"), Verdict::NoData);
+        assert_eq!(subscription_verdict(Some(&json!({}))), Verdict::NoData);
+        // Device Reachability Status, within 90 days.
+        let reach = |r: bool, t: &str| reachability_verdict(Some(&json!({"reachable": r, "lastStatusTime": t})), now, 90);
+        assert_eq!(reach(true, "2024-06-30T11:59:00Z"), Verdict::Matched);
+        assert_eq!(reach(true, "2024-04-01T12:00:00+00:00"), Verdict::Matched, "exactly 90 days");
+        assert_eq!(reach(true, "2024-04-01T11:59:59Z"), Verdict::NoData, "older than 90 days");
+        assert_eq!(reach(false, "2024-06-30T11:59:00Z"), Verdict::NoData, "unreachable now says nothing about the last 90 days");
+        assert_eq!(reach(true, "30/06/2024"), Verdict::NoData);
+        assert_eq!(reachability_verdict(Some(&json!({"reachable": true})), now, 90), Verdict::NoData, "freshness unknown");
+        // Number Recycling.
+        let rec = |b: bool| with(|a, v| a.number_recycling = Some(v), json!({"phoneNumberRecycled": b}));
+        assert_eq!(v("has_changed_id_last_30", &rec(true)), Verdict::Matched);
+        assert_eq!(v("has_changed_id_last_30", &rec(false)), Verdict::NoData, "same subscriber: an ID change is not ruled out");
+        assert_eq!(camara_day(time::macros::date!(2024 - 02 - 05)), "2024-02-05");
     }
 }

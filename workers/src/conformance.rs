@@ -1,0 +1,233 @@
+//! The one conformance suite every [`JobHandler`] runs, as `idv_store::conformance` is
+//! for stores. Delivery is at-least-once, so any job may reach a handler twice: a worker
+//! can die after the handler's effects and before the result is stored. Every handler
+//! therefore must
+//!
+//! 1. answer a repeated job as it answered it the first time (same status, same code,
+//!    same body apart from clock fields), and
+//! 2. not repeat its effects (the caller's `effects` probe reads the same before and
+//!    after the repeat: histories, SMS sent, baseline versions...);
+//!
+//! and through the runtime ([`crate::runtime::process`]),
+//!
+//! 3. a job redelivered after its result was stored is not handled again, and the stored
+//!    answer is the first one.
+//!
+//! Run it with [`run_suite`] from each handler's tests (workers, scorer, tests/).
+
+use crate::runtime::{process, JobHandler, WorkerDeps};
+use async_trait::async_trait;
+use idv_bus::Delivery;
+use idv_schemas::jobs::Job;
+use idv_schemas::ops::Topic;
+use idv_schemas::Envelope;
+use idv_store::{RequestRecord, Store, StoreError};
+use serde_json::Value;
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// One job to run through the suite, named for failure messages.
+pub struct Case {
+    pub name: String,
+    pub job: Job,
+}
+
+impl Case {
+    pub fn new(name: impl Into<String>, job: Job) -> Self {
+        Case { name: name.into(), job }
+    }
+}
+
+/// Fields that legitimately differ between two runs of the same job: clock readings and
+/// the incident id of an internal error (a fresh one per answer, by design).
+const VOLATILE: &[&str] = &["created_at", "updated_at", "time", "finished_at", "incident_id", "expiry_date_face"];
+
+/// The body with every [`VOLATILE`] key removed, at any depth.
+pub fn stable(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(m.iter().filter(|(k, _)| !VOLATILE.contains(&k.as_str())).map(|(k, v)| (k.clone(), stable(v))).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(stable).collect()),
+        other => other.clone(),
+    }
+}
+
+struct Counting {
+    inner: Arc<dyn JobHandler>,
+    runs: AtomicUsize,
+}
+
+#[async_trait]
+impl JobHandler for Counting {
+    async fn handle(&self, job: &Job) -> Result<Envelope, StoreError> {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        self.inner.handle(job).await
+    }
+}
+
+/// Runs every check on every case. `effects` reads whatever the handler changes (in its
+/// store, its operator simulator...) as a comparable string.
+pub async fn run_suite<F, Fut>(handler: Arc<dyn JobHandler>, store: Arc<dyn Store>, cases: Vec<Case>, effects: F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = String>,
+{
+    assert!(!cases.is_empty(), "a suite without cases checks nothing");
+    for case in cases {
+        repeated_job_answers_the_same_and_acts_once(handler.as_ref(), &case, &effects).await;
+        stored_result_is_not_recomputed(handler.clone(), store.clone(), &case).await;
+    }
+}
+
+async fn repeated_job_answers_the_same_and_acts_once<F, Fut>(handler: &dyn JobHandler, case: &Case, effects: &F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = String>,
+{
+    let name = &case.name;
+    let first = handler.handle(&case.job).await.unwrap_or_else(|e| panic!("{name}: first run: {e}"));
+    let after_first = effects().await;
+    let second = handler.handle(&case.job).await.unwrap_or_else(|e| panic!("{name}: repeated run: {e}"));
+    let after_second = effects().await;
+    assert_eq!(first.http_status, second.http_status, "{name}: status changed on a repeat");
+    assert_eq!(first.first_error_code(), second.first_error_code(), "{name}: code changed on a repeat");
+    assert_eq!(stable(&first.body), stable(&second.body), "{name}: answer changed on a repeat");
+    assert_eq!(after_first, after_second, "{name}: effects repeated");
+}
+
+async fn stored_result_is_not_recomputed(handler: Arc<dyn JobHandler>, store: Arc<dyn Store>, case: &Case) {
+    let name = &case.name;
+    // A fresh request id: this part starts from nothing stored.
+    let mut job = case.job.clone();
+    job.request_id = uuid::Uuid::new_v4().to_string();
+    store
+        .create_request(&RequestRecord {
+            request_id: job.request_id.clone(),
+            client_id: job.client_id.clone(),
+            operation: job.operation.name().into(),
+            created_at: job.created_at.clone(),
+            response: None,
+            finished_at: None,
+        })
+        .await
+        .unwrap_or_else(|e| panic!("{name}: create request: {e}"));
+    let bus = idv_bus::open("memory://").await.unwrap_or_else(|e| panic!("{name}: bus: {e}"));
+    bus.ensure_topics(&[Topic::Results.name()], 1).await.unwrap_or_else(|e| panic!("{name}: topics: {e}"));
+    let deps = WorkerDeps { bus, store: store.clone() };
+    let counting = Counting { inner: handler, runs: AtomicUsize::new(0) };
+    let delivery = Delivery {
+        topic: "conformance".into(),
+        partition: 0,
+        offset: 0,
+        key: Vec::new(),
+        payload: serde_json::to_vec(&job).unwrap_or_default(),
+    };
+    process(&deps, &counting, &delivery).await.unwrap_or_else(|e| panic!("{name}: first delivery: {e}"));
+    let stored = store.get_request(&job.request_id).await.ok().flatten().and_then(|r| r.response);
+    assert!(stored.is_some(), "{name}: no result stored after the first delivery");
+    process(&deps, &counting, &delivery).await.unwrap_or_else(|e| panic!("{name}: redelivery: {e}"));
+    assert_eq!(counting.runs.load(Ordering::SeqCst), 1, "{name}: a stored result was computed again");
+    let again = store.get_request(&job.request_id).await.ok().flatten().and_then(|r| r.response);
+    assert_eq!(stored, again, "{name}: the stored answer changed");
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    //! The suite on the workers' handlers as a deployment without face models runs them
+    //! (the user-state operations, and "not performed" answers). `tests/` runs it on the
+    //! SIM handler against its operator simulator, the scorer on `BehaviorHandler`.
+    use super::*;
+    use crate::card::CardHandler;
+    use crate::face::{CompareHandler, FaceHandler};
+    use idv_schemas::jobs::JOB_SCHEMA_VERSION;
+    use idv_schemas::Operation;
+    use serde_json::json;
+
+    fn job(op: Operation, payload: Value) -> Job {
+        Job {
+            schema_version: JOB_SCHEMA_VERSION,
+            request_id: uuid::Uuid::new_v4().to_string(),
+            operation: op,
+            client_id: "client-a".into(),
+            access_key_id: "ak".into(),
+            reply_to: "instance".into(),
+            created_at: "2026-11-23T00:00:00Z".into(),
+            payload,
+        }
+    }
+
+    fn sqlite() -> Arc<dyn Store> {
+        Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap())
+    }
+
+    #[tokio::test]
+    async fn face_handler_conforms() {
+        let store = sqlite();
+        // A registered user, as registration leaves it (written directly: no models here).
+        let user = idv_store::FaceUserRecord {
+            face_auth_id: "img-1".into(),
+            is_locked: true,
+            ..idv_store::FaceUserRecord::new("fu-1", "client-a", "u1", "ak", "2026-11-23T00:00:00Z")
+        };
+        store.put_face_user(&user).await.unwrap();
+        let handler: Arc<dyn JobHandler> = Arc::new(FaceHandler { store: store.clone(), biometrics: None, max_auth_failures: 5 });
+        let cases = vec![
+            Case::new("face_auth_user, registered", job(Operation::FaceAuthUser, json!({"cus_user_id": "u1"}))),
+            Case::new("face_auth_user, unknown", job(Operation::FaceAuthUser, json!({"cus_user_id": "nobody"}))),
+            Case::new("face_auth, locked", job(Operation::FaceAuth, json!({"cus_user_id": "u1", "faces": [{"id": "img-2"}]}))),
+            Case::new("face_auth_unlock", job(Operation::FaceAuthUnlock, json!({"cus_user_id": "u1"}))),
+            Case::new("face_auth, no models", job(Operation::FaceAuth, json!({"cus_user_id": "u1", "faces": [{"id": "img-2"}]}))),
+            Case::new("face_auth_unlock, unknown", job(Operation::FaceAuthUnlock, json!({"cus_user_id": "nobody"}))),
+            Case::new("face_auth_unregister", job(Operation::FaceAuthUnregister, json!({"cus_user_id": "u1"}))),
+        ];
+        let probe = store.clone();
+        run_suite(handler, store, cases, move || {
+            let store = probe.clone();
+            async move {
+                let user = store.get_face_user("client-a", "u1").await.unwrap().map(|u| stable(&serde_json::to_value(u).unwrap()));
+                let histories = store.list_face_histories("client-a", "u1", 100).await.unwrap().len();
+                let templates = store.list_face_templates("client-a", "u1").await.unwrap().len();
+                format!("{user:?} {histories} {templates}")
+            }
+        })
+        .await;
+    }
+
+    /// A handler whose answer counts its runs: what a non-idempotent handler looks like.
+    struct RunCounter(AtomicUsize);
+
+    #[async_trait]
+    impl JobHandler for RunCounter {
+        async fn handle(&self, job: &Job) -> Result<Envelope, StoreError> {
+            let n = self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(Envelope::ok(idv_schemas::Group::Face, json!({"status": "success", "request_id": job.request_id, "run": n})))
+        }
+    }
+
+    #[tokio::test]
+    #[should_panic(expected = "answer changed on a repeat")]
+    async fn the_suite_catches_a_handler_that_answers_differently() {
+        let handler: Arc<dyn JobHandler> = Arc::new(RunCounter(AtomicUsize::new(0)));
+        let cases = vec![Case::new("counter", job(Operation::FaceAuthUser, json!({"cus_user_id": "u"})))];
+        run_suite(handler, sqlite(), cases, || async { String::new() }).await;
+    }
+
+    #[tokio::test]
+    async fn compare_and_card_handlers_conform() {
+        let store = sqlite();
+        let dir = std::env::temp_dir().join(format!("idv-conformance-{}", uuid::Uuid::new_v4()));
+        let blobs = idv_store::blobs::open(&format!("file://{}", dir.display())).unwrap();
+        let compare: Arc<dyn JobHandler> = Arc::new(CompareHandler { biometrics: None });
+        let image = json!({"id": "missing-image"});
+        let cases = vec![Case::new("mix_compare_faces_sync, no models", job(Operation::MixCompareFacesSync, json!({"image1": image, "image2": image})))];
+        run_suite(compare, store.clone(), cases, || async { String::new() }).await;
+        let card: Arc<dyn JobHandler> = Arc::new(CardHandler { blobs, biometrics: None, aadhaar_keys: None });
+        let cases = vec![
+            Case::new("read card, image missing", job(Operation::ReadIdCardInfoWithSanity, json!({"card_type": "vn.national_id", "image1": image}))),
+            Case::new("read card, type without a reader", job(Operation::ReadIdCardInfoWithSanity, json!({"card_type": "in.pan", "image1": image}))),
+        ];
+        run_suite(card, store, cases, || async { String::new() }).await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

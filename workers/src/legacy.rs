@@ -1,0 +1,108 @@
+//! Operations of the published TrustVision SDK that map onto what the face pipeline
+//! already computes (docs/API.md "TrustVision SDK compatibility"): passive liveness of
+//! images (`verify_face_liveness_sync`) and portrait sanity (`verify_portrait_sanity_sync`).
+//! `compare_faces_sync` is mix_compare_faces_sync under the SDK's path
+//! ([`crate::face_ops`]); card sanity and tampering answer "not performed" in
+//! [`crate::card`]. Verdict words are this service's (the contract's), not the SDK's.
+
+use crate::face_ops::{Biometrics, Stop};
+use idv_schemas::api::{SingleImageRequest, VerifyFaceLivenessRequest};
+use idv_schemas::jobs::Job;
+use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group};
+use idv_store::StoreError;
+use idv_vision::liveness::LivenessResult;
+use serde_json::{json, Value};
+
+const GROUP: Group = Group::CompareCard;
+
+fn payload<T: serde::de::DeserializeOwned>(job: &Job) -> Result<T, Stop> {
+    serde_json::from_value(job.payload.clone()).map_err(|e| Stop::Answer(Envelope::error(GROUP, &ErrorKind::Internal { message: e.to_string() })))
+}
+
+fn finish(r: Result<Envelope, Stop>) -> Result<Envelope, StoreError> {
+    match r {
+        Ok(env) | Err(Stop::Answer(env)) => Ok(env),
+        Err(Stop::Store(e)) => Err(e),
+    }
+}
+
+/// One image's liveness as the SDK lists it, or why it has none.
+pub enum ImageLiveness {
+    Live { is_live: bool, score: f32 },
+    NoFace,
+    NotPerformed(String),
+}
+
+/// The answer over every image: live only when every image was judged live; the score is
+/// the lowest. An image without a face fails the request (`image_has_no_faces`); one whose
+/// liveness could not run makes the whole answer "not performed", never a guess. Pure.
+pub fn liveness_answer(request_id: &str, images: &[(Option<String>, ImageLiveness)]) -> Envelope {
+    let mut listed = Vec::new();
+    let (mut all_live, mut lowest) = (true, 1.0f32);
+    for (id, l) in images {
+        match l {
+            ImageLiveness::Live { is_live, score } => {
+                all_live &= *is_live;
+                lowest = lowest.min(*score);
+                listed.push(json!({"id": id, "is_live": is_live, "score": score}));
+            }
+            ImageLiveness::NoFace => {
+                let code = FailureCode::ImageHasNoFaces;
+                return Envelope::finished(GROUP, json!({"status": "failure", "request_id": request_id}), vec![ApiError::failure(code, code.as_str().replace('_', " "))]);
+            }
+            ImageLiveness::NotPerformed(reason) => return Envelope::error(GROUP, &ErrorKind::NotAvailable { reason: reason.clone() }),
+        }
+    }
+    Envelope::ok(GROUP, json!({"status": "success", "request_id": request_id, "is_live": all_live, "score": lowest, "images": listed}))
+}
+
+impl Biometrics {
+    pub async fn verify_liveness(&self, job: &Job) -> Result<Envelope, StoreError> {
+        finish(self.verify_liveness_inner(job).await)
+    }
+
+    async fn verify_liveness_inner(&self, job: &Job) -> Result<Envelope, Stop> {
+        let req: VerifyFaceLivenessRequest = payload(job)?;
+        let mut images = Vec::new();
+        for (i, image) in req.images.iter().enumerate() {
+            let a = self.analyze(GROUP, &format!("images[{i}]"), image).await?;
+            let l = match (&a.face, &a.liveness) {
+                (None, _) => ImageLiveness::NoFace,
+                (Some(_), LivenessResult::Performed { is_live, score, .. }) => ImageLiveness::Live { is_live: *is_live, score: *score },
+                (Some(_), LivenessResult::NotPerformed { reason, .. }) => ImageLiveness::NotPerformed(reason.clone()),
+            };
+            images.push((image.id.clone(), l));
+        }
+        Ok(liveness_answer(&job.request_id, &images))
+    }
+
+    pub async fn verify_portrait(&self, job: &Job) -> Result<Envelope, StoreError> {
+        finish(self.verify_portrait_inner(job).await)
+    }
+
+    async fn verify_portrait_inner(&self, job: &Job) -> Result<Envelope, Stop> {
+        let req: SingleImageRequest = payload(job)?;
+        let a = self.analyze(GROUP, "image", &req.image).await?;
+        let data: Value = json!({"status": "success", "request_id": job.request_id, "image": {"id": req.image.id}, "portrait_sanity": a.sanity.to_json()});
+        Ok(Envelope::ok(GROUP, data))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn live_only_when_every_image_is_and_never_guessed() {
+        let live = |s| ImageLiveness::Live { is_live: s > 0.5, score: s };
+        let env = liveness_answer("r", &[(Some("a".into()), live(0.9)), (Some("b".into()), live(0.8))]);
+        assert_eq!((env.body["data"]["is_live"].as_bool(), env.body["data"]["score"].as_f64().map(|s| (s * 10.0).round())), (Some(true), Some(8.0)));
+        let env = liveness_answer("r", &[(Some("a".into()), live(0.9)), (Some("b".into()), live(0.2))]);
+        assert_eq!(env.body["data"]["is_live"], false);
+        let env = liveness_answer("r", &[(Some("a".into()), live(0.9)), (None, ImageLiveness::NotPerformed("model not installed".into()))]);
+        assert_eq!((env.http_status, env.first_error_code()), (501, Some("not_performed")));
+        assert!(env.body["data"].is_null(), "no verdict over an image that was not judged");
+        let env = liveness_answer("r", &[(None, ImageLiveness::NoFace)]);
+        assert_eq!((env.http_status, env.first_error_code()), (200, Some("image_has_no_faces")));
+    }
+}
