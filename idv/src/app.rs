@@ -140,6 +140,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
                 idv_ingest::replay::ReplayGuard::new(config.timestamp_skew * 2)
             }),
             limiter: Arc::new(RateLimiter::new(config.rate_limit_per_sec, config.rate_limit_burst)),
+            body_budget: Arc::new(idv_ingest::body_budget::BodyBudget::new(config.body_budget_bytes)),
             config: Arc::new(config),
             store: b.store.clone(),
             blobs: b.blobs.clone(),

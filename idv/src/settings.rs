@@ -45,6 +45,10 @@ pub struct Settings {
     /// Accepted clock skew of X-TV-Timestamp in seconds [default: 300].
     #[arg(long, env = "IDV_TIMESTAMP_SKEW_SECS")]
     pub timestamp_skew_secs: Option<u64>,
+    /// Request bodies held in memory at once by this ingest instance, in MiB; past it a
+    /// request is answered 503 with Retry-After before its body is read [default: 256].
+    #[arg(long, env = "IDV_BODY_BUDGET_MB")]
+    pub body_budget_mb: Option<u64>,
     /// Behavioral policy file (JSON, docs/SCORING.md); empty: default mapping only.
     #[arg(long, env = "IDV_POLICY_FILE")]
     pub policy_file: Option<PathBuf>,
@@ -95,7 +99,7 @@ impl Settings {
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let file: Settings = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         merge_fields!(self, file, listen, data_dir, bus, store, blobs, master_key, partitions, worker_concurrency,
-            rate_limit_per_sec, rate_limit_burst, request_timeout_ms, timestamp_skew_secs, policy_file, policy_clients,
+            rate_limit_per_sec, rate_limit_burst, request_timeout_ms, timestamp_skew_secs, body_budget_mb, policy_file, policy_clients,
             baseline_auto_update, passive_liveness_blocks, face_auth_max_failures, replay_guard, telcos_file, aadhaar_cert);
         Ok(self)
     }
@@ -153,6 +157,9 @@ impl Settings {
         }
         if let Some(v) = self.request_timeout_ms {
             c.request_timeout = Duration::from_millis(v);
+        }
+        if let Some(mb) = self.body_budget_mb {
+            c.body_budget_bytes = usize::try_from(mb.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX);
         }
         if let Some(v) = self.timestamp_skew_secs {
             c.timestamp_skew = Duration::from_secs(v);

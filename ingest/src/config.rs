@@ -16,6 +16,9 @@ pub struct IngestConfig {
     pub max_body_bytes: usize,
     pub max_image_bytes: usize,
     pub max_file_bytes: usize,
+    /// Request bodies held in memory at once, over all requests of this instance
+    /// (`ingest/src/body_budget.rs`).
+    pub body_budget_bytes: usize,
     /// Sustained requests per second per access key, and the burst above it.
     pub rate_limit_per_sec: f64,
     pub rate_limit_burst: u32,
@@ -31,6 +34,8 @@ impl Default for IngestConfig {
             max_body_bytes: 64 * 1024 * 1024,
             max_image_bytes: 10 * 1024 * 1024,
             max_file_bytes: 50 * 1024 * 1024,
+            // Four of the largest bodies (a 64 MiB face request) at once.
+            body_budget_bytes: 256 * 1024 * 1024,
             rate_limit_per_sec: 50.0,
             rate_limit_burst: 100,
         }

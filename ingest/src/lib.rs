@@ -11,6 +11,7 @@
 
 pub mod auth;
 pub mod behavior;
+pub mod body_budget;
 pub mod config;
 pub mod device_auth;
 pub mod media;
@@ -48,6 +49,8 @@ pub struct AppState {
     pub replay: Arc<replay::ReplayGuard>,
     /// Verifies the eKYC full check's bearer tokens.
     pub jwt_key: auth::JwtKey,
+    /// Bytes of request bodies held in memory at once, over all requests.
+    pub body_budget: Arc<body_budget::BodyBudget>,
 }
 
 /// RFC 3339 "now".

@@ -108,6 +108,18 @@ async fn handle(st: AppState, op: Operation, method: Method, uri: axum::http::Ur
         }
         Ok(who) => {
             let limit = body_limit(&st, op);
+            // Room in the instance's body budget first: its declared length, or its cap.
+            let declared = headers
+                .get(axum::http::header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(limit)
+                .min(limit);
+            let Some(_reserved) = st.body_budget.try_reserve(declared) else {
+                close_connection = true;
+                let env = Envelope::error(group, &ErrorKind::Overloaded { retry_after_secs: 1 });
+                return finish_response(&st, op, started, env, close_connection);
+            };
             match axum::body::to_bytes(body, limit).await {
                 Ok(bytes) => dispatch(&st, op, who, &headers, &bytes).await.unwrap_or_else(|k| Envelope::error(group, &k)),
                 Err(_) => {
@@ -121,6 +133,11 @@ async fn handle(st: AppState, op: Operation, method: Method, uri: axum::http::Ur
             }
         }
     };
+    finish_response(&st, op, started, env, close_connection)
+}
+
+/// Metrics, the 5xx log line, and the response (closing the connection when asked).
+fn finish_response(st: &AppState, op: Operation, started: Instant, env: Envelope, close_connection: bool) -> Response {
     let status = env.http_status.to_string();
     st.metrics.request_duration.with_label_values(&[op.name(), &status]).observe(started.elapsed().as_secs_f64());
     if let Some(code) = env.first_error_code() {
@@ -275,7 +292,8 @@ async fn image_resource(
             return resp;
         }
     };
-    let body = match axum::body::to_bytes(body, st.config.max_body_bytes).await {
+    // A PATCH carries a small JSON object; a GET nothing.
+    let body = match axum::body::to_bytes(body, crate::uploads::MAX_TEXT_PART).await {
         Ok(b) => b,
         Err(_) => return respond(Envelope::error(group, &ErrorKind::InvalidParameter { field: None, message: "request body is too large".into() })),
     };

@@ -188,3 +188,22 @@ async fn the_three_line_signature_with_an_offset_timestamp_is_accepted() {
     assert_eq!(prefixed.status().as_u16(), 200);
     h.stop().await;
 }
+
+/// Bodies held in memory are bounded over all requests: past the budget a request is
+/// answered 503 with Retry-After before its body is read, and the budget comes back once
+/// requests are answered (issue 10).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_past_the_memory_budget_is_503_with_retry_after() {
+    let h = idv_tests::Harness::start("memory://", |s| s.body_budget_mb = Some(1)).await;
+    let acme = h.create_key("acme").await;
+    let big = serde_json::json!({"cus_user_id": "u", "pad": "x".repeat(2 * 1024 * 1024)});
+    let r = h.client.call(&acme, "/v1/face_auth_user", &big).await;
+    assert_eq!((r.status, r.code()), (503, Some("service_unavailable")), "{:?}", r.body);
+    assert_eq!(r.retry_after.as_deref(), Some("1"));
+    for i in 0..3 {
+        let small = h.client.call(&acme, "/v1/face_auth_user", &serde_json::json!({"cus_user_id": format!("u{i}")})).await;
+        assert_eq!(small.status, 200, "the budget is returned after each request: {:?}", small.body);
+    }
+    assert_eq!(h.state().body_budget.available_bytes(), 1024 * 1024);
+    h.stop().await;
+}

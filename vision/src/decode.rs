@@ -22,6 +22,10 @@ pub struct DecodeLimits {
     pub max_pixels: u64,
     /// Shortest side: anything smaller cannot contain a usable face or card.
     pub min_side: u32,
+    /// Longest side the caller works at: a larger image is scaled down (area averaging)
+    /// right after decoding, so every later stage (detector pyramids, QR search) costs
+    /// what this size costs, not what the upload's size would. `None`: full size.
+    pub working_side: Option<u32>,
 }
 
 impl Default for DecodeLimits {
@@ -33,7 +37,20 @@ impl Default for DecodeLimits {
             // 40 MP: any phone camera; 120 MB as RGB, the most one decode may hold.
             max_pixels: 40_000_000,
             min_side: 16,
+            working_side: None,
         }
+    }
+}
+
+impl DecodeLimits {
+    /// Faces: MTCNN and the embedder work on faces of a few hundred pixels; 2048 px keeps
+    /// a face a tenth of a 40 MP photo's width at ~200 px.
+    pub fn faces() -> Self {
+        DecodeLimits { working_side: Some(2048), ..DecodeLimits::default() }
+    }
+    /// Cards: printed text and QR modules need more pixels than faces.
+    pub fn cards() -> Self {
+        DecodeLimits { working_side: Some(4096), ..DecodeLimits::default() }
     }
 }
 
@@ -70,8 +87,15 @@ fn classify(format: ImageFormat, e: ImageError) -> DecodeError {
     }
 }
 
-/// Decodes `bytes` (JPEG, PNG or WebP) into an upright 8-bit RGB image.
+/// Decodes `bytes` (JPEG, PNG or WebP) into an upright 8-bit RGB image (at most
+/// `limits.working_side` on its longest side).
 pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<RgbImage, DecodeError> {
+    decode_scaled(bytes, limits).map(|(img, _)| img)
+}
+
+/// As [`decode`], with the factor from the returned image's pixels to the upload's
+/// (1.0 when it was not scaled down): positions reported to a client are multiplied by it.
+pub fn decode_scaled(bytes: &[u8], limits: &DecodeLimits) -> Result<(RgbImage, f32), DecodeError> {
     if bytes.is_empty() {
         return Err(DecodeError::Empty);
     }
@@ -106,7 +130,12 @@ pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<RgbImage, DecodeErr
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
     let mut img = DynamicImage::from_decoder(decoder).map_err(|e| classify(format, e))?;
     img.apply_orientation(orientation);
-    Ok(to_rgb_over_white(img))
+    let mut scale = 1.0f32;
+    if let Some(side) = limits.working_side.filter(|&s| width.max(height) > s) {
+        img = img.thumbnail(side, side);
+        scale = width.max(height) as f32 / img.width().max(img.height()).max(1) as f32;
+    }
+    Ok((to_rgb_over_white(img), scale))
 }
 
 fn to_rgb_over_white(img: DynamicImage) -> RgbImage {

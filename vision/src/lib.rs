@@ -32,7 +32,7 @@ pub mod shape_predictor;
 pub mod testdata;
 pub mod video;
 
-pub use decode::{decode, DecodeError, DecodeLimits};
+pub use decode::{decode, decode_scaled, DecodeError, DecodeLimits};
 pub use detect::{detect_faces, BoundingBox, DetectError, DetectParams, Face};
 pub use embed::{dlib_rect_from_mtcnn, DlibEmbedder, EmbedError, Embedding, FaceEmbedder};
 pub use matching::{compare, MatchConfig, MatchDecision, MatchResult};

@@ -249,3 +249,18 @@ fn real_photos_decode() {
     let diff: u64 = a.as_raw().iter().zip(b.as_raw()).map(|(&x, &y)| u64::from(x.abs_diff(y))).sum();
     assert!((diff as f64 / a.as_raw().len() as f64) < 8.0, "mean difference {}", diff as f64 / a.as_raw().len() as f64);
 }
+
+/// A large upload is scaled to the working size right after decoding, aspect kept, so
+/// later stages cost what that size costs (issue 10: a 10000x4000 PNG cost seconds).
+#[test]
+fn large_images_are_scaled_to_the_working_side() {
+    let mut png = Vec::new();
+    image::RgbImage::from_pixel(6000, 2400, image::Rgb([90, 120, 150]))
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .expect("encode");
+    let faces = decode(&png, &DecodeLimits::faces()).expect("decode");
+    assert_eq!(faces.dimensions(), (2048, 819));
+    let cards = decode(&png, &DecodeLimits::cards()).expect("decode");
+    assert_eq!(cards.dimensions().0, 4096);
+    assert_eq!(decode(&png, &DecodeLimits::default()).expect("decode").dimensions(), (6000, 2400), "no working side: full size");
+}

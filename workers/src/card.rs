@@ -123,7 +123,7 @@ impl CardHandler {
         };
         // Decoding and QR search are CPU work: off the async executor, within a budget.
         let task = tokio::task::spawn_blocking(move || {
-            idv_vision::decode(&bytes, &idv_vision::DecodeLimits::default()).map(|img| idv_vision::qr::decode_qr_codes(&img))
+            idv_vision::decode(&bytes, &idv_vision::DecodeLimits::cards()).map(|img| idv_vision::qr::decode_qr_codes(&img))
         });
         let not_performed = |reason: String| Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason }));
         let decoded = match tokio::time::timeout(QR_TIME_BUDGET, task).await {

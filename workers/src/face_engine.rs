@@ -8,7 +8,7 @@ use idv_vision::liveness::{LivenessModel, LivenessParams, LivenessResult};
 use idv_vision::matching::MatchConfig;
 use idv_vision::pool::VisionPool;
 use idv_vision::quality::{PortraitAnalyzer, PortraitSanity, PortraitVerdict, QualityParams};
-use idv_vision::{decode, BoundingBox, DecodeLimits, Face, OrtRuntime};
+use idv_vision::{decode_scaled, BoundingBox, DecodeLimits, Face, OrtRuntime};
 use std::sync::Arc;
 
 pub struct FaceEngine {
@@ -125,8 +125,15 @@ impl FaceEngine {
     }
 
     fn analyze_blocking(&self, bytes: &[u8]) -> Result<FaceAnalysis, AnalysisError> {
-        let image = decode(bytes, &DecodeLimits::default()).map_err(|e| AnalysisError::Decode(e.to_string()))?;
-        self.analyze_image(&image)
+        let (image, scale) = decode_scaled(bytes, &DecodeLimits::faces()).map_err(|e| AnalysisError::Decode(e.to_string()))?;
+        let mut analysis = self.analyze_image(&image)?;
+        // Analysis ran on the working-size image; boxes are reported in the upload's pixels.
+        if scale != 1.0 {
+            for f in analysis.faces.iter_mut().chain(analysis.face.iter_mut()) {
+                f.bbox = scale_box(f.bbox, scale);
+            }
+        }
+        Ok(analysis)
     }
 
     fn analyze_image(&self, image: &idv_vision::RgbImage) -> Result<FaceAnalysis, AnalysisError> {
@@ -162,6 +169,12 @@ impl FaceEngine {
         let face_rgb = face.as_ref().and_then(|f| idv_vision::flash::face_mean_rgb(image, f.bbox));
         Ok(FaceAnalysis { face_count, face, faces, sanity, embedding, liveness, pose, face_rgb })
     }
+}
+
+/// `b` in pixels `scale` times larger. Pure.
+pub fn scale_box(b: BoundingBox, scale: f32) -> BoundingBox {
+    let s = |v: i32| (v as f32 * scale).round() as i32;
+    BoundingBox { top: s(b.top), right: s(b.right), bottom: s(b.bottom), left: s(b.left), angle: b.angle }
 }
 
 /// Faces that count for "one face" checks: the main face and the others at least a third
@@ -220,6 +233,13 @@ mod tests {
     fn face(left: i32, width: i32) -> Face {
         let b = BoundingBox { top: 10, right: left + width, bottom: 10 + width, left, angle: 0 };
         Face { bbox: b, rect: [left as f32, 10.0, (left + width) as f32, (10 + width) as f32], landmarks5: [[0.0; 2]; 5], score: 0.99 }
+    }
+
+    #[test]
+    fn boxes_scale_back_to_the_uploads_pixels() {
+        let b = BoundingBox { top: 10, right: 210, bottom: 310, left: 100, angle: 3 };
+        assert_eq!(scale_box(b, 2.5), BoundingBox { top: 25, right: 525, bottom: 775, left: 250, angle: 3 });
+        assert_eq!(scale_box(b, 1.0), b);
     }
 
     #[test]
