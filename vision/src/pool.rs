@@ -5,12 +5,92 @@
 //! always find a free session of any one model and nothing waits inside ONNX Runtime.
 //! Async callers `await` a slot in a bounded queue (`queue` jobs), so a burst of
 //! requests turns into latency (backpressure), not unbounded memory.
+//!
+//! Slots are granted fairly between clients: waiters queue per client (the client is
+//! the task-local [`CLIENT`], set by the worker runtime around each job) and a freed slot
+//! goes to the next client in turn, so one client's burst of heavy jobs delays another
+//! client's job by at most one job per waiting client, not by the whole burst.
 
+use std::collections::{BTreeMap, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use tokio::sync::{oneshot, Semaphore};
+use tokio::sync::oneshot;
+
+tokio::task_local! {
+    /// Whose job the current task runs (the worker runtime scopes each job with its
+    /// client id); jobs outside any scope share one anonymous turn.
+    pub static CLIENT: String;
+}
+
+/// Free slots and the clients waiting for one, served in turn.
+#[derive(Default)]
+struct Admission {
+    free: usize,
+    waiting: BTreeMap<String, VecDeque<oneshot::Sender<()>>>,
+    /// Clients with waiters, in the order they get the next slots.
+    turn: VecDeque<String>,
+}
+
+/// Fair slots: see the module doc.
+struct FairSlots {
+    state: Mutex<Admission>,
+}
+
+/// A held slot; dropping it hands the slot to the next waiting client in turn.
+struct Slot(Arc<FairSlots>);
+
+impl FairSlots {
+    fn new(n: usize) -> Arc<Self> {
+        Arc::new(FairSlots { state: Mutex::new(Admission { free: n, ..Admission::default() }) })
+    }
+
+    async fn acquire(self: &Arc<Self>, client: &str) -> Result<Slot, PoolError> {
+        let rx = {
+            let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            if st.free > 0 && st.turn.is_empty() {
+                st.free -= 1;
+                return Ok(Slot(self.clone()));
+            }
+            let (tx, rx) = oneshot::channel();
+            let queue = st.waiting.entry(client.to_string()).or_default();
+            queue.push_back(tx);
+            if queue.len() == 1 {
+                st.turn.push_back(client.to_string());
+            }
+            rx
+        };
+        rx.await.map(|()| Slot(self.clone())).map_err(|_| PoolError::Closed)
+    }
+
+    fn release(&self) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        while let Some(client) = st.turn.pop_front() {
+            let Some(queue) = st.waiting.get_mut(&client) else { continue };
+            while let Some(tx) = queue.pop_front() {
+                // A waiter whose request went away has dropped its receiver: skip it.
+                if tx.send(()).is_ok() {
+                    if queue.is_empty() {
+                        st.waiting.remove(&client);
+                    } else {
+                        // Back of the line: the other waiting clients go first.
+                        st.turn.push_back(client);
+                    }
+                    return;
+                }
+            }
+            st.waiting.remove(&client);
+        }
+        st.free += 1;
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.release();
+    }
+}
 
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
@@ -24,8 +104,8 @@ pub enum PoolError {
 
 pub struct VisionPool {
     tx: Option<mpsc::Sender<Job>>,
-    /// Jobs queued or running; bounds the queue.
-    slots: Arc<Semaphore>,
+    /// Jobs queued or running; bounds the queue, granted fairly between clients.
+    slots: Arc<FairSlots>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -47,7 +127,7 @@ impl VisionPool {
                 job();
             })?);
         }
-        Ok(VisionPool { tx: Some(tx), slots: Arc::new(Semaphore::new(queue.max(threads))), threads: handles })
+        Ok(VisionPool { tx: Some(tx), slots: FairSlots::new(queue.max(threads)), threads: handles })
     }
 
     /// Runs `f` on a pool thread; waits (asynchronously) for a queue slot first. A panic
@@ -57,7 +137,8 @@ impl VisionPool {
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        let permit = self.slots.clone().acquire_owned().await.map_err(|_| PoolError::Closed)?;
+        let client = CLIENT.try_with(String::clone).unwrap_or_default();
+        let permit = self.slots.acquire(&client).await?;
         let (done_tx, done_rx) = oneshot::channel();
         let job: Job = Box::new(move || {
             let result = std::panic::catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
@@ -106,6 +187,47 @@ mod tests {
         let err = pool.run(|| -> u32 { panic!("boom") }).await;
         assert_eq!(err, Err(PoolError::Panicked("boom".into())));
         assert_eq!(pool.run(|| 41 + 1).await, Ok(42));
+    }
+
+    /// One slot; client A queues five jobs, then client B one: B's runs second (right
+    /// after the job that held the slot), not sixth.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_burst_from_one_client_does_not_starve_another() {
+        let pool = Arc::new(VisionPool::new(1, 1).expect("pool"));
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let (hold_tx, hold_rx) = std::sync::mpsc::channel::<()>();
+        // The first A job holds the only slot until released.
+        let first = {
+            let (pool, order) = (pool.clone(), order.clone());
+            tokio::spawn(CLIENT.scope("A".into(), async move {
+                pool.run(move || {
+                    let _ = hold_rx.recv();
+                    order.lock().unwrap_or_else(|p| p.into_inner()).push("A0".to_string());
+                })
+                .await
+            }))
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let mut jobs = Vec::new();
+        for i in 1..5 {
+            let (pool, order) = (pool.clone(), order.clone());
+            jobs.push(tokio::spawn(CLIENT.scope("A".into(), async move {
+                pool.run(move || order.lock().unwrap_or_else(|p| p.into_inner()).push(format!("A{i}"))).await
+            })));
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let (pool_b, order_b) = (pool.clone(), order.clone());
+        jobs.push(tokio::spawn(CLIENT.scope("B".into(), async move {
+            pool_b.run(move || order_b.lock().unwrap_or_else(|p| p.into_inner()).push("B0".to_string())).await
+        })));
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        hold_tx.send(()).expect("release");
+        first.await.expect("join").expect("run");
+        for j in jobs {
+            j.await.expect("join").expect("run");
+        }
+        let order = order.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        assert_eq!(order, ["A0", "A1", "B0", "A2", "A3", "A4"], "B waited for one A job, not four");
     }
 
     #[tokio::test(flavor = "current_thread")]
