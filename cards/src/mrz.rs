@@ -49,6 +49,9 @@
 //! - `unchecked`: no check digit covers it (document code, issuing state, nationality,
 //!   sex, names): returned as read.
 //!
+//! For a zone read by OCR (no value is exact), [`Mrz::ocr_card_fields`] marks a `passed`
+//! field `SURE`, a `failed` one `UNSURE` and leaves an `unchecked` one without a verdict.
+//!
 //! Field names: `document_type` (the code without fillers), `issuing_state`,
 //! `document_number`, `last_name` (primary identifier), `first_name` (secondary
 //! identifier: all given names), `name` (both, in the zone's order), `nationality`,
@@ -149,6 +152,25 @@ impl Mrz {
 
     pub fn field(&self, name: &str) -> Option<&MrzField> {
         self.fields.iter().find(|f| f.field == name)
+    }
+
+    /// `card_information` entries for a zone read by OCR, where no value is exact: a
+    /// field whose check passed (its own check digit, or the composite for optional data)
+    /// is `SURE`, a failed one `UNSURE`, an unchecked one (no check digit covers it:
+    /// document code, states, names, sex) has no verdict. Never `SURE` without a passed
+    /// check.
+    pub fn ocr_card_fields(&self) -> Vec<CardField> {
+        self.fields
+            .iter()
+            .map(|f| {
+                let c = CardField::new(f.field, f.value.clone());
+                match f.check {
+                    Check::Passed => c.sure(),
+                    Check::Failed => c.unsure(),
+                    Check::Unchecked => c,
+                }
+            })
+            .collect()
     }
 
     /// `card_information` entries; a field whose check failed is marked UNSURE.
@@ -799,6 +821,37 @@ mod tests {
                     }
                     // Fields not covered by the failing digit keep their own result.
                     assert_eq!(m.field("nationality").map(|f| f.check), Some(Check::Unchecked));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn ocr_fields_are_sure_only_when_checked() -> Result<(), CodecError> {
+        let verdicts = |m: &Mrz| m.ocr_card_fields().into_iter().map(|f| (f.field, f.confidence_verdict)).collect::<Vec<_>>();
+        let sure = Some(ConfidenceVerdict::Sure);
+        let m = parse(TD3, YEAR)?;
+        for (field, v) in verdicts(&m) {
+            let checked = ["document_number", "dob", "expiry_date", "personal_number"].contains(&field.as_str());
+            assert_eq!(v, if checked { sure } else { None }, "{field}");
+        }
+        // The date of birth's check digit changed: that field UNSURE, the others as before.
+        let m = parse(&TD3.replace("7408122F", "7408123F"), YEAR)?;
+        let v = verdicts(&m);
+        assert!(v.contains(&("dob".to_string(), Some(ConfidenceVerdict::Unsure))), "{v:?}");
+        assert!(v.contains(&("document_number".to_string(), sure)) && v.contains(&("expiry_date".to_string(), sure)), "{v:?}");
+        // Random zones: SURE exactly where the check passed.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(44);
+        let chars: Vec<char> = "ABOISZ0123456789<<<<".chars().collect();
+        for i in 0..2000 {
+            let (n, w) = [(3, 30), (2, 36), (2, 44)][i % 3];
+            let text = (0..n).map(|_| (0..w).map(|_| chars[rng.gen_range(0..chars.len())]).collect::<String>()).collect::<Vec<_>>().join("\n");
+            if let Ok(m) = parse_with_repair(&text, YEAR) {
+                for (f, c) in m.fields.iter().zip(m.ocr_card_fields()) {
+                    assert_eq!(c.confidence_verdict == sure, f.check == Check::Passed, "{text}");
+                    assert_eq!(c.confidence_verdict == Some(ConfidenceVerdict::Unsure), f.check == Check::Failed, "{text}");
                 }
             }
         }

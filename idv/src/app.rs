@@ -81,7 +81,7 @@ pub fn worker_handlers(
     vec![
         (Topic::Face, Arc::new(FaceHandler { store, biometrics: biometrics.clone(), max_auth_failures: face_auth_max_failures }) as Arc<dyn JobHandler>),
         (Topic::Compare, Arc::new(idv_workers::face::CompareHandler { biometrics: biometrics.clone() })),
-        (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs, biometrics, aadhaar_keys })),
+        (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs, biometrics, aadhaar_keys, ocr: idv_workers::card_mrz::ocr_engine() })),
         (Topic::Sim, Arc::new(sim)),
     ]
 }

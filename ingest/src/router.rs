@@ -211,7 +211,7 @@ async fn dispatch(st: &AppState, op: Operation, who: Authenticated, headers: &He
     })
 }
 
-fn upload_response(meta: &idv_store::BlobMeta, request_id: String) -> Envelope {
+pub(crate) fn upload_response(meta: &idv_store::BlobMeta, request_id: String) -> Envelope {
     let data = UploadResponse {
         status: "success".into(),
         id: meta.id.clone(),

@@ -14,6 +14,50 @@ use serde_json::{Map, Value};
 
 pub type JsonObject = Map<String, Value>;
 
+/// Schema helpers: the request types' `/openapi.json` schemas state the limits their
+/// `Validate` impls check (a generator that follows the document sends what the server
+/// accepts, and a client reads the limits there).
+mod doc {
+    use serde_json::{json, Value};
+
+    /// An optional string field restricted to `values` (absent or null is fine too).
+    pub fn enum_or_null(values: &[&str]) -> Value {
+        let mut v: Vec<Value> = values.iter().map(|s| json!(s)).collect();
+        v.push(Value::Null);
+        Value::Array(v)
+    }
+
+    /// `string_json` (docs/API.md Conventions): a flat object of strings, integers,
+    /// floats or booleans, at most 64 keys (keys ≤ 128 characters, strings ≤ 4096); or a
+    /// string holding such an object. The comparison and card operations take strings only.
+    pub fn string_json(schema: &mut schemars::Schema) {
+        let object = json!({
+            "type": "object",
+            "maxProperties": crate::validate::limits::METADATA_KEYS,
+            "propertyNames": {"maxLength": crate::validate::limits::METADATA_KEY_LEN},
+            "additionalProperties": {"type": ["string", "integer", "number", "boolean"], "maxLength": crate::validate::limits::METADATA_VALUE_LEN}
+        });
+        *schema = schemars::Schema::try_from(json!({
+            "description": "string_json: an object, or a string holding one; null counts as absent",
+            "anyOf": [object, {"type": "string", "contentMediaType": "application/json"}, {"type": "null"}]
+        }))
+        .unwrap_or_default();
+    }
+
+    /// `json_object`: any JSON object, at most 64 keys and 16 KiB serialized.
+    pub fn json_object(schema: &mut schemars::Schema) {
+        *schema = schemars::Schema::try_from(json!({
+            "description": "json_object: any JSON object (at most 64 keys, 16 KiB serialized), or a string holding one; null counts as absent",
+            "anyOf": [
+                {"type": "object", "maxProperties": crate::validate::limits::METADATA_KEYS},
+                {"type": "string", "contentMediaType": "application/json"},
+                {"type": "null"}
+            ]
+        }))
+        .unwrap_or_default();
+    }
+}
+
 /// `metadata` as an object, or as a string holding a JSON object: the spec types it
 /// `string_json` on the face endpoints, and SDKs send that as a serialized object. Either
 /// way the request carries an object from here on. A string that is not a JSON object is
@@ -39,14 +83,27 @@ pub mod object_or_json_string {
 
 /// ImageData (spec, Resources): either `id`, or `base64` with optional label and metadata.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("oneOf" = [
+    {"required": ["id"], "properties": {"id": {"type": "string"}}, "not": {"anyOf": [{"required": ["base64"]}, {"required": ["label"]}, {"required": ["metadata"]}]}},
+    {"required": ["base64"], "properties": {"base64": {"type": "string"}}, "not": {"required": ["id"]}}
+]))]
 pub struct ImageData {
+    /// An id returned by `upload_image` (or `POST /v1/images`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = limits::ID_LEN), pattern(r"\S"))]
     pub id: Option<String>,
+    /// Standard base64 (padding optional, a `data:...;base64,` prefix accepted); at most
+    /// 10 MiB decoded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "byte"), length(min = 1))]
     pub base64: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::LABEL))]
     pub label: Option<String>,
+    /// `string_json` on the face operations and the eKYC check; strings only on the
+    /// comparison and card operations.
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
+    #[schemars(transform = doc::string_json)]
     pub metadata: Option<JsonObject>,
 }
 
@@ -72,26 +129,41 @@ impl ImageData {
 /// A frame of an inline video. `id` is an extension: a frame may reference an uploaded
 /// image instead of carrying base64 (ingest uses it when it moves frames to blobs).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("anyOf" = [
+    {"required": ["id"], "properties": {"id": {"type": "string"}}},
+    {"required": ["base64"], "properties": {"base64": {"type": "string"}}}
+]))]
 pub struct FrameData {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("format" = "byte"))]
     pub base64: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::LABEL))]
     pub label: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
+    #[schemars(transform = doc::string_json)]
     pub metadata: Option<JsonObject>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("oneOf" = [
+    {"required": ["id"], "properties": {"id": {"type": "string"}}, "not": {"anyOf": [{"required": ["frames"]}, {"required": ["metadata"]}]}},
+    {"required": ["frames"], "properties": {"frames": {"type": "array"}}, "not": {"required": ["id"]}}
+]))]
 pub struct Video {
+    /// An `upload_file` id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = limits::ID_LEN), pattern(r"\S"))]
     pub id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
+    #[schemars(transform = doc::string_json)]
     pub metadata: Option<JsonObject>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = limits::FRAMES_PER_VIDEO))]
     pub frames: Option<Vec<FrameData>>,
 }
 
@@ -130,13 +202,17 @@ pub const GESTURES: &[&str] = &["left", "right", "up", "down"];
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GestureImage {
+    #[schemars(extend("enum" = GESTURES))]
     pub gesture: String,
+    #[schemars(length(min = 1, max = limits::MEDIA_ENTRIES))]
     pub images: Vec<ImageData>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GestureVideo {
+    #[schemars(extend("enum" = GESTURES))]
     pub gesture: String,
+    #[schemars(length(min = 1, max = limits::MEDIA_ENTRIES))]
     pub videos: Vec<Video>,
 }
 
@@ -303,37 +379,56 @@ fn check_history(count: Option<i64>, status: Option<&str>) -> Result<(), ErrorKi
 // ---------------------------------------------------------------- 1. face_auth_register
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("anyOf" = [
+    {"required": ["faces"], "properties": {"faces": {"type": "array", "minItems": 1}}},
+    {"required": ["face_in_id_card"], "properties": {"face_in_id_card": {"type": "object"}}}
+]))]
 pub struct FaceAuthRegisterRequest {
+    #[schemars(length(min = 1, max = limits::CUS_USER_ID), pattern(r"\S"))]
     pub cus_user_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::MEDIA_ENTRIES))]
     pub faces: Option<Vec<ImageData>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::MEDIA_ENTRIES))]
     pub gesture_faces: Option<Vec<GestureImage>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::MEDIA_ENTRIES))]
     pub videos: Option<Vec<Video>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::MEDIA_ENTRIES))]
     pub gesture_videos: Option<Vec<GestureVideo>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub face_in_id_card: Option<ImageData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::DEVICE_ID))]
     pub device_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::APP_ID))]
     pub app_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -90.0, max = 90.0))]
     pub lat: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -180.0, max = 180.0))]
     pub lng: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = doc::enum_or_null(&["selfie", "id_card"])))]
     pub face_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::SELFIE_TYPE))]
     pub selfie_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = limits::HISTORY_RETURN_COUNT_MAX))]
     pub history_return_count: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = doc::enum_or_null(&["success", "failure", "all"])))]
     pub history_return_status: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
+    #[schemars(transform = doc::json_object)]
     pub metadata: Option<JsonObject>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = doc::enum_or_null(&["selfie", "id_card"])))]
     pub face_priority: Option<String>,
     /// Report-only; a non-boolean value is ignored with a warning (spec), so it is kept
     /// as raw JSON here and resolved by [`FaceAuthRegisterRequest::camera_challenge_performed`].
@@ -396,33 +491,48 @@ pub const AUTH_SELFIE_TYPES: &[&str] = &[
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FaceAuthRequest {
+    #[schemars(length(min = 1, max = limits::CUS_USER_ID), pattern(r"\S"))]
     pub cus_user_id: String,
+    #[schemars(length(min = 1, max = limits::MEDIA_ENTRIES))]
     pub faces: Vec<ImageData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::MEDIA_ENTRIES))]
     pub gesture_faces: Option<Vec<GestureImage>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::MEDIA_ENTRIES))]
     pub videos: Option<Vec<Video>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::MEDIA_ENTRIES))]
     pub gesture_videos: Option<Vec<GestureVideo>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::DEVICE_ID))]
     pub device_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::APP_ID))]
     pub app_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -90.0, max = 90.0))]
     pub lat: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -180.0, max = 180.0))]
     pub lng: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::AUTH_TYPE))]
     pub auth_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::CLIENT_TRANSACTION_ID))]
     pub client_transaction_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = doc::enum_or_null(AUTH_SELFIE_TYPES)))]
     pub selfie_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = limits::HISTORY_RETURN_COUNT_MAX))]
     pub history_return_count: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = doc::enum_or_null(&["success", "failure", "all"])))]
     pub history_return_status: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
+    #[schemars(transform = doc::json_object)]
     pub metadata: Option<JsonObject>,
 }
 
@@ -460,6 +570,7 @@ impl HasMedia for FaceAuthRequest {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CusUserRequest {
+    #[schemars(length(min = 1, max = limits::CUS_USER_ID), pattern(r"\S"))]
     pub cus_user_id: String,
 }
 
@@ -471,14 +582,19 @@ impl Validate for CusUserRequest {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FaceAuthUnregisterRequest {
+    #[schemars(length(min = 1, max = limits::CUS_USER_ID), pattern(r"\S"))]
     pub cus_user_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::DEVICE_ID))]
     pub device_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::APP_ID))]
     pub app_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -90.0, max = 90.0))]
     pub lat: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = -180.0, max = 180.0))]
     pub lng: Option<f64>,
 }
 
@@ -521,6 +637,7 @@ impl HasMedia for MixCompareFacesRequest {
 /// of each image.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct VerifyFaceLivenessRequest {
+    #[schemars(length(min = 1, max = limits::MEDIA_ENTRIES))]
     pub images: Vec<ImageData>,
     /// Gestures the SDK may name beside the images; not evaluated here (docs/API.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -570,13 +687,16 @@ pub const CARD_TYPES: &[&str] = &["in.aadhaar", "in.pan", "in.voter", "in.passpo
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReadIdCardRequest {
+    #[schemars(extend("enum" = CARD_TYPES))]
     pub card_type: String,
     pub image1: ImageData,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image2: Option<ImageData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::QR_IMAGES))]
     pub qr1_images: Option<Vec<ImageData>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::QR_IMAGES))]
     pub qr2_images: Option<Vec<ImageData>>,
 }
 
@@ -609,12 +729,22 @@ impl HasMedia for ReadIdCardRequest {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EkycFullChecksRequest {
+    #[schemars(extend("enum" = CARD_TYPES))]
     pub card_type: String,
+    /// The card front, inline (`base64` required: an `id` is refused).
+    #[schemars(extend("required" = ["base64"]))]
     pub image1: ImageData,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image2: Option<ImageData>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::FULL_CHECK_SELFIES))]
     pub selfies: Option<Vec<ImageData>>,
+    /// Identity information (`json_object`); `client_uid` a non-empty string.
+    #[schemars(extend(
+        "required" = ["client_uid"],
+        "properties" = {"client_uid": {"type": "string", "pattern": "\\S"}},
+        "maxProperties" = limits::METADATA_KEYS
+    ))]
     pub metadata: JsonObject,
 }
 
@@ -657,6 +787,7 @@ fn check_phone(field: &str, phone: &str) -> Result<(), ErrorKind> {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SimSendOtpRequest {
+    #[schemars(length(min = 1, max = limits::PHONE_NUMBER), pattern(r"\S"))]
     pub phone_number: String,
 }
 
@@ -668,7 +799,9 @@ impl Validate for SimSendOtpRequest {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SimVerifyOtpRequest {
+    #[schemars(length(min = 1, max = limits::PHONE_NUMBER), pattern(r"\S"))]
     pub phone_number: String,
+    #[schemars(length(min = 1, max = limits::OTP), pattern(r"\S"))]
     pub otp: String,
 }
 
@@ -687,13 +820,18 @@ pub const SIM_INFO_FIELDS: &[&str] = &[
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SimInfoField {
+    #[schemars(extend("enum" = SIM_INFO_FIELDS))]
     pub name: String,
+    #[schemars(length(max = limits::SIM_FIELD_VALUE))]
     pub value: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SimVerifyInfoRequest {
+    #[schemars(length(min = 1, max = limits::PHONE_NUMBER), pattern(r"\S"))]
     pub phone_number: String,
+    /// Each `name` at most once.
+    #[schemars(length(min = 1, max = limits::SIM_FIELDS))]
     pub fields: Vec<SimInfoField>,
 }
 
@@ -721,13 +859,18 @@ impl Validate for SimVerifyInfoRequest {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RegisterDeviceRequest {
+    #[schemars(extend("format" = "uuid"))]
     pub key_pair_id: String,
+    #[schemars(length(min = 1, max = 8192), pattern(r"\S"))]
     pub device_public_key: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encrypted_secret_key: Option<String>,
+    #[schemars(length(min = 1, max = limits::CUS_USER_ID), pattern(r"\S"))]
     pub cus_user_id: String,
+    #[schemars(length(min = 1, max = limits::DEVICE_ID), pattern(r"\S"))]
     pub device_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = doc::enum_or_null(&["", "encrypted"])))]
     pub protocol: Option<String>,
 }
 
@@ -749,6 +892,7 @@ impl Validate for RegisterDeviceRequest {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CreateChallengeRequest {
+    #[schemars(length(min = 1, max = limits::SESSION_ID), pattern(r"\S"))]
     pub session_id: String,
 }
 
@@ -802,6 +946,7 @@ pub struct TransactionData {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BehaviorScoreRequest {
+    #[schemars(extend("format" = "uuid"))]
     pub challenge_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_data: Option<TransactionData>,
@@ -835,10 +980,13 @@ impl BehaviorScoreRequest {
 /// Image upload (spec: referenced, not shown). The returned `id` is accepted by ImageData.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UploadImageRequest {
+    #[schemars(extend("format" = "byte"), length(min = 1))]
     pub base64: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::LABEL))]
     pub label: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
+    #[schemars(transform = doc::string_json)]
     pub metadata: Option<JsonObject>,
 }
 
@@ -852,12 +1000,16 @@ impl Validate for UploadImageRequest {
 /// File upload (videos; spec: referenced, not shown). The returned `id` is accepted by Video.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct UploadFileRequest {
+    #[schemars(extend("format" = "byte"), length(min = 1))]
     pub base64: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 255))]
     pub filename: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 128))]
     pub content_type: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "object_or_json_string::deserialize")]
+    #[schemars(transform = doc::string_json)]
     pub metadata: Option<JsonObject>,
 }
 
@@ -884,6 +1036,7 @@ pub struct UploadResponse {
 /// Poll a result by request id (spec: referenced, not shown).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GetRequestResultRequest {
+    #[schemars(length(min = 1, max = limits::ID_LEN), pattern(r"\S"))]
     pub request_id: String,
 }
 

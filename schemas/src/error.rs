@@ -203,7 +203,9 @@ impl ErrorKind {
 pub struct ApiError {
     pub code: String,
     pub message: String,
+    /// Always an object when present (`detail.field`, `detail.retry_after`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Map<String, Value>")]
     pub detail: Option<Value>,
 }
 

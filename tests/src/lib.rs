@@ -17,6 +17,7 @@ pub mod card;
 pub mod ekyc;
 pub mod face;
 pub mod face_video;
+pub mod passport;
 pub mod states;
 
 pub const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;

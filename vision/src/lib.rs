@@ -1,7 +1,8 @@
 //! Vision models for face and card operations (issue #4): image decoding, the model
 //! registry, the ONNX Runtime model runtime with per-model session pools, MTCNN face
 //! detection, dlib alignment (shape predictor + face chips) and the dlib ResNet
-//! embedding, and matching. See `docs/VISION.md`.
+//! embedding, and matching; OCR behind a trait (`ocr`, Tesseract with the `tesseract`
+//! feature) and the MRZ reader on top of it (`mrz`). See `docs/VISION.md`.
 //!
 //! Everything here is synchronous and CPU-bound: call it from the vision worker pool
 //! ([`pool::VisionPool`]) or `spawn_blocking`, never directly on an async executor thread.
@@ -18,6 +19,8 @@ pub mod faceplugin;
 pub mod flash;
 pub mod landmarks;
 pub mod liveness;
+pub mod mrz;
+pub mod ocr;
 pub mod pose;
 pub mod qr;
 pub mod quality;

@@ -23,6 +23,9 @@ pub mod ids {
     pub const DLIB_SHAPE_PREDICTOR_5: &str = "dlib-shape-predictor-5";
     /// The ONNX Runtime shared library (kind `runtime`).
     pub const ONNXRUNTIME: &str = "onnxruntime";
+    /// Tesseract's OCR-B MRZ model (kind `data`, `tessdata/mrz.traineddata`, read by
+    /// Tesseract through `ocr`; found via `ocr::tessdata_dirs`).
+    pub const TESSERACT_MRZ: &str = "tesseract-mrz";
 }
 
 const MANIFEST_JSON: &str = include_str!("../../models/manifest.json");

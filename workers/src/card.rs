@@ -1,9 +1,11 @@
 //! `read_id_card_info_with_sanity`: the card's QR code(s), found in the card images and
 //! the `qr1_images`/`qr2_images` (`idv_vision::qr`), parsed by the card type's codec
-//! (`idv_cards`). Only what was read is returned: OCR, MRZ, NFC, the card box and card
-//! sanity are not in this build and are listed in `data.not_performed`, never guessed.
-//! Card types without a QR codec here answer "not performed" as a whole. Choices:
-//! docs/API.md "Card reading".
+//! (`idv_cards`); for `in.passport`, and on the back of Vietnam's chip CCCD, the
+//! machine-readable zone read by OCR ([`crate::card_mrz`]). Only what was read is
+//! returned: OCR of the printed fields, NFC, the card box and card sanity are not in this
+//! build and are listed in `data.not_performed` (and `mrz` where no zone was searched),
+//! never guessed. Card types without a reader here answer "not performed" as a whole.
+//! Choices: docs/API.md "Card reading".
 //!
 //! `in.aadhaar` reads the original XML QR, else the signed Secure QR
 //! (`idv_cards::in_aadhaar_secure`), whose signature is checked with the operator's UIDAI
@@ -13,6 +15,7 @@
 //! a verified card: its fields come back with `confidence_verdict: UNSURE` and the answer
 //! is `status: failure` with `bad_quality_card_image` (as for a damaged code).
 
+use crate::card_mrz::{cccd_fields, mrz_json, reference_year, MrzSearch, NOT_PERFORMED_WITH_MRZ};
 use crate::runtime::JobHandler;
 use async_trait::async_trait;
 pub use idv_cards::in_aadhaar_secure::UidaiKeys;
@@ -24,6 +27,7 @@ use idv_schemas::ops::Operation;
 use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group};
 use crate::face_ops::Stop;
 use idv_store::blobs::BlobStore;
+use idv_vision::ocr::TextRecognizer;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -90,6 +94,9 @@ pub struct CardHandler {
     /// The operator's UIDAI key(s) for the Aadhaar Secure QR's signature (`None`: not
     /// configured; its signature is then answered `not_verified`).
     pub aadhaar_keys: Option<Arc<UidaiKeys>>,
+    /// OCR for machine-readable zones (`idv_vision::ocr::recognizer()`; `None`: not in
+    /// this build, so MRZ reading is "not performed").
+    pub ocr: Option<Arc<dyn TextRecognizer>>,
 }
 
 /// Why a Secure QR whose signature failed is refused (the answer's failure message).
@@ -114,13 +121,18 @@ pub(crate) struct Side {
 }
 
 impl CardHandler {
-    async fn qr_texts(&self, group: Group, field: &str, image: &ImageData) -> Result<Vec<String>, Stop> {
+    /// The stored bytes of an uploaded image (404 naming the field when absent).
+    pub(crate) async fn image_bytes(&self, group: Group, field: &str, image: &ImageData) -> Result<bytes::Bytes, Stop> {
         let id = image.id.as_deref().unwrap_or_default();
-        let bytes = match self.blobs.get(id).await {
-            Ok(Some(b)) => b,
-            Ok(None) => return Err(Stop::Answer(Envelope::error(group, &ErrorKind::ImageNotFound { field: Some(field.into()) }))),
-            Err(e) => return Err(Stop::Store(e)),
-        };
+        match self.blobs.get(id).await {
+            Ok(Some(b)) => Ok(b),
+            Ok(None) => Err(Stop::Answer(Envelope::error(group, &ErrorKind::ImageNotFound { field: Some(field.into()) }))),
+            Err(e) => Err(Stop::Store(e)),
+        }
+    }
+
+    async fn qr_texts(&self, group: Group, field: &str, image: &ImageData) -> Result<Vec<String>, Stop> {
+        let bytes = self.image_bytes(group, field, image).await?;
         // Decoding and QR search are CPU work: off the async executor, within a budget.
         let task = tokio::task::spawn_blocking(move || {
             idv_vision::decode(&bytes, &idv_vision::DecodeLimits::cards()).map(|img| idv_vision::qr::decode_qr_codes(&img))
@@ -160,6 +172,9 @@ impl CardHandler {
         let group = Group::CompareCard;
         let req: ReadIdCardRequest = serde_json::from_value(job.payload.clone())
             .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
+        if req.card_type == "in.passport" {
+            return self.read_passport(job, group, &req.image1, req.image2.as_ref()).await;
+        }
         let Some(codec) = self.codec(&req.card_type) else {
             return Ok(Envelope::error(
                 group,
@@ -168,6 +183,27 @@ impl CardHandler {
         };
         let front = self.side(group, 1, Some(&req.image1), req.qr1_images.as_ref(), codec).await?;
         let back = self.side(group, 2, req.image2.as_ref(), req.qr2_images.as_ref(), codec).await?;
+        // The chip CCCD's back carries a TD1 machine-readable zone: read when a back was
+        // sent and OCR is available (its fields add to the QR's; a zone that cannot be
+        // searched leaves `mrz` in not_performed and the QR answer as it was).
+        let mut mrz_searched = false;
+        let mut back_mrz = Value::Null;
+        let mut mrz_fields: Vec<CardField> = Vec::new();
+        let mut mrz_wrong_card = false;
+        if let (Some(image2), "vn.national_id") = (req.image2.as_ref(), req.card_type.as_str()) {
+            match self.mrz_search(group, "image2", image2, reference_year(job)).await? {
+                MrzSearch::NotPerformed(_) => {}
+                MrzSearch::NotFound => mrz_searched = true,
+                MrzSearch::Found { zone, mrz } => {
+                    mrz_searched = true;
+                    match mrz.as_ref().map_err(|e| e.to_string()).and_then(cccd_fields) {
+                        Ok(fields) => mrz_fields = fields,
+                        Err(_) => mrz_wrong_card = true,
+                    }
+                    back_mrz = mrz_json(&zone, mrz.as_ref().ok(), &mrz_fields);
+                }
+            }
+        }
         let mut card_information: Vec<CardField> = Vec::new();
         // Card numbers read (`id`), and last digits of numbers (`id_last4`, Secure QR).
         let mut card_ids: Vec<String> = Vec::new();
@@ -210,10 +246,25 @@ impl CardHandler {
             json!({"id": side.id, "qr": qr, "ocr": null, "mrz": null, "nfc": null, "card_box": null})
         };
         let image1 = side_json(&front);
-        let image2 = side_json(&back);
+        let mut image2 = side_json(&back);
+        if image2.is_object() {
+            image2["mrz"] = back_mrz;
+        }
+        // The zone's fields after the QR's (the QR's are exact); its card number counts
+        // for the two-cards check only when its check digits confirm it.
+        for f in mrz_fields {
+            if f.field == "id" && f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure) && !card_ids.contains(&f.value) {
+                card_ids.push(f.value.clone());
+            }
+            if !card_information.iter().any(|c| c.field == f.field) {
+                card_information.push(f);
+            }
+        }
+        wrong_card |= mrz_wrong_card;
+        let not_performed: &[&str] = if mrz_searched { &NOT_PERFORMED_WITH_MRZ } else { &NOT_PERFORMED };
         let mut data = json!({
             "request_id": job.request_id, "status": "success", "image1": image1, "image2": image2,
-            "card_information": card_information, "not_performed": NOT_PERFORMED,
+            "card_information": card_information, "not_performed": not_performed,
         });
         // The two sides (or a side and a QR close-up) belong to different cards: two
         // numbers, two last-4s, or a number that does not end with a Secure QR's last 4.
@@ -224,7 +275,7 @@ impl CardHandler {
             return Ok(Envelope::finished(
                 group,
                 data,
-                vec![ApiError::failure(FailureCode::NocardOrMulticardImage, "the QR codes belong to different cards")],
+                vec![ApiError::failure(FailureCode::NocardOrMulticardImage, "the QR codes (or the QR code and the machine-readable zone) belong to different cards")],
             ));
         }
         if signature_failed {

@@ -8,6 +8,7 @@
 //! performed" (`ErrorKind::NotAvailable`), never with a made-up verdict.
 
 pub mod card;
+pub mod card_mrz;
 pub mod conformance;
 pub mod ekyc;
 pub mod face;

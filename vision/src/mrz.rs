@@ -1,0 +1,723 @@
+//! The machine-readable zone (ICAO 9303) of passports and ID cards, found in a photo and
+//! read with OCR ([`crate::ocr`]). Parsing and check digits are `idv_cards::mrz`'s: this
+//! module only finds the zone's lines and asks a caller-given judge (the parser) which
+//! reading is best.
+//!
+//! # Finding the zone (the band finder, [`find_zones`])
+//!
+//! The zone is the lowest group of text lines that look like MRZ lines: after removing
+//! spaces, only `A`–`Z`, `0`–`9` and `<`, and 44 (TD3, passports), 36 (TD2) or 30 (TD1,
+//! ID cards) characters, two lines of 44 or 36 or three of 30, one under the other
+//! (each line's top within three line heights of the one above, their horizontal extents
+//! overlapping by half the narrower one). A zone with no `<` at all is not one.
+//!
+//! OCR often miscounts long runs of the `<` filler. A line at most [`MAX_FILLER_FIX`]
+//! characters too short or too long is fitted by lengthening or shortening its **last**
+//! run of two or more `<` (in every ICAO layout the last run is filler before the end of
+//! the line or before its final check digits, so fields before it keep their positions,
+//! and a fitted line 2 is still judged by its check digits). Such a zone says
+//! `fillers_adjusted`.
+//!
+//! # Reading ([`read_zone`])
+//!
+//! 1. The photo, in grey, scaled so its width is 1200–2000 px (at most 12 MP), and
+//!    straightened when the text of its lower half is skewed by 0.5° or more (the skew:
+//!    the shear that makes the rows of ink sharpest, searched over ±10°; ink: pixels
+//!    darker than their surroundings).
+//! 2. The lower half is read (layout analysis, language `mrz` — the OCR-B model
+//!    scripts/models.sh installs — else `eng`, the recognised characters restricted to the
+//!    MRZ alphabet) and zones are found in its lines. Each is judged by the caller's
+//!    parser (checks passed); the best, ties to the lowest, is kept.
+//! 3. If it does not pass every check, or its band is skewed by 0.5° or more (names have
+//!    no check digit, and a skewed line's are the likeliest misread): the band is cut out
+//!    (with a margin), straightened again (the band's own skew), scaled so a line is
+//!    ~40 px high, and read again as one block of text; that reading is kept if it judges
+//!    better, or as well with a higher OCR confidence.
+//! 4. Only if the lower half holds no zone at all, the whole photo is read the same way.
+//!
+//! At most three OCR calls per photo. Photos turned by more than 10°, or upside down,
+//! are not straightened.
+
+use crate::ocr::{Layout, OcrError, OcrLine, OcrParams, TextBox, TextRecognizer};
+use image::{imageops, GrayImage, RgbImage};
+
+/// The characters of an MRZ.
+pub const ALPHABET: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<";
+/// The OCR-B MRZ model (scripts/models.sh installs it into the models dir's `tessdata/`).
+pub const MRZ_LANG: &str = "mrz";
+/// Used when the MRZ model is not installed (Debian's `tesseract-ocr-eng`).
+pub const FALLBACK_LANG: &str = "eng";
+/// Characters a line may be off by and still be fitted to its length (module doc).
+pub const MAX_FILLER_FIX: usize = 2;
+/// (line length, lines) of TD3, TD2, TD1.
+pub const FORMATS: [(usize, usize); 3] = [(44, 2), (36, 2), (30, 3)];
+
+/// A group of lines that looks like a zone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneCandidate {
+    /// The lines as they will be parsed (spaces removed, fillers fitted).
+    pub lines: Vec<String>,
+    /// The lines as the OCR read them.
+    pub read: Vec<String>,
+    /// Around every line. From [`read_zone`]: in the coordinates of the prepared page
+    /// (scaled to the reading width and straightened), not the photo's.
+    pub bbox: TextBox,
+    /// Mean OCR confidence of the lines, 0–100.
+    pub confidence: f32,
+    pub fillers_adjusted: bool,
+}
+
+/// `text` without whitespace, if every remaining character is an MRZ character.
+pub fn clean(text: &str) -> Option<String> {
+    let s: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    (!s.is_empty() && s.bytes().all(|b| ALPHABET.as_bytes().contains(&b))).then_some(s)
+}
+
+/// `line` (already [`clean`]) fitted to `width` characters (module doc): `(line,
+/// adjusted)`, or `None` if it cannot be.
+pub fn fit(line: &str, width: usize) -> Option<(String, bool)> {
+    let len = line.len();
+    if len == width {
+        return Some((line.to_string(), false));
+    }
+    if len.abs_diff(width) > MAX_FILLER_FIX {
+        return None;
+    }
+    // The last run of two or more fillers.
+    let b = line.as_bytes();
+    let mut end = b.len();
+    let run = loop {
+        let stop = b[..end].iter().rposition(|&c| c == b'<')? + 1;
+        let start = b[..stop].iter().rposition(|&c| c != b'<').map_or(0, |i| i + 1);
+        if stop - start >= 2 {
+            break (start, stop);
+        }
+        end = start;
+    };
+    let (start, stop) = run;
+    let new_run = (stop - start + width).checked_sub(len).filter(|&n| n >= 1)?;
+    let fitted = format!("{}{}{}", &line[..start], "<".repeat(new_run), &line[stop..]);
+    Some((fitted, true))
+}
+
+/// Zones among `lines` (module doc), the lowest first.
+pub fn find_zones(lines: &[OcrLine]) -> Vec<ZoneCandidate> {
+    let mut sorted: Vec<&OcrLine> = lines.iter().filter(|l| l.bbox.height > 0).collect();
+    sorted.sort_by_key(|l| l.bbox.y + l.bbox.height / 2);
+    let cleaned: Vec<Option<String>> = sorted.iter().map(|l| clean(&l.text)).collect();
+    let mut found = Vec::new();
+    for (width, count) in FORMATS {
+        for start in 0..sorted.len().saturating_sub(count - 1) {
+            let window = &sorted[start..start + count];
+            let mut fitted = Vec::with_capacity(count);
+            for (i, line) in cleaned[start..start + count].iter().enumerate() {
+                if i > 0 && !stacked(window[i - 1], window[i]) {
+                    break;
+                }
+                match line.as_deref().and_then(|l| fit(l, width)) {
+                    Some(f) => fitted.push(f),
+                    None => break,
+                }
+            }
+            if fitted.len() != count || !fitted.iter().any(|(l, _)| l.contains('<')) {
+                continue;
+            }
+            let bbox = window.iter().skip(1).fold(window[0].bbox, |b, l| b.union(&l.bbox));
+            found.push(ZoneCandidate {
+                read: cleaned[start..start + count].iter().flatten().cloned().collect(),
+                fillers_adjusted: fitted.iter().any(|(_, a)| *a),
+                lines: fitted.into_iter().map(|(l, _)| l).collect(),
+                bbox,
+                confidence: window.iter().map(|l| l.confidence).sum::<f32>() / count as f32,
+            });
+        }
+    }
+    found.sort_by_key(|c| std::cmp::Reverse(c.bbox.bottom()));
+    found
+}
+
+/// Whether `lower` sits right under `upper` (module doc).
+fn stacked(upper: &OcrLine, lower: &OcrLine) -> bool {
+    let (a, b) = (upper.bbox, lower.bbox);
+    let h = a.height.max(b.height).max(1);
+    let below = b.y > a.y && b.y - a.y <= 3 * h;
+    let overlap = a.right().min(b.right()).saturating_sub(a.x.max(b.x));
+    below && overlap * 2 >= a.width.min(b.width)
+}
+
+/// A reading's judgement by the caller's parser: (checks passed, checks), `None` when the
+/// lines do not parse as a zone at all. "Every check passed" is the two being equal.
+pub type Judgement = Option<(usize, usize)>;
+
+/// What [`read_zone`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ZoneRead {
+    pub zone: ZoneCandidate,
+    pub judgement: Judgement,
+    /// The language data used (`mrz`, or `eng` when the MRZ model is not installed).
+    pub lang: &'static str,
+    /// OCR calls made.
+    pub ocr_calls: u32,
+}
+
+impl ZoneRead {
+    fn all_passed(&self) -> bool {
+        matches!(self.judgement, Some((p, n)) if p == n)
+    }
+}
+
+/// Sort key: parsed before unparsed, more check digits passed, then lower in the image.
+fn rank(j: &Judgement, zone: &ZoneCandidate) -> (bool, usize, u32) {
+    (j.is_some(), j.map_or(0, |(p, _)| p), zone.bbox.bottom())
+}
+
+/// Width range the photo is scaled into before reading, and its pixel cap.
+const MIN_WIDTH: u32 = 1200;
+const MAX_WIDTH: u32 = 2000;
+const MAX_PIXELS: u64 = 12_000_000;
+/// Line height the refinement pass scales a band to.
+const LINE_HEIGHT: f32 = 40.0;
+
+fn resize(gray: &GrayImage, scale: f32) -> GrayImage {
+    if (scale - 1.0).abs() < 1e-3 {
+        return gray.clone();
+    }
+    let (w, h) = gray.dimensions();
+    let (nw, nh) = (((w as f32 * scale).round() as u32).max(1), ((h as f32 * scale).round() as u32).max(1));
+    let filter = if scale < 1.0 { imageops::FilterType::Triangle } else { imageops::FilterType::CatmullRom };
+    imageops::resize(gray, nw, nh, filter)
+}
+
+/// The photo in grey at the reading scale (step 1).
+pub fn prepare(image: &RgbImage) -> GrayImage {
+    let gray = imageops::grayscale(image);
+    let (w, h) = gray.dimensions();
+    let width = w.max(1) as f32;
+    let mut scale = if w > MAX_WIDTH {
+        MAX_WIDTH as f32 / width
+    } else if w < MIN_WIDTH {
+        MIN_WIDTH as f32 / width
+    } else {
+        1.0
+    };
+    let pixels = (w as f32 * scale) as f64 * (h as f32 * scale) as f64;
+    if pixels > MAX_PIXELS as f64 {
+        scale *= (MAX_PIXELS as f64 / pixels).sqrt() as f32;
+    }
+    if (h as f32 * scale) > crate::ocr::MAX_SIDE as f32 {
+        scale = crate::ocr::MAX_SIDE as f32 / h as f32;
+    }
+    resize(&gray, scale)
+}
+
+struct Reader<'a> {
+    ocr: &'a dyn TextRecognizer,
+    lang: &'static str,
+    judge: &'a dyn Fn(&[String]) -> Judgement,
+    calls: u32,
+}
+
+impl Reader<'_> {
+    fn read(&mut self, image: &GrayImage, layout: Layout) -> Result<Vec<OcrLine>, OcrError> {
+        self.calls += 1;
+        self.ocr.read_lines(image, &OcrParams { lang: self.lang, char_whitelist: Some(ALPHABET), layout })
+    }
+
+    /// The best zone in `region` of `page` (step 2), boxes in `page` coordinates.
+    fn best_in(&mut self, page: &GrayImage, region: TextBox) -> Result<Option<(ZoneCandidate, Judgement)>, OcrError> {
+        if region.width < crate::ocr::MIN_SIDE || region.height < crate::ocr::MIN_SIDE {
+            return Ok(None);
+        }
+        let crop = imageops::crop_imm(page, region.x, region.y, region.width, region.height).to_image();
+        let lines = self.read(&crop, Layout::Auto)?;
+        Ok(self.best(find_zones(&lines), 1.0, region.x, region.y))
+    }
+
+    fn best(&self, zones: Vec<ZoneCandidate>, scale: f32, dx: u32, dy: u32) -> Option<(ZoneCandidate, Judgement)> {
+        let mut best: Option<(ZoneCandidate, Judgement)> = None;
+        for mut z in zones {
+            z.bbox = z.bbox.unscale(scale, dx, dy);
+            let j = (self.judge)(&z.lines);
+            if best.as_ref().is_none_or(|(b, bj)| rank(&j, &z) > rank(bj, b)) {
+                best = Some((z, j));
+            }
+        }
+        best
+    }
+
+    /// Step 3: the band of `zone` cut out of `page`, straightened, scaled and read as one
+    /// block. With `force` false (the zone passed every check), only when the band is
+    /// skewed by [`MIN_SKEW`] or more (names have no check digit: a skewed band's are the
+    /// likeliest misread).
+    fn refine(&mut self, page: &GrayImage, zone: &ZoneCandidate, force: bool) -> Result<Option<(ZoneCandidate, Judgement)>, OcrError> {
+        let b = zone.bbox;
+        let line_h = (b.height as f32 / zone.lines.len().max(1) as f32).max(1.0);
+        let (mx, my) = ((line_h * 1.5) as u32, (line_h * 0.8) as u32);
+        let x = b.x.saturating_sub(mx);
+        let y = b.y.saturating_sub(my);
+        let w = (b.right() + mx).min(page.width()).saturating_sub(x);
+        let h = (b.bottom() + my).min(page.height()).saturating_sub(y);
+        if w < crate::ocr::MIN_SIDE || h < crate::ocr::MIN_SIDE {
+            return Ok(None);
+        }
+        let mut crop = imageops::crop_imm(page, x, y, w, h).to_image();
+        let skew = skew_degrees(&crop);
+        if !force && skew.abs() < MIN_SKEW {
+            return Ok(None);
+        }
+        // The skewed band's box is taller than its lines: scale by the text's own height.
+        let mut line_h = line_h;
+        if skew.abs() >= MIN_SKEW {
+            crop = rotate_gray(&crop, -skew);
+            line_h = (line_h - b.width as f32 * skew.to_radians().tan().abs() / zone.lines.len().max(1) as f32).max(line_h * 0.3);
+        }
+        let mut scale = (LINE_HEIGHT / line_h).clamp(0.5, 3.0);
+        let longest = w.max(h) as f32 * scale;
+        if longest > crate::ocr::MAX_SIDE as f32 {
+            scale *= crate::ocr::MAX_SIDE as f32 / longest;
+        }
+        let lines = self.read(&resize(&crop, scale), Layout::Block)?;
+        Ok(self.best(find_zones(&lines), scale, x, y))
+    }
+}
+
+/// Skew below this (degrees) is left alone.
+pub const MIN_SKEW: f32 = 0.5;
+/// Skews searched: ±[`MAX_SKEW`] degrees in steps of 0.1.
+pub const MAX_SKEW: f32 = 10.0;
+
+/// The grey level between ink and paper (Otsu's threshold).
+fn otsu(gray: &GrayImage) -> u8 {
+    let mut hist = [0u64; 256];
+    for p in gray.pixels() {
+        hist[usize::from(p.0[0])] += 1;
+    }
+    let total: u64 = hist.iter().sum();
+    let sum: f64 = hist.iter().enumerate().map(|(v, &n)| v as f64 * n as f64).sum();
+    let (mut w0, mut sum0, mut best, mut best_t) = (0u64, 0f64, -1f64, 128u8);
+    for (t, &n) in hist.iter().enumerate() {
+        w0 += n;
+        sum0 += t as f64 * n as f64;
+        let w1 = total - w0;
+        if w0 == 0 || w1 == 0 {
+            continue;
+        }
+        let (m0, m1) = (sum0 / w0 as f64, (sum - sum0) / w1 as f64);
+        let between = w0 as f64 * w1 as f64 * (m0 - m1) * (m0 - m1);
+        if between > best {
+            best = between;
+            best_t = t as u8;
+        }
+    }
+    best_t
+}
+
+/// Ink: pixels darker by [`INK_CONTRAST`] than the mean of the 31 × 31 square around
+/// them (strokes of text; not a uniformly dark table around the page).
+fn ink(gray: &GrayImage) -> Vec<(f32, f32)> {
+    const R: usize = 15;
+    let (w, h) = (gray.width() as usize, gray.height() as usize);
+    let raw = gray.as_raw();
+    // Every row up to ~2 MP, every n-th row past it (the profile needs no more).
+    let row_step = (w * h / 2_000_000).max(1);
+    // Summed-area table, (w + 1) × (h + 1).
+    let mut sat = vec![0u64; (w + 1) * (h + 1)];
+    for y in 0..h {
+        let mut row = 0u64;
+        for x in 0..w {
+            row += u64::from(raw[y * w + x]);
+            sat[(y + 1) * (w + 1) + x + 1] = sat[y * (w + 1) + x + 1] + row;
+        }
+    }
+    let mut out = Vec::new();
+    for y in (0..h).step_by(row_step) {
+        let (y0, y1) = (y.saturating_sub(R), (y + R + 1).min(h));
+        for x in 0..w {
+            let (x0, x1) = (x.saturating_sub(R), (x + R + 1).min(w));
+            let sum = sat[y1 * (w + 1) + x1] + sat[y0 * (w + 1) + x0] - sat[y0 * (w + 1) + x1] - sat[y1 * (w + 1) + x0];
+            let mean = sum / ((y1 - y0) * (x1 - x0)) as u64;
+            if u64::from(raw[y * w + x]) + INK_CONTRAST < mean {
+                out.push((x as f32, y as f32));
+            }
+        }
+    }
+    out
+}
+
+/// How much darker than its surroundings a pixel of ink is (grey levels).
+const INK_CONTRAST: u64 = 25;
+
+/// The angle (degrees, positive when lines descend to the right) of the text lines in an
+/// image: the shear that makes the rows of ink sharpest (the largest sum of squared row
+/// counts), searched over ±[`MAX_SKEW`]° in steps of 0.1°.
+pub fn skew_degrees(gray: &GrayImage) -> f32 {
+    let (w, h) = gray.dimensions();
+    let ink = ink(gray);
+    // At most ~100k ink pixels (every n-th): plenty for the profile.
+    let step = (ink.len() / 100_000).max(1);
+    let cx = w as f32 / 2.0;
+    let pad = (w as f32 * (MAX_SKEW.to_radians().tan())) as usize + 2;
+    let rows = h as usize + 2 * pad;
+    let mut counts = vec![0u32; rows];
+    let (mut best, mut best_score) = (0f32, 0u64);
+    let steps = (MAX_SKEW * 10.0).round() as i32;
+    for i in -steps..=steps {
+        let a = i as f32 / 10.0;
+        let tan = a.to_radians().tan();
+        counts.iter_mut().for_each(|c| *c = 0);
+        for &(x, y) in ink.iter().step_by(step) {
+            let r = (y - (x - cx) * tan).round() as i64 + pad as i64;
+            if let Some(c) = usize::try_from(r).ok().and_then(|r| counts.get_mut(r)) {
+                *c += 1;
+            }
+        }
+        let score: u64 = counts.iter().map(|&c| u64::from(c) * u64::from(c)).sum();
+        // Ties (and a flat profile) go to the angle nearest zero.
+        if score > best_score || (score == best_score && a.abs() < best.abs()) {
+            best_score = score;
+            best = a;
+        }
+    }
+    best
+}
+
+/// `gray` rotated by `degrees` about its centre (bilinear; positive turns lines that were
+/// level into lines descending to the right, as [`skew_degrees`] measures), the corners
+/// filled with the paper's grey.
+pub fn rotate_gray(gray: &GrayImage, degrees: f32) -> GrayImage {
+    let (w, h) = gray.dimensions();
+    let t = otsu(gray);
+    let paper = {
+        let light: Vec<u8> = gray.pixels().map(|p| p.0[0]).filter(|&v| v >= t).collect();
+        if light.is_empty() { 255 } else { (light.iter().map(|&v| u64::from(v)).sum::<u64>() / light.len() as u64) as u8 }
+    };
+    let (s, c) = degrees.to_radians().sin_cos();
+    let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
+    GrayImage::from_fn(w, h, |x, y| {
+        let (dx, dy) = (x as f32 - cx, y as f32 - cy);
+        let (sx, sy) = (c * dx + s * dy + cx, -s * dx + c * dy + cy);
+        if sx < 0.0 || sy < 0.0 || sx >= (w - 1) as f32 || sy >= (h - 1) as f32 {
+            return image::Luma([paper]);
+        }
+        let (x0, y0) = (sx.floor() as u32, sy.floor() as u32);
+        let (fx, fy) = (sx - x0 as f32, sy - y0 as f32);
+        let p = |xx: u32, yy: u32| f32::from(gray.get_pixel(xx, yy).0[0]);
+        let v = p(x0, y0) * (1.0 - fx) * (1.0 - fy) + p(x0 + 1, y0) * fx * (1.0 - fy) + p(x0, y0 + 1) * (1.0 - fx) * fy + p(x0 + 1, y0 + 1) * fx * fy;
+        image::Luma([v.round() as u8])
+    })
+}
+
+/// Finds and reads the zone in `image` (module doc, "Reading"). `judge` is the parser:
+/// check digits passed and their number for a zone's lines. `Ok(None)`: no zone found.
+/// Errors: no usable language data ([`OcrError::LanguageMissing`]) or the engine failed.
+pub fn read_zone(image: &RgbImage, ocr: &dyn TextRecognizer, judge: &dyn Fn(&[String]) -> Judgement) -> Result<Option<ZoneRead>, OcrError> {
+    let lang = if ocr.has_language(MRZ_LANG) {
+        MRZ_LANG
+    } else if ocr.has_language(FALLBACK_LANG) {
+        FALLBACK_LANG
+    } else {
+        return Err(OcrError::LanguageMissing { lang: format!("{MRZ_LANG} (or {FALLBACK_LANG})"), searched: "the tessdata directories".into() });
+    };
+    if image.width() == 0 || image.height() == 0 {
+        return Ok(None);
+    }
+    let mut page = prepare(image);
+    let (w, h) = page.dimensions();
+    // A photo taken at an angle: straightened by the skew of its lower half's text.
+    let skew = skew_degrees(&imageops::crop_imm(&page, 0, h / 2, w, h - h / 2).to_image());
+    if skew.abs() >= MIN_SKEW {
+        page = rotate_gray(&page, -skew);
+    }
+    let mut reader = Reader { ocr, lang, judge, calls: 0 };
+    let lower = TextBox { x: 0, y: h / 2, width: w, height: h - h / 2 };
+    let mut found = reader.best_in(&page, lower)?;
+    if found.is_none() {
+        found = reader.best_in(&page, TextBox { x: 0, y: 0, width: w, height: h })?;
+    }
+    let Some((zone, judgement)) = found else { return Ok(None) };
+    let mut read = ZoneRead { zone, judgement, lang, ocr_calls: 0 };
+    {
+        if let Some((zone, judgement)) = reader.refine(&page, &read.zone, !read.all_passed())? {
+            if rank(&judgement, &zone) > rank(&read.judgement, &read.zone) || (judgement.is_some() && judgement == read.judgement && zone.confidence > read.zone.confidence) {
+                read.zone = zone;
+                read.judgement = judgement;
+            }
+        }
+    }
+    read.ocr_calls = reader.calls;
+    Ok(Some(read))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    const L1: &str = "P<INDSHARMA<<PRIYA<KUMARI<<<<<<<<<<<<<<<<<<<";
+    const L2: &str = "Z1234567<0IND9008154F3103145<<<<<<<<<<<<<<02";
+
+    fn line(text: &str, x: u32, y: u32, w: u32, h: u32) -> OcrLine {
+        OcrLine { text: text.into(), confidence: 90.0, bbox: TextBox { x, y, width: w, height: h } }
+    }
+
+    #[test]
+    fn clean_and_fit() {
+        assert_eq!(clean(" Z123 4567<0 ").as_deref(), Some("Z1234567<0"));
+        assert_eq!(clean("REPUBLIC OF INDIA"), Some("REPUBLICOFINDIA".into()));
+        assert_eq!(clean("Surname"), None);
+        assert_eq!(clean("A-B"), None);
+        assert_eq!(clean("  "), None);
+        assert_eq!(fit(L1, 44), Some((L1.to_string(), false)));
+        // Trailing fillers miscounted either way.
+        assert_eq!(fit(&L1[..43], 44), Some((L1.to_string(), true)));
+        assert_eq!(fit(&format!("{L1}<<"), 44), Some((L1.to_string(), true)));
+        // The last run inside line 2 (before the final check digits).
+        let short = L2.replacen("<<<<<<<<<<<<<<02", "<<<<<<<<<<<<<02", 1);
+        assert_eq!(fit(&short, 44), Some((L2.to_string(), true)));
+        // Too far off, or no run of fillers to change.
+        assert_eq!(fit(&L1[..41], 44), None);
+        assert_eq!(fit("ABCDEFGHIJKLMNOPQRSTUVWXYZ012", 30), None);
+        assert_eq!(fit("ABCDEFGHIJKLMNOPQRSTUVWXYZ0<12", 30), Some(("ABCDEFGHIJKLMNOPQRSTUVWXYZ0<12".into(), false)));
+        // A single `<` (a separator) is never the run changed.
+        assert_eq!(fit("ABCDEFGHIJKLMNOPQRSTUVWXYZ<12", 30), None);
+        // Shortening never removes a run completely.
+        assert_eq!(fit("ABCDEFGHIJKLMNOPQRSTUVWXYZ0<<12", 30), Some(("ABCDEFGHIJKLMNOPQRSTUVWXYZ0<12".into(), true)));
+        assert_eq!(fit("ABCDEFGHIJKLMNOPQRSTUVWXYZ0<<123", 30), None);
+    }
+
+    #[test]
+    fn finds_the_lowest_zone_among_other_text() {
+        let lines = vec![
+            line("REPUBLIC OF INDIA", 500, 100, 400, 30),
+            line("SHARMA", 500, 300, 120, 20),
+            // Page text that happens to be in the alphabet but not of a zone's length.
+            line("P IND Z1234567", 500, 250, 200, 20),
+            line(L1, 190, 865, 1118, 26),
+            line("Z1234567<0IND90081 54F3103145<<<<<<<<<<<<<<02", 190, 918, 1118, 28),
+        ];
+        let zones = find_zones(&lines);
+        assert_eq!(zones.len(), 1, "{zones:?}");
+        assert_eq!(zones[0].lines, [L1, L2]);
+        assert_eq!(zones[0].bbox, TextBox { x: 190, y: 865, width: 1118, height: 81 });
+        assert!(!zones[0].fillers_adjusted);
+        // Given in any order.
+        let mut reversed = lines.clone();
+        reversed.reverse();
+        assert_eq!(find_zones(&reversed)[0].lines, [L1, L2]);
+    }
+
+    #[test]
+    fn td1_needs_three_stacked_lines() {
+        let td1 = ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6", "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"];
+        let lines: Vec<OcrLine> = td1.iter().enumerate().map(|(i, t)| line(t, 50, 600 + 40 * i as u32, 800, 30)).collect();
+        let zones = find_zones(&lines);
+        assert_eq!(zones.len(), 1);
+        assert_eq!(zones[0].lines, td1);
+        // Two of them only: no zone.
+        assert!(find_zones(&lines[..2]).is_empty());
+        // Lines far apart, or side by side, are not one zone.
+        let apart: Vec<OcrLine> = td1.iter().enumerate().map(|(i, t)| line(t, 50, 100 + 300 * i as u32, 800, 30)).collect();
+        assert!(find_zones(&apart).is_empty());
+        let side: Vec<OcrLine> = td1.iter().enumerate().map(|(i, t)| line(t, 50 + 900 * i as u32, 600 + 10 * i as u32, 800, 30)).collect();
+        assert!(find_zones(&side).is_empty());
+        // Lines of the right length without a single filler are not a zone.
+        let words: Vec<OcrLine> = (0..2).map(|i| line(&"ABCDEFGHIJK".repeat(4), 50, 100 + 40 * i, 800, 30)).collect();
+        assert!(find_zones(&words).is_empty());
+    }
+
+    #[test]
+    fn two_zones_lowest_first() {
+        let lines = vec![line(L1, 100, 100, 1000, 25), line(L2, 100, 140, 1000, 25), line(L1, 100, 800, 1000, 25), line(L2, 100, 840, 1000, 25)];
+        let zones = find_zones(&lines);
+        assert_eq!(zones.len(), 2);
+        assert!(zones[0].bbox.y > zones[1].bbox.y);
+    }
+
+    type Call = (String, Layout, (u32, u32));
+
+    /// Scripted recognizer: answers with `lines` for each call in turn, records the calls.
+    struct Script {
+        langs: Vec<&'static str>,
+        answers: Mutex<Vec<Vec<OcrLine>>>,
+        /// Each call's language, layout and image size.
+        calls: Mutex<Vec<Call>>,
+    }
+
+    impl TextRecognizer for Script {
+        fn read_lines(&self, image: &GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
+            crate::ocr::check_input(image, params)?;
+            self.calls.lock().expect("lock").push((params.lang.into(), params.layout, image.dimensions()));
+            let mut a = self.answers.lock().expect("lock");
+            Ok(if a.is_empty() { Vec::new() } else { a.remove(0) })
+        }
+        fn has_language(&self, lang: &str) -> bool {
+            self.langs.contains(&lang)
+        }
+        fn describe(&self) -> String {
+            "script".into()
+        }
+    }
+
+    fn script(langs: Vec<&'static str>, answers: Vec<Vec<OcrLine>>) -> Script {
+        Script { langs, answers: Mutex::new(answers), calls: Mutex::new(Vec::new()) }
+    }
+
+    /// Judges by one rule: the zone passes when line 2 is exactly L2.
+    fn judge(lines: &[String]) -> Judgement {
+        (lines.len() == 2).then(|| (usize::from(lines[1] == L2) * 5, 5))
+    }
+
+    #[test]
+    fn reading_stops_when_every_check_passes() -> Result<(), OcrError> {
+        let photo = RgbImage::new(1500, 1100);
+        let ocr = script(vec!["mrz", "eng"], vec![vec![line(L1, 190, 315, 1118, 26), line(L2, 190, 368, 1118, 28)]]);
+        let read = read_zone(&photo, &ocr, &judge)?.expect("a zone");
+        assert_eq!((read.lang, read.ocr_calls, read.judgement), ("mrz", 1, Some((5, 5))));
+        // Boxes come back in the page's coordinates (the lower half starts at 550).
+        assert_eq!(read.zone.bbox.y, 315 + 550);
+        let calls = ocr.calls.lock().expect("lock").clone();
+        assert_eq!(calls, [("mrz".to_string(), Layout::Auto, (1500, 550))]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_failing_zone_is_read_again_as_a_block() -> Result<(), OcrError> {
+        let photo = RgbImage::new(1500, 1100);
+        let wrong = L2.replace("9008154", "90081S4");
+        let ocr = script(vec!["eng"], vec![vec![line(L1, 190, 315, 1118, 26), line(&wrong, 190, 368, 1118, 28)], vec![line(L1, 60, 40, 1500, 36), line(L2, 60, 110, 1500, 36)]]);
+        let read = read_zone(&photo, &ocr, &judge)?.expect("a zone");
+        assert_eq!((read.lang, read.ocr_calls, read.judgement), ("eng", 2, Some((5, 5))));
+        assert_eq!(read.zone.lines[1], L2);
+        let calls = ocr.calls.lock().expect("lock").clone();
+        assert_eq!(calls[1].1, Layout::Block);
+        // The band (81 px for two lines) cut with a margin: wider than the zone.
+        assert!(calls[1].2 .0 > 1118, "{calls:?}");
+        Ok(())
+    }
+
+    fn rgb(g: &GrayImage) -> RgbImage {
+        RgbImage::from_fn(g.width(), g.height(), |x, y| image::Rgb([g.get_pixel(x, y).0[0]; 3]))
+    }
+
+    #[test]
+    fn a_photo_taken_at_an_angle_is_straightened() -> Result<(), OcrError> {
+        let mut photo = RgbImage::from_pixel(1500, 1100, image::Rgb([230, 230, 230]));
+        imageops::overlay(&mut photo, &rgb(&band()), 100, 700);
+        let turned = rgb(&rotate_gray(&imageops::grayscale(&photo), 4.0));
+        let ocr = script(vec!["mrz"], vec![vec![line(L1, 140, 210, 1190, 26), line(L2, 140, 280, 1190, 26)]]);
+        let seen = Mutex::new(Vec::new());
+        let read = read_zone(&turned, &Looking { inner: &ocr, skews: &seen }, &judge)?.expect("a zone");
+        assert_eq!(read.ocr_calls, 1);
+        // The engine saw the lower half level again.
+        let skews = seen.lock().expect("lock").clone();
+        assert!(skews.len() == 1 && skews[0].abs() < MIN_SKEW, "{skews:?}");
+        Ok(())
+    }
+
+    #[test]
+    fn a_skewed_band_is_straightened_and_read_again_even_when_it_passes() -> Result<(), OcrError> {
+        // Level text fills most of the lower half (so the photo is level), the zone's band
+        // alone is skewed by 3°.
+        let mut photo = RgbImage::from_pixel(1500, 1100, image::Rgb([230, 230, 230]));
+        for i in 0..3 {
+            imageops::overlay(&mut photo, &rgb(&band()), 100, 560 + 150 * i);
+        }
+        imageops::overlay(&mut photo, &rgb(&rotate_gray(&band(), 3.0)), 100, 860);
+        // The band's lines as the lower half (from y 550) sees them: boxes made tall by the skew.
+        let first = vec![line(L1, 140, 310 + 30, 1190, 90), line(L2, 140, 310 + 100, 1190, 90)];
+        let ocr = script(vec!["mrz"], vec![first, vec![line(L1, 60, 40, 1500, 36), line(L2, 60, 110, 1500, 36)]]);
+        let seen = Mutex::new(Vec::new());
+        let read = read_zone(&photo, &Looking { inner: &ocr, skews: &seen }, &judge)?.expect("a zone");
+        assert_eq!(read.ocr_calls, 2);
+        assert_eq!(ocr.calls.lock().expect("lock")[1].1, Layout::Block);
+        let skews = seen.lock().expect("lock").clone();
+        assert!(skews[0].abs() < MIN_SKEW && skews[1].abs() < MIN_SKEW, "{skews:?}");
+        // A level band that passes is not read again.
+        let mut level = RgbImage::from_pixel(1500, 1100, image::Rgb([230, 230, 230]));
+        imageops::overlay(&mut level, &rgb(&band()), 100, 700);
+        let ocr = script(vec!["mrz"], vec![vec![line(L1, 140, 150 + 60, 1190, 26), line(L2, 140, 150 + 130, 1190, 26)]]);
+        assert_eq!(read_zone(&level, &ocr, &judge)?.map(|r| r.ocr_calls), Some(1));
+        Ok(())
+    }
+
+    /// Passes calls on, recording the skew of each image the engine is given.
+    struct Looking<'a> {
+        inner: &'a Script,
+        skews: &'a Mutex<Vec<f32>>,
+    }
+
+    impl TextRecognizer for Looking<'_> {
+        fn read_lines(&self, image: &GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
+            self.skews.lock().expect("lock").push(skew_degrees(image));
+            self.inner.read_lines(image, params)
+        }
+        fn has_language(&self, lang: &str) -> bool {
+            self.inner.has_language(lang)
+        }
+        fn describe(&self) -> String {
+            "looking".into()
+        }
+    }
+
+    #[test]
+    fn the_whole_photo_is_read_only_when_the_lower_half_has_no_zone() -> Result<(), OcrError> {
+        let photo = RgbImage::new(1500, 1100);
+        let ocr = script(vec!["mrz"], vec![vec![line("SOMETHING ELSE", 10, 10, 300, 30)], vec![line(L1, 190, 100, 1118, 26), line(L2, 190, 150, 1118, 28)]]);
+        let read = read_zone(&photo, &ocr, &judge)?.expect("a zone");
+        assert_eq!(read.ocr_calls, 2);
+        assert_eq!(read.zone.bbox.y, 100);
+        let ocr = script(vec!["mrz"], vec![]);
+        assert_eq!(read_zone(&photo, &ocr, &judge)?, None);
+        assert_eq!(ocr.calls.lock().expect("lock").len(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn empty_and_tiny_photos_hold_no_zone() -> Result<(), OcrError> {
+        for (w, h) in [(0, 0), (1, 1), (3000, 16), (16, 3000)] {
+            let ocr = script(vec!["mrz"], vec![]);
+            assert_eq!(read_zone(&RgbImage::new(w, h), &ocr, &judge)?, None, "{w}x{h}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn no_language_data_is_an_error() {
+        let ocr = script(vec!["vie"], vec![]);
+        assert!(matches!(read_zone(&RgbImage::new(100, 100), &ocr, &judge), Err(OcrError::LanguageMissing { .. })));
+        assert!(ocr.calls.lock().expect("lock").is_empty());
+    }
+
+    /// Two lines of 44 dark "characters" on paper, like a TD3 band.
+    fn band() -> GrayImage {
+        GrayImage::from_fn(1300, 220, |x, y| {
+            let in_char = (40..40 + 44 * 27).contains(&x) && (x - 40) % 27 < 17;
+            let in_line = (60..86).contains(&y) || (130..156).contains(&y);
+            image::Luma([if in_char && in_line { 20 } else { 230 }])
+        })
+    }
+
+    #[test]
+    fn skew_is_measured_and_undone() {
+        assert_eq!(skew_degrees(&band()), 0.0);
+        for angle in [-4.0f32, -2.0, -0.7, 1.5, 3.0] {
+            let skewed = rotate_gray(&band(), angle);
+            let found = skew_degrees(&skewed);
+            assert!((found - angle).abs() <= 0.2, "{angle}: {found}");
+            let straight = skew_degrees(&rotate_gray(&skewed, -found));
+            assert!(straight.abs() <= 0.2, "{angle}: {straight}");
+        }
+        // Nothing to measure: level.
+        assert_eq!(skew_degrees(&GrayImage::from_pixel(300, 100, image::Luma([200]))), 0.0);
+        assert_eq!(skew_degrees(&GrayImage::new(1, 1)), 0.0);
+    }
+
+    #[test]
+    fn photos_are_scaled_into_the_reading_range() {
+        assert_eq!(prepare(&RgbImage::new(4000, 3000)).dimensions(), (2000, 1500));
+        assert_eq!(prepare(&RgbImage::new(600, 400)).dimensions(), (1200, 800));
+        assert_eq!(prepare(&RgbImage::new(1500, 1100)).dimensions(), (1500, 1100));
+        // Tall and narrow: the height stays within what the engine takes.
+        assert!(prepare(&RgbImage::new(300, 9000)).height() <= crate::ocr::MAX_SIDE);
+    }
+}

@@ -1,0 +1,373 @@
+//! OCR (issue 8): the text lines of a grey image, each with its confidence and box, read
+//! by a [`TextRecognizer`]. Callers (the MRZ reader, [`crate::mrz`]) see only this trait,
+//! so they are tested with scripted recognizers and run with any engine.
+//!
+//! The one engine is **Tesseract** (Debian's `libtesseract` 5, LSTM models) through the
+//! `tesseract-plumbing` binding, compiled in with this crate's `tesseract` feature (it
+//! links `libtesseract`/`libleptonica` and needs `libclang` to build: scripts/lib.sh
+//! `ensure_tesseract`). Without the feature [`recognizer`] is `None`, and an engine whose
+//! language data is not installed answers [`OcrError::LanguageMissing`]: callers turn
+//! both into "not performed", never into a made-up field.
+//!
+//! Language data (`<lang>.traineddata`) is looked for in [`tessdata_dirs`], in order:
+//! `IDV_TESSDATA_DIR`, the models dir's `tessdata/` (where scripts/models.sh puts the
+//! OCR-B `mrz` model), `TESSDATA_PREFIX`, then Debian's `/usr/share/tesseract-ocr/{5,4.00}/tessdata`
+//! (`eng`, `vie`, `hin` from the `tesseract-ocr-*` packages).
+//!
+//! Tesseract sees only pixels this crate hands it (8-bit grey, at most [`MAX_SIDE`] a
+//! side), never an uploaded file: no image format is parsed by it. A call cannot be
+//! interrupted once started; its cost is bounded by the image size the caller passes.
+//! Tesseract's OpenMP threads contend with the service's own on small machines: set
+//! `OMP_THREAD_LIMIT=1` in the service's environment (it halves the time of a page on 2
+//! cores; read once when the process starts).
+
+use image::GrayImage;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A box in the image's pixel coordinates (left, top, size).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct TextBox {
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl TextBox {
+    pub fn bottom(&self) -> u32 {
+        self.y.saturating_add(self.height)
+    }
+    pub fn right(&self) -> u32 {
+        self.x.saturating_add(self.width)
+    }
+    /// The smallest box holding both.
+    pub fn union(&self, other: &TextBox) -> TextBox {
+        let (x, y) = (self.x.min(other.x), self.y.min(other.y));
+        TextBox { x, y, width: self.right().max(other.right()) - x, height: self.bottom().max(other.bottom()) - y }
+    }
+    /// Moved by (dx, dy) and scaled by `1 / scale` (from a scaled crop back to the image
+    /// it was cut from).
+    pub fn unscale(&self, scale: f32, dx: u32, dy: u32) -> TextBox {
+        let f = |v: u32| (v as f32 / scale).round() as u32;
+        TextBox { x: f(self.x) + dx, y: f(self.y) + dy, width: f(self.width), height: f(self.height) }
+    }
+}
+
+/// One line of text as the engine read it: words joined by single spaces.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OcrLine {
+    pub text: String,
+    /// The engine's confidence, 0–100 (the mean over the line's words).
+    pub confidence: f32,
+    pub bbox: TextBox,
+}
+
+/// How the engine splits the image into lines (Tesseract's page segmentation modes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Full page layout analysis (PSM 3): a photo with text here and there.
+    Auto,
+    /// One uniform block of text (PSM 6): a crop around lines already found.
+    Block,
+    /// As much text as possible in no particular order (PSM 11).
+    Sparse,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct OcrParams<'a> {
+    /// Language data name (`eng`, `mrz`, ...): ASCII letters, digits and `_` only.
+    pub lang: &'a str,
+    /// Only these characters may be recognised (`None`: the model's whole alphabet).
+    pub char_whitelist: Option<&'a str>,
+    pub layout: Layout,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OcrError {
+    /// No engine (not compiled in, or it cannot start): "not performed".
+    #[error("OCR is not available: {0}")]
+    Unavailable(String),
+    /// The engine runs but this language's data is not installed: "not performed".
+    #[error("OCR language data {lang:?} is not installed (looked in {searched})")]
+    LanguageMissing { lang: String, searched: String },
+    /// Parameters or an image the engine is not given (a caller's mistake).
+    #[error("OCR input refused: {0}")]
+    BadInput(String),
+    #[error("OCR failed: {0}")]
+    Failed(String),
+}
+
+/// Longest side of an image given to the engine.
+pub const MAX_SIDE: u32 = 4096;
+/// Shortest side: anything smaller holds no readable line.
+pub const MIN_SIDE: u32 = 8;
+
+pub trait TextRecognizer: Send + Sync {
+    /// The text lines of `image`, in the engine's reading order.
+    fn read_lines(&self, image: &GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError>;
+    /// Whether `lang`'s data is installed.
+    fn has_language(&self, lang: &str) -> bool;
+    /// Engine and version, for logs and answers (`tesseract 5.3.0`).
+    fn describe(&self) -> String;
+}
+
+/// The checks every engine applies before work: the image size and the parameters.
+pub fn check_input(image: &GrayImage, params: &OcrParams<'_>) -> Result<(), OcrError> {
+    let (w, h) = image.dimensions();
+    if w.max(h) > MAX_SIDE || w.min(h) < MIN_SIDE {
+        return Err(OcrError::BadInput(format!("image of {w}x{h} pixels; sides must be {MIN_SIDE} to {MAX_SIDE}")));
+    }
+    if params.lang.is_empty() || params.lang.len() > 32 || !params.lang.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return Err(OcrError::BadInput(format!("language name {:?}", params.lang)));
+    }
+    if let Some(w) = params.char_whitelist {
+        if w.is_empty() || !w.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(OcrError::BadInput("the character whitelist must be printable ASCII".into()));
+        }
+    }
+    Ok(())
+}
+
+/// Where language data is looked for, in order (module doc).
+pub fn tessdata_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    dirs.extend(env("IDV_TESSDATA_DIR"));
+    dirs.push(crate::registry::models_dir().join("tessdata"));
+    if let Some(p) = env("TESSDATA_PREFIX") {
+        // Tesseract accepts both the tessdata dir and its parent here.
+        dirs.push(p.join("tessdata"));
+        dirs.push(p);
+    }
+    dirs.push(PathBuf::from("/usr/share/tesseract-ocr/5/tessdata"));
+    dirs.push(PathBuf::from("/usr/share/tesseract-ocr/4.00/tessdata"));
+    dirs
+}
+
+/// The first of `dirs` holding `<lang>.traineddata`.
+pub fn find_language(dirs: &[PathBuf], lang: &str) -> Option<PathBuf> {
+    dirs.iter().find(|d| d.join(format!("{lang}.traineddata")).is_file()).cloned()
+}
+
+/// Lines from Tesseract's TSV output (`level page block par line word left top width
+/// height conf text`): the words (level 5) of each (block, paragraph, line), joined by
+/// spaces, their boxes united and their confidences averaged. Empty lines are dropped.
+pub fn lines_from_tsv(tsv: &str) -> Vec<OcrLine> {
+    /// (page, block, paragraph, line): a line's key in the TSV.
+    type Key = (u32, u32, u32, u32);
+    // Each line with its key and the number of words that had a confidence.
+    let mut out: Vec<(Key, OcrLine, u32)> = Vec::new();
+    for row in tsv.lines() {
+        let cols: Vec<&str> = row.split('\t').collect();
+        if cols.len() < 12 || cols[0] != "5" {
+            continue;
+        }
+        let num = |i: usize| cols[i].trim().parse::<u32>().ok();
+        let (Some(page), Some(block), Some(par), Some(line)) = (num(1), num(2), num(3), num(4)) else { continue };
+        let (Some(x), Some(y), Some(width), Some(height)) = (num(6), num(7), num(8), num(9)) else { continue };
+        let conf: f32 = cols[10].trim().parse().unwrap_or(-1.0);
+        // The text is the last column; a tab inside it is not possible in Tesseract's TSV.
+        let text = cols[11..].join("\t");
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let key = (page, block, par, line);
+        let bbox = TextBox { x, y, width, height };
+        match out.last_mut() {
+            Some((k, l, n)) if *k == key => {
+                l.text.push(' ');
+                l.text.push_str(text);
+                l.bbox = l.bbox.union(&bbox);
+                if conf >= 0.0 {
+                    l.confidence += conf;
+                    *n += 1;
+                }
+            }
+            _ => {
+                let (c, n) = if conf >= 0.0 { (conf, 1) } else { (0.0, 0) };
+                out.push((key, OcrLine { text: text.to_string(), confidence: c, bbox }, n));
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(_, mut l, n)| {
+            l.confidence = if n > 0 { l.confidence / n as f32 } else { 0.0 };
+            l
+        })
+        .collect()
+}
+
+/// The engine compiled into this build, if any (`tesseract` feature).
+pub fn recognizer() -> Option<Arc<dyn TextRecognizer>> {
+    #[cfg(feature = "tesseract")]
+    {
+        Some(Arc::new(tesseract::Tesseract::new(tessdata_dirs())))
+    }
+    #[cfg(not(feature = "tesseract"))]
+    {
+        None
+    }
+}
+
+#[cfg(feature = "tesseract")]
+pub mod tesseract {
+    //! Tesseract through `tesseract-plumbing` (safe wrappers over the C API). An engine
+    //! instance (`TessBaseAPI`, one loaded language) serves one call at a time: instances
+    //! are kept in a small pool per language and reused, since loading a model costs
+    //! ~50–200 ms.
+
+    use super::{check_input, find_language, lines_from_tsv, Layout, OcrError, OcrLine, OcrParams, TextRecognizer};
+    use image::GrayImage;
+    use std::collections::HashMap;
+    use std::ffi::CString;
+    use std::path::PathBuf;
+    use std::sync::Mutex;
+    use tesseract_plumbing::tesseract_sys as sys;
+    use tesseract_plumbing::TessBaseApi;
+
+    /// Idle instances kept per language.
+    const MAX_IDLE: usize = 4;
+
+    pub struct Tesseract {
+        dirs: Vec<PathBuf>,
+        idle: Mutex<HashMap<String, Vec<TessBaseApi>>>,
+    }
+
+    fn cstring(s: &str) -> Result<CString, OcrError> {
+        CString::new(s).map_err(|_| OcrError::BadInput("NUL in a parameter".into()))
+    }
+
+    impl Tesseract {
+        pub fn new(dirs: Vec<PathBuf>) -> Self {
+            Tesseract { dirs, idle: Mutex::new(HashMap::new()) }
+        }
+
+        fn searched(&self) -> String {
+            self.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+        }
+
+        fn take(&self, lang: &str) -> Result<TessBaseApi, OcrError> {
+            if let Some(api) = self.idle.lock().ok().and_then(|mut m| m.get_mut(lang).and_then(Vec::pop)) {
+                return Ok(api);
+            }
+            let dir = find_language(&self.dirs, lang).ok_or_else(|| OcrError::LanguageMissing { lang: lang.into(), searched: self.searched() })?;
+            let mut api = TessBaseApi::create();
+            api.init_2(Some(&cstring(&dir.to_string_lossy())?), Some(&cstring(lang)?))
+                .map_err(|_| OcrError::Failed(format!("Tesseract could not load {lang} from {}", dir.display())))?;
+            // Tesseract's diagnostics ("Estimating resolution ...") stay off stderr.
+            let _ = api.set_variable(c"debug_file", c"/dev/null");
+            Ok(api)
+        }
+
+        fn give_back(&self, lang: &str, api: TessBaseApi) {
+            if let Ok(mut m) = self.idle.lock() {
+                let v = m.entry(lang.to_string()).or_default();
+                if v.len() < MAX_IDLE {
+                    v.push(api);
+                }
+            }
+        }
+
+        fn run(api: &mut TessBaseApi, image: &GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
+            let whitelist = cstring(params.char_whitelist.unwrap_or(""))?;
+            api.set_variable(c"tessedit_char_whitelist", &whitelist).map_err(|_| OcrError::Failed("setting the whitelist".into()))?;
+            api.set_page_seg_mode(match params.layout {
+                Layout::Auto => sys::TessPageSegMode_PSM_AUTO,
+                Layout::Block => sys::TessPageSegMode_PSM_SINGLE_BLOCK,
+                Layout::Sparse => sys::TessPageSegMode_PSM_SPARSE_TEXT,
+            });
+            let (w, h) = image.dimensions();
+            // Sides are at most MAX_SIDE (checked), so these fit an i32.
+            let (wi, hi) = (w as i32, h as i32);
+            api.set_image(image.as_raw(), wi, hi, 1, wi).map_err(|e| OcrError::BadInput(e.to_string()))?;
+            // The images here are photos scaled for reading: the nominal resolution only
+            // silences Tesseract's guess.
+            api.set_source_resolution(300);
+            api.recognize().map_err(|_| OcrError::Failed("Tesseract could not recognise the image".into()))?;
+            let tsv = api.get_tsv_text(0).map_err(|_| OcrError::Failed("Tesseract gave no result".into()))?;
+            Ok(lines_from_tsv(&tsv.as_ref().to_string_lossy()))
+        }
+    }
+
+    impl TextRecognizer for Tesseract {
+        fn read_lines(&self, image: &GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
+            check_input(image, params)?;
+            let mut api = self.take(params.lang)?;
+            let out = Self::run(&mut api, image, params);
+            // An instance that failed is dropped, not reused.
+            if out.is_ok() {
+                self.give_back(params.lang, api);
+            }
+            out
+        }
+
+        fn has_language(&self, lang: &str) -> bool {
+            find_language(&self.dirs, lang).is_some()
+        }
+
+        fn describe(&self) -> String {
+            format!("tesseract {}", tesseract_plumbing::version().to_string_lossy())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TSV: &str = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext
+1\t1\t0\t0\t0\t0\t0\t0\t1500\t550\t-1\t
+2\t1\t1\t0\t0\t0\t190\t315\t1120\t80\t-1\t
+4\t1\t1\t1\t1\t0\t190\t315\t1118\t26\t-1\t
+5\t1\t1\t1\t1\t1\t190\t315\t1118\t26\t92.5\tP<INDSHARMA<<PRIYA<<<<
+5\t1\t1\t1\t2\t1\t190\t368\t500\t28\t90\tZ1234567<0IND90081
+5\t1\t1\t1\t2\t2\t700\t366\t608\t30\t80\t54F3103145<<02
+5\t1\t1\t1\t3\t1\t190\t400\t50\t28\t95\t 
+5\t1\t2\t1\t1\t1\t10\t20\t30\t40\t-1\tX
+5\tbad\trow
+";
+
+    #[test]
+    fn tsv_words_become_lines() {
+        let lines = lines_from_tsv(TSV);
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(lines[0].text, "P<INDSHARMA<<PRIYA<<<<");
+        assert_eq!(lines[0].bbox, TextBox { x: 190, y: 315, width: 1118, height: 26 });
+        assert_eq!(lines[1].text, "Z1234567<0IND90081 54F3103145<<02");
+        assert_eq!(lines[1].bbox, TextBox { x: 190, y: 366, width: 1118, height: 30 });
+        assert!((lines[1].confidence - 85.0).abs() < 1e-4);
+        // A word without a confidence counts for none.
+        assert_eq!((lines[2].text.as_str(), lines[2].confidence), ("X", 0.0));
+        assert!(lines_from_tsv("").is_empty() && lines_from_tsv("garbage\nmore").is_empty());
+    }
+
+    #[test]
+    fn inputs_are_checked() {
+        let img = GrayImage::new(100, 40);
+        let ok = OcrParams { lang: "mrz", char_whitelist: Some("AB<"), layout: Layout::Auto };
+        assert!(check_input(&img, &ok).is_ok());
+        for lang in ["", "../eng", "eng+vie", "e n g"] {
+            assert!(matches!(check_input(&img, &OcrParams { lang, ..ok }), Err(OcrError::BadInput(_))), "{lang}");
+        }
+        assert!(check_input(&img, &OcrParams { char_whitelist: Some(""), ..ok }).is_err());
+        assert!(check_input(&img, &OcrParams { char_whitelist: Some("A\u{e9}"), ..ok }).is_err());
+        assert!(check_input(&GrayImage::new(MAX_SIDE + 1, 40), &ok).is_err());
+        assert!(check_input(&GrayImage::new(100, MIN_SIDE - 1), &ok).is_err());
+    }
+
+    #[test]
+    fn language_lookup_follows_the_directory_order() {
+        let a = tempfile::tempdir().expect("tempdir");
+        let b = tempfile::tempdir().expect("tempdir");
+        std::fs::write(b.path().join("mrz.traineddata"), b"x").expect("write");
+        std::fs::write(a.path().join("eng.traineddata"), b"x").expect("write");
+        std::fs::write(b.path().join("eng.traineddata"), b"x").expect("write");
+        let dirs = vec![a.path().to_path_buf(), b.path().to_path_buf()];
+        assert_eq!(find_language(&dirs, "mrz").as_deref(), Some(b.path()));
+        assert_eq!(find_language(&dirs, "eng").as_deref(), Some(a.path()));
+        assert_eq!(find_language(&dirs, "vie"), None);
+    }
+}
