@@ -728,16 +728,7 @@ mod tests {
         let challenge_id = scored_challenge(store.as_ref()).await;
         let chain = store.list_batches(&challenge_id).await.expect("list");
         let last = chain.last().expect("two batches");
-        let job = |op: Operation, payload: Value| Job {
-            schema_version: JOB_SCHEMA_VERSION,
-            request_id: uuid::Uuid::new_v4().to_string(),
-            operation: op,
-            client_id: "client-a".into(),
-            access_key_id: "ak".into(),
-            reply_to: "i".into(),
-            created_at: "t".into(),
-            payload,
-        };
+        let job = |op: Operation, payload: Value| idv_workers::conformance::job(op, "client-a", payload);
         let mut push = job(
             Operation::PushEventBatch,
             json!({"challenge_id": challenge_id, "customer_user_device_id": "dev-1", "nonce": "ab".repeat(32),

@@ -39,6 +39,21 @@ impl Case {
     }
 }
 
+/// A job for a suite case or a handler test: a fresh request id, `client_id`'s, answered
+/// to instance `test`.
+pub fn job(op: idv_schemas::Operation, client_id: &str, payload: Value) -> Job {
+    Job {
+        schema_version: idv_schemas::jobs::JOB_SCHEMA_VERSION,
+        request_id: uuid::Uuid::new_v4().to_string(),
+        operation: op,
+        client_id: client_id.into(),
+        access_key_id: "ak".into(),
+        reply_to: "test".into(),
+        created_at: "2026-11-23T00:00:00Z".into(),
+        payload,
+    }
+}
+
 /// Fields that legitimately differ between two runs of the same job: clock readings and
 /// the incident id of an internal error (a fresh one per answer, by design).
 const VOLATILE: &[&str] = &["created_at", "updated_at", "time", "finished_at", "incident_id", "expiry_date_face"];
@@ -140,21 +155,11 @@ mod tests {
     use super::*;
     use crate::card::CardHandler;
     use crate::face::{CompareHandler, FaceHandler};
-    use idv_schemas::jobs::JOB_SCHEMA_VERSION;
     use idv_schemas::Operation;
     use serde_json::json;
 
     fn job(op: Operation, payload: Value) -> Job {
-        Job {
-            schema_version: JOB_SCHEMA_VERSION,
-            request_id: uuid::Uuid::new_v4().to_string(),
-            operation: op,
-            client_id: "client-a".into(),
-            access_key_id: "ak".into(),
-            reply_to: "instance".into(),
-            created_at: "2026-11-23T00:00:00Z".into(),
-            payload,
-        }
+        super::job(op, "client-a", payload)
     }
 
     fn sqlite() -> Arc<dyn Store> {

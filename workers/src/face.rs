@@ -251,19 +251,9 @@ impl JobHandler for FaceHandler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use idv_schemas::jobs::JOB_SCHEMA_VERSION;
 
     fn job(op: Operation, payload: Value) -> Job {
-        Job {
-            schema_version: JOB_SCHEMA_VERSION,
-            request_id: uuid::Uuid::new_v4().to_string(),
-            operation: op,
-            client_id: "client-a".into(),
-            access_key_id: "ak".into(),
-            reply_to: "i".into(),
-            created_at: now(),
-            payload,
-        }
+        crate::conformance::job(op, "client-a", payload)
     }
 
     fn user(cus: &str) -> FaceUserRecord {

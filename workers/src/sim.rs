@@ -376,7 +376,8 @@ pub fn normalize_number(raw: &str, default_country_code: Option<&str>) -> Option
     } else {
         return None;
     };
-    let digits = &e164[1..];
+    // Every branch above starts with an ASCII '+', so this slice is on a char boundary.
+    let digits = e164.strip_prefix('+').unwrap_or(&e164);
     let ok = (5..=15).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) && !digits.starts_with('0');
     ok.then_some(e164)
 }
@@ -405,6 +406,14 @@ impl Telcos {
     pub fn new(file: TelcosFile) -> Result<Self, String> {
         if file.telcos.is_empty() {
             return Err("the telcos file lists no operator".into());
+        }
+        // A country code is `+` and 1 to 3 digits: anything else would turn national
+        // numbers into something that is not E.164 (found by the fuzzer).
+        if let Some(cc) = &file.default_country_code {
+            let digits = cc.strip_prefix('+').unwrap_or_default();
+            if !((1..=3).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) && !digits.starts_with('0')) {
+                return Err(format!("default_country_code must be + and 1 to 3 digits, not {cc:?}"));
+            }
         }
         let mut codes: Vec<&str> = file.telcos.iter().map(|t| t.code.as_str()).collect();
         codes.sort_unstable();
@@ -916,6 +925,11 @@ mod tests {
             apis: BTreeMap::new(),
         };
         let telcos = Telcos::new(TelcosFile { default_country_code: None, telcos: vec![t("wide", &["+849"]), t("narrow", &["+8498"])] })?;
+        for bad in ["84", "", "+", "+0", "+1234", "é84", "+8a"] {
+            let file = TelcosFile { default_country_code: Some(bad.into()), telcos: vec![t("x", &["+84"])] };
+            assert!(Telcos::new(file).is_err(), "default_country_code {bad:?} accepted");
+        }
+        assert_eq!(normalize_number("0912345678", Some("é")), None, "never a panic on a non-ASCII code");
         assert_eq!(telcos.for_number("+84981234567").map(|t| t.code.as_str()), Some("narrow"));
         assert_eq!(telcos.for_number("+84911234567").map(|t| t.code.as_str()), Some("wide"));
         assert!(telcos.for_number("+14155550100").is_none());
