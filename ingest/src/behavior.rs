@@ -19,17 +19,17 @@ pub const MAX_BATCH_DATA_BYTES: usize = 1024 * 1024;
 /// The push_event_batch plaintext, keeping `data` as the exact bytes received (the
 /// batch hash covers those bytes, not a re-serialization).
 #[derive(serde::Deserialize)]
-struct PushPlaintext<'a> {
+pub struct PushPlaintext<'a> {
     #[serde(default)]
-    nonce: Option<String>,
+    pub nonce: Option<String>,
     #[serde(default)]
-    batch_hash: Option<String>,
+    pub batch_hash: Option<String>,
     #[serde(default)]
-    prev_batch_hash: Option<String>,
+    pub prev_batch_hash: Option<String>,
     #[serde(default)]
-    seq: Option<i64>,
+    pub seq: Option<i64>,
     #[serde(borrow, default)]
-    data: Option<&'a RawValue>,
+    pub data: Option<&'a RawValue>,
 }
 
 fn device_job(st: &AppState, op: Operation, caller: &DeviceCaller, payload: Value) -> (Job, Vec<u8>) {

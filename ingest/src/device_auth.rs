@@ -69,6 +69,12 @@ pub async fn server_key_pair(state: &AppState, key_pair_id: &str) -> Result<Arc<
 }
 
 /// Everything up to the body: signature, device state, rate limit, request secret key.
+/// The end-to-end encrypted request body: `{"data": base64 AES-GCM ciphertext}`.
+#[derive(serde::Deserialize)]
+pub struct Encrypted {
+    pub data: String,
+}
+
 pub async fn authenticate(state: &AppState, raw: &RequestHead<'_>) -> Result<DeviceHead, ErrorKind> {
     let authz = header(raw, "authorization").ok_or(ErrorKind::AccessDenied)?;
     let (device_id, esk, signature) = device::parse_device_authorization(authz).ok_or(ErrorKind::AccessDenied)?;
@@ -112,10 +118,6 @@ pub async fn authenticate(state: &AppState, raw: &RequestHead<'_>) -> Result<Dev
 /// Check the body against the signed Content-MD5 and decrypt it.
 pub fn open_body(head: DeviceHead, headers: &axum::http::HeaderMap, body: &[u8]) -> Result<DeviceCaller, ErrorKind> {
     crate::auth::check_body_md5(headers, body, true)?;
-    #[derive(serde::Deserialize)]
-    struct Encrypted {
-        data: String,
-    }
     let envelope: Encrypted = serde_json::from_slice(body).map_err(|_| ErrorKind::AccessDenied)?;
     let plaintext = device::open_b64(&head.secret_key, &envelope.data).map_err(|_| ErrorKind::AccessDenied)?;
     Ok(DeviceCaller { device: head.device, server: head.server, plaintext })

@@ -16,7 +16,6 @@ use idv_crypto::{access_key, device, jwt};
 use idv_schemas::api::CreateChallengeRequest;
 use idv_schemas::validate::{parse_json, Validate};
 use idv_schemas::ErrorKind;
-use serde_json::value::RawValue;
 use serde_json::Value;
 use std::time::Duration;
 
@@ -144,28 +143,8 @@ fn device_header_harness() -> Harness {
 
 // ------------------------------------------------------------------ (4) envelope and plaintext
 
-/// `ingest/src/device_auth.rs::open_body`'s envelope.
-#[derive(serde::Deserialize)]
-struct Encrypted {
-    data: String,
-}
-
-/// `ingest/src/behavior.rs`'s push_event_batch plaintext.
-#[derive(serde::Deserialize)]
-struct PushPlaintext<'a> {
-    #[serde(default)]
-    nonce: Option<String>,
-    #[serde(default)]
-    batch_hash: Option<String>,
-    #[serde(default)]
-    prev_batch_hash: Option<String>,
-    #[serde(default)]
-    seq: Option<i64>,
-    #[serde(borrow, default)]
-    data: Option<&'a RawValue>,
-}
-
-const MAX_BATCH_DATA_BYTES: usize = 1024 * 1024;
+use idv_ingest::behavior::{PushPlaintext, MAX_BATCH_DATA_BYTES};
+use idv_ingest::device_auth::Encrypted;
 
 /// push_event_batch's checks (behavior.rs), the batch hash, and what the scorer then does
 /// with the stored `data_raw` (parse, extract features).
