@@ -699,6 +699,33 @@ pub struct ScyllaStore {
     st: Statements,
 }
 
+/// Lookup tables (a partition of ids) and the records they point at.
+impl ScyllaStore {
+    /// The ids in one partition of a lookup table.
+    async fn lookup_ids(&self, statement: &PreparedStatement, key: impl scylla::serialize::row::SerializeRow) -> Result<Vec<String>> {
+        self.session
+            .execute_iter(statement.clone(), key)
+            .await
+            .map_err(driver)?
+            .rows_stream::<(String,)>()
+            .map_err(driver)?
+            .map_ok(|(id,)| id)
+            .try_collect()
+            .await
+            .map_err(driver)
+    }
+
+    /// Each id read by `read`, [`KEY_PAIR_READ_CONCURRENCY`] at a time; `None` where a
+    /// lookup row points at nothing (a failed creation, a deletion).
+    async fn read_each<T, F, Fut>(&self, ids: Vec<String>, read: F) -> Result<Vec<Option<T>>>
+    where
+        F: Fn(String) -> Fut,
+        Fut: std::future::Future<Output = Result<Option<T>>>,
+    {
+        futures::stream::iter(ids).map(read).buffer_unordered(KEY_PAIR_READ_CONCURRENCY).try_collect().await
+    }
+}
+
 type AccessKeyRow = (String, String, Vec<u8>, String, bool);
 
 fn key_from_row((access_key_id, client_id, sealed_secret, created_at, revoked): AccessKeyRow) -> AccessKeyRecord {
@@ -1284,22 +1311,8 @@ impl Store for ScyllaStore {
                 .map_err(driver)?,
             // The client's lookup partition, then each key pair by id.
             Some(client_id) => {
-                let ids: Vec<String> = self
-                    .session
-                    .execute_iter(self.st.list_key_pair_ids_of_client.clone(), (client_id,))
-                    .await
-                    .map_err(driver)?
-                    .rows_stream::<(String,)>()
-                    .map_err(driver)?
-                    .map_ok(|(id,)| id)
-                    .try_collect()
-                    .await
-                    .map_err(driver)?;
-                let found: Vec<Option<KeyPairRecord>> = futures::stream::iter(ids)
-                    .map(|id| async move { self.get_key_pair(&id).await })
-                    .buffer_unordered(KEY_PAIR_READ_CONCURRENCY)
-                    .try_collect()
-                    .await?;
+                let ids = self.lookup_ids(&self.st.list_key_pair_ids_of_client, (client_id,)).await?;
+                let found = self.read_each(ids, |id| async move { self.get_key_pair(&id).await }).await?;
                 // Lookup rows left by failed creations point at no key pair, or at another
                 // client's.
                 found.into_iter().flatten().filter(|k| k.client_id == client_id).collect()
@@ -1367,22 +1380,8 @@ impl Store for ScyllaStore {
     }
 
     async fn list_devices(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<DeviceRecord>> {
-        let ids: Vec<String> = self
-            .session
-            .execute_iter(self.st.list_device_ids_of_user.clone(), (client_id, cus_user_id))
-            .await
-            .map_err(driver)?
-            .rows_stream::<(String,)>()
-            .map_err(driver)?
-            .map_ok(|(id,)| id)
-            .try_collect()
-            .await
-            .map_err(driver)?;
-        let found: Vec<Option<DeviceRecord>> = futures::stream::iter(ids)
-            .map(|id| async move { self.get_device(&id).await })
-            .buffer_unordered(KEY_PAIR_READ_CONCURRENCY)
-            .try_collect()
-            .await?;
+        let ids = self.lookup_ids(&self.st.list_device_ids_of_user, (client_id, cus_user_id)).await?;
+        let found = self.read_each(ids, |id| async move { self.get_device(&id).await }).await?;
         // Lookup rows of failed creations or deleted devices point at nothing, or (an id
         // taken) at someone else's device.
         let mut devices: Vec<DeviceRecord> =
