@@ -35,7 +35,7 @@ ensure_ffmpeg() {
 # MRZ tests render OCR-B with fonts-ocr-b and page text with fonts-dejavu-core.
 ensure_tesseract() {
   local missing=()
-  for pkg in tesseract-ocr tesseract-ocr-eng libtesseract-dev pkg-config libclang-dev fonts-ocr-b fonts-dejavu-core; do
+  for pkg in tesseract-ocr tesseract-ocr-eng tesseract-ocr-vie tesseract-ocr-hin libtesseract-dev pkg-config libclang-dev fonts-ocr-b fonts-dejavu-core fonts-noto-core; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
   done
   if [ ${#missing[@]} -gt 0 ]; then

@@ -24,7 +24,9 @@ const CARD: &str = "in.aadhaar";
 const MAX_LEN: usize = 4096;
 /// Address attributes in the order the letter prints them (the Secure QR's address is
 /// joined in the same order, so both codes of one card give the same `address`).
-pub(crate) const ADDRESS_PARTS: [&str; 11] = ["co", "house", "street", "lm", "loc", "vtc", "po", "subdist", "dist", "state", "pc"];
+/// The pin code is not part of `address`: it is its own entry, `pin_code`, as every
+/// Aadhaar reader (QR and print) answers it.
+pub(crate) const ADDRESS_PARTS: [&str; 10] = ["co", "house", "street", "lm", "loc", "vtc", "po", "subdist", "dist", "state"];
 
 fn invalid(field: &'static str, reason: impl Into<String>) -> CodecError {
     CodecError::InvalidField { field, reason: reason.into() }
@@ -231,7 +233,7 @@ mod tests {
         assert_eq!(value(&f, "pin_code"), Some("122001"));
         assert_eq!(
             value(&f, "address"),
-            Some("S/O Ram & Sons, 12, MG Road, Near Temple, Sector 5, Gurgaon, Gurgaon, Gurgaon, Gurgaon, Haryana, 122001")
+            Some("S/O Ram & Sons, 12, MG Road, Near Temple, Sector 5, Gurgaon, Gurgaon, Gurgaon, Gurgaon, Haryana")
         );
         // Year of birth only; single quotes; ISO date.
         let f = parse("<PrintLetterBarcodeData uid='234123412346' name='A B' gender='F' yob='1985'/>")?;

@@ -13,7 +13,10 @@
 
 pub mod in_aadhaar;
 pub mod in_aadhaar_secure;
+pub mod merge;
 pub mod mrz;
+pub mod printed;
+pub mod tampering;
 pub mod vn_cccd;
 
 use serde::Serialize;
@@ -50,17 +53,21 @@ pub enum ConfidenceVerdict {
 /// out (`None`) for exact data (a QR read as is); codecs set it to `UNSURE` on a value
 /// whose own check failed (a Secure QR whose signature does not verify, an MRZ field whose
 /// check digit does not match), so that value is never passed on as verified.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CardField {
     pub field: String,
     pub value: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence_verdict: Option<ConfidenceVerdict>,
+    /// 0–1, set where sources are merged (`merge`): 1 for exact data, the OCR confidence
+    /// for OCR-read values, 0 for a value whose own check failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence_score: Option<f32>,
 }
 
 impl CardField {
     pub fn new(field: &str, value: impl Into<String>) -> Self {
-        CardField { field: field.to_string(), value: value.into(), confidence_verdict: None }
+        CardField { field: field.to_string(), value: value.into(), confidence_verdict: None, confidence_score: None }
     }
 
     /// The same entry marked `UNSURE`.

@@ -10,7 +10,8 @@
 //! Some cards append further fields (e.g. the card's expiry on newer cards); they are
 //! ignored. Output field names follow the spec's list: `id`, `old_id` (when present),
 //! `name`, `dob`, `gender`, `address`, `issue_date`; dates normalized to `DD/MM/YYYY`,
-//! sex to `Nam`/`Nữ` as printed, whitespace trimmed.
+//! sex (`Nam`/`Nữ` on the card) to the one gender vocabulary of every card type, `M`/`F`,
+//! whitespace trimmed.
 
 use crate::{CardField, CodecError};
 
@@ -54,8 +55,8 @@ pub fn parse(text: &str) -> Result<Vec<CardField>, CodecError> {
     }
     let dob = normalize_date("dob", parts[3])?;
     let gender = match parts[4] {
-        "Nam" => "Nam",
-        "Nữ" | "Nu" | "Nư" => "Nữ",
+        "Nam" => "M",
+        "Nữ" | "Nu" | "Nư" => "F",
         other => return Err(invalid("gender", format!("expected Nam or Nữ, got {other:?}"))),
     };
     let address = parts[5];
@@ -104,7 +105,7 @@ mod tests {
     fn without_the_old_number_and_with_extra_fields() -> Result<(), CodecError> {
         let f = parse("001099012345||Trần Thị B|05111999|Nữ|Hà Nội|01072024|01072049\n")?;
         assert_eq!(value(&f, "old_id"), None);
-        assert_eq!(value(&f, "gender"), Some("Nữ"));
+        assert_eq!(value(&f, "gender"), Some("F"));
         assert_eq!(value(&f, "issue_date"), Some("01/07/2024"));
         Ok(())
     }

@@ -79,9 +79,9 @@ pub fn worker_handlers(
     aadhaar_keys: Option<Arc<idv_workers::card::UidaiKeys>>,
 ) -> Vec<(Topic, Arc<dyn JobHandler>)> {
     vec![
-        (Topic::Face, Arc::new(FaceHandler { store, biometrics: biometrics.clone(), max_auth_failures: face_auth_max_failures }) as Arc<dyn JobHandler>),
+        (Topic::Face, Arc::new(FaceHandler { store: store.clone(), biometrics: biometrics.clone(), max_auth_failures: face_auth_max_failures }) as Arc<dyn JobHandler>),
         (Topic::Compare, Arc::new(idv_workers::face::CompareHandler { biometrics: biometrics.clone() })),
-        (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs, biometrics, aadhaar_keys, ocr: idv_workers::card_mrz::ocr_engine() })),
+        (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs, biometrics, aadhaar_keys, ocr: idv_workers::card_mrz::ocr_engine(), store: Some(store) })),
         (Topic::Sim, Arc::new(sim)),
     ]
 }

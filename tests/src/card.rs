@@ -29,7 +29,12 @@ fn card_photo(code: Option<&RgbImage>) -> Vec<u8> {
 
 /// As [`card_photo`], with `portrait` (scaled to 320 px high) on the card's left.
 pub fn card_photo_with(portrait: Option<&RgbImage>, code: Option<&RgbImage>) -> Vec<u8> {
-    let mut photo = RgbImage::from_pixel(1400, 1000, Rgb([90, 80, 70]));
+    // A table with a little texture, as every photo has (the card finder does not find a
+    // card on a mathematically uniform background: a noted limit).
+    let mut photo = RgbImage::from_fn(1400, 1000, |x, y| {
+        let v = ((x * 7919 + y * 104_729) % 13) as u8;
+        Rgb([84 + v, 74 + v, 64 + v])
+    });
     let card = RgbImage::from_pixel(1000, 630, Rgb([235, 240, 230]));
     imageops::overlay(&mut photo, &card, 200, 185);
     if let Some(p) = portrait {
@@ -78,11 +83,14 @@ pub async fn run(bus_url: &str) {
     assert_eq!(field(d, "issue_date"), Some("15/06/2021"));
     assert_eq!(d["image1"]["qr"]["raw"], CCCD);
     assert!(d["image2"].is_null());
-    assert!(d["image1"]["ocr"].is_null() && d["not_performed"].as_array().is_some_and(|a| a.contains(&json!("card_sanity"))), "{d}");
+    // The print was read where OCR is in the build (none on this card). Card sanity and
+    // the card box are covered on realistic photos by card_types.rs.
+    assert_eq!(d["image1"]["ocr"].is_null(), !crate::passport::OCR_COMPILED, "{d}");
+    assert!(d["card_information"].as_array().is_some_and(|a| a.iter().all(|e| e["confidence_verdict"] == "SURE")), "QR data: {d}");
 
     // The QR as a separate close-up (qr1_images), the card photo without one.
     let ok = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(None), Some(png(&qr(CCCD))))).await;
-    assert_eq!((ok.status, field(&ok.body["data"], "gender")), (200, Some("Nam")), "{:?}", ok.body);
+    assert_eq!((ok.status, field(&ok.body["data"], "gender")), (200, Some("M")), "{:?}", ok.body);
 
     // Another QR code, a damaged record, no QR at all, a card type without a codec.
     let other = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(Some(&qr("https://example.com/promo"))), None)).await;
@@ -90,22 +98,31 @@ pub async fn run(bus_url: &str) {
     let damaged = CCCD.replace("01011990", "31021990");
     let bad = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(Some(&qr(&damaged))), None)).await;
     assert_eq!((bad.status, bad.code()), (200, Some("bad_quality_card_image")), "{:?}", bad.body);
+    // No QR and no print: without OCR nothing could read it (501); with OCR the card
+    // was read and holds nothing: a failure, never a field.
     let none = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("vn.national_id", card_photo(None), None)).await;
-    assert_eq!((none.status, none.body["errors"][0]["detail"]["reason"].as_str()), (501, Some("not_performed")), "{:?}", none.body);
     let pan = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.pan", card_photo(Some(&qr(CCCD))), None)).await;
-    assert_eq!((pan.status, pan.body["errors"][0]["detail"]["reason"].as_str()), (501, Some("not_performed")), "{:?}", pan.body);
+    for r in [&none, &pan] {
+        if crate::passport::OCR_COMPILED {
+            assert_eq!(r.status, 200, "{:?}", r.body);
+            assert_eq!(r.body["data"]["status"], "failure", "{:?}", r.body);
+            assert_eq!(r.body["data"]["card_information"], json!([]), "{:?}", r.body);
+        } else {
+            assert_eq!((r.status, r.body["errors"][0]["detail"]["reason"].as_str()), (501, Some("not_performed")), "{:?}", r.body);
+        }
+    }
 
     // India's original Aadhaar QR (XML); the newer signed Secure QR is not read here.
     let aadhaar = r#"<?xml version="1.0" encoding="UTF-8"?><PrintLetterBarcodeData uid="234123412346" name="Rahul Kumar" gender="M" yob="1990" house="12" street="MG Road" vtc="Gurgaon" state="Haryana" pc="122001" dob="15/08/1990"/>"#;
     let ok = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(aadhaar))), None)).await;
     assert_eq!((ok.status, field(&ok.body["data"], "id")), (200, Some("234123412346")), "{:?}", ok.body);
-    assert_eq!(field(&ok.body["data"], "address"), Some("12, MG Road, Gurgaon, Haryana, 122001"));
+    assert_eq!(field(&ok.body["data"], "address"), Some("12, MG Road, Gurgaon, Haryana"));
     // A long number that is no Secure QR (not gzip): another code.
     let not_secure = "4".repeat(600);
     let r = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(&not_secure))), None)).await;
     assert_eq!((r.status, r.code()), (200, Some("incorrect_card_type")), "{:?}", r.body);
     // The Secure QR, no certificate configured: read, its signature `not_verified`, the
-    // fields as read (no confidence verdict, like the unsigned XML QR's).
+    // fields as read (QR data: SURE, like the unsigned XML QR's).
     let code = secure::encode_secure_qr_for_tests(&SecureQrInput::sample(), secure::test_key::PKCS8_DER);
     let r = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(&code))), None)).await;
     let d = &r.body["data"];
@@ -114,10 +131,10 @@ pub async fn run(bus_url: &str) {
     assert_eq!(field(d, "name"), Some("Rahul Kumar"));
     assert_eq!(field(d, "dob"), Some("15/08/1990"));
     assert_eq!(field(d, "mobile_last4"), Some("5678"));
-    assert_eq!(field(d, "address"), Some("S/O Ram Kumar, 12, MG Road, Near Temple, Sector 5, Gurgaon, Gurgaon, Gurgaon, Gurgaon, Haryana, 122001"));
+    assert_eq!(field(d, "address"), Some("S/O Ram Kumar, 12, MG Road, Near Temple, Sector 5, Gurgaon, Gurgaon, Gurgaon, Gurgaon, Haryana"));
     assert_eq!((d["image1"]["qr"]["signature"].as_str(), d["image1"]["qr"]["version"].as_str()), (Some("not_verified"), Some("V2")), "{d}");
     assert_eq!(d["image1"]["qr"]["raw"], code.as_str());
-    assert!(d["card_information"].as_array().is_some_and(|a| a.iter().all(|e| e.get("confidence_verdict").is_none())), "{d}");
+    assert!(d["card_information"].as_array().is_some_and(|a| a.iter().all(|e| e["confidence_verdict"] == "SURE")), "{d}");
     let wrong_check_digit = aadhaar.replace("234123412346", "234123412345");
     let r = c.call(&acme, "/v1/read_id_card_info_with_sanity", &read("in.aadhaar", card_photo(Some(&qr(&wrong_check_digit))), None)).await;
     assert_eq!((r.status, r.code()), (200, Some("bad_quality_card_image")), "{:?}", r.body);
@@ -168,7 +185,7 @@ pub async fn secure_qr_with_certificate(bus_url: &str) {
     assert_eq!((r.status, d["status"].as_str()), (200, Some("success")), "{:?}", r.body);
     assert_eq!(d["image1"]["qr"]["signature"], "verified", "{d}");
     assert_eq!((field(d, "name"), field(d, "pin_code")), (Some("Rahul Kumar"), Some("122001")));
-    assert!(d["card_information"].as_array().is_some_and(|a| a.iter().all(|e| e.get("confidence_verdict").is_none())), "{d}");
+    assert!(d["card_information"].as_array().is_some_and(|a| a.iter().all(|e| e["confidence_verdict"] == "SURE")), "{d}");
 
     // One letter of the name changed after signing: well-formed, signature failed.
     let mut signed = secure::sign_for_tests(&input.signed_bytes(), secure::test_key::PKCS8_DER);

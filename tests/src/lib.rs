@@ -14,6 +14,8 @@ pub mod redelivery;
 pub mod sim;
 pub mod behavior;
 pub mod card;
+pub mod card_gen;
+pub mod card_types;
 pub mod ekyc;
 pub mod face;
 pub mod face_video;

@@ -129,11 +129,11 @@ impl Passport {
 
 /// How a run of text is drawn: font, size in px, colour, and a fixed advance (`pitch`,
 /// the MRZ's) or the font's own.
-struct Pen<'a> {
-    font: &'a FontVec,
-    size: f32,
-    color: [u8; 3],
-    pitch: Option<f32>,
+pub(crate) struct Pen<'a> {
+    pub(crate) font: &'a FontVec,
+    pub(crate) size: f32,
+    pub(crate) color: [u8; 3],
+    pub(crate) pitch: Option<f32>,
 }
 
 fn pen(font: &FontVec, size: f32, color: [u8; 3]) -> Pen<'_> {
@@ -141,7 +141,7 @@ fn pen(font: &FontVec, size: f32, color: [u8; 3]) -> Pen<'_> {
 }
 
 /// Draws `text` from `x0` with its baseline at `baseline`.
-fn draw_text(img: &mut RgbImage, pen: &Pen<'_>, x0: f32, baseline: f32, text: &str) {
+pub(crate) fn draw_text(img: &mut RgbImage, pen: &Pen<'_>, x0: f32, baseline: f32, text: &str) {
     let (font, color, pitch) = (pen.font, pen.color, pen.pitch);
     let scale = PxScale::from(pen.size);
     let scaled = font.as_scaled(scale);
@@ -165,7 +165,7 @@ fn draw_text(img: &mut RgbImage, pen: &Pen<'_>, x0: f32, baseline: f32, text: &s
 }
 
 /// OCR-B at the ICAO pitch of `pitch` px per character.
-fn draw_mrz(img: &mut RgbImage, fonts: &Fonts, x: f32, baselines: &[f32], lines: &[String], pitch: f32) {
+pub(crate) fn draw_mrz(img: &mut RgbImage, fonts: &Fonts, x: f32, baselines: &[f32], lines: &[String], pitch: f32) {
     let advance = fonts.ocr_b.as_scaled(PxScale::from(100.0)).h_advance(fonts.ocr_b.glyph_id('A'));
     let size = 100.0 * pitch / advance.max(1.0);
     let pen = Pen { font: &fonts.ocr_b, size, color: [15, 15, 20], pitch: Some(pitch) };

@@ -19,3 +19,8 @@ async fn ekyc_full_check_with_bearer_tokens_over_http() {
 async fn ekyc_bearer_token_refusals() {
     idv_tests::ekyc::auth("memory://").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_six_card_types_and_every_failure_code_over_http() {
+    idv_tests::card_types::run("memory://").await;
+}

@@ -11,6 +11,8 @@
 //! installed: run scripts/models.sh") that callers turn into "not performed"; nothing in
 //! this crate panics on missing files or bad input.
 
+pub mod card_box;
+pub mod card_sanity;
 pub mod chip;
 pub mod conformance;
 pub mod decode;

@@ -1,11 +1,10 @@
-//! `read_id_card_info_with_sanity`: the card's QR code(s), found in the card images and
-//! the `qr1_images`/`qr2_images` (`idv_vision::qr`), parsed by the card type's codec
-//! (`idv_cards`); for `in.passport`, and on the back of Vietnam's chip CCCD, the
-//! machine-readable zone read by OCR ([`crate::card_mrz`]). Only what was read is
-//! returned: OCR of the printed fields, NFC, the card box and card sanity are not in this
-//! build and are listed in `data.not_performed` (and `mrz` where no zone was searched),
-//! never guessed. Card types without a reader here answer "not performed" as a whole.
-//! Choices: docs/API.md "Card reading".
+//! `read_id_card_info_with_sanity` (issue 8): each side scanned once
+//! ([`crate::card_scan`]: card found and flattened, card sanity, QR codes, printed text
+//! by OCR, the machine-readable zone where the type has one), then read as a whole
+//! ([`crate::card_read::read_card`]: codecs, printed-field parsers, card type check,
+//! merge with confidence, tampering evidence). This file holds the handler: the QR codecs
+//! per card type, the blocking scan within its budget, the flattened card stored as
+//! `transformed_image_id`, and the answer. Choices: docs/API.md "Card reading in detail".
 //!
 //! `in.aadhaar` reads the original XML QR, else the signed Secure QR
 //! (`idv_cards::in_aadhaar_secure`), whose signature is checked with the operator's UIDAI
@@ -15,7 +14,9 @@
 //! a verified card: its fields come back with `confidence_verdict: UNSURE` and the answer
 //! is `status: failure` with `bad_quality_card_image` (as for a damaged code).
 
-use crate::card_mrz::{cccd_fields, mrz_json, reference_year, MrzSearch, NOT_PERFORMED_WITH_MRZ};
+use crate::card_mrz::reference_year;
+use crate::card_read::{read_card, sanity_json, CardReading, SideInput};
+use crate::card_scan::{scan_side, ScanPlan, SideScan, SCAN_TIME_BUDGET};
 use crate::runtime::JobHandler;
 use async_trait::async_trait;
 pub use idv_cards::in_aadhaar_secure::UidaiKeys;
@@ -24,15 +25,13 @@ use idv_cards::{CardField, CodecError};
 use idv_schemas::api::{ImageData, ReadIdCardRequest};
 use idv_schemas::jobs::Job;
 use idv_schemas::ops::Operation;
-use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group};
+use idv_schemas::{ApiError, Envelope, ErrorKind, Group};
 use crate::face_ops::Stop;
 use idv_store::blobs::BlobStore;
 use idv_vision::ocr::TextRecognizer;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// What this build does not do for a card, reported with every answer.
-pub const NOT_PERFORMED: [&str; 5] = ["ocr", "mrz", "nfc", "card_box", "card_sanity"];
 /// Longest one image's decode + QR search may take before the job gives up on it
 /// ("not performed"). rqrr has no cap on finder-pattern candidates, so a crafted image
 /// can make its search slow: the job stops waiting here (the blocking thread finishes
@@ -41,7 +40,7 @@ pub const QR_TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(1
 
 /// A card type's QR codec.
 #[derive(Clone, Copy)]
-pub(crate) enum Codec<'a> {
+pub enum Codec<'a> {
     /// An unsigned format: the fields are what the code says.
     Plain(fn(&str) -> Result<Vec<CardField>, CodecError>),
     /// `in.aadhaar`: the XML QR, else the Secure QR checked with these keys (`None`: no
@@ -50,7 +49,7 @@ pub(crate) enum Codec<'a> {
 }
 
 /// What a codec made of one QR text.
-pub(crate) struct QrRead {
+pub struct QrRead {
     pub fields: Vec<CardField>,
     /// The signature's outcome, for signed formats (the Aadhaar Secure QR).
     pub signature: Option<Signature>,
@@ -64,8 +63,17 @@ impl QrRead {
     }
 }
 
-impl Codec<'_> {
-    pub(crate) fn parse(&self, text: &str) -> Result<QrRead, CodecError> {
+impl<'a> Codec<'a> {
+    /// The QR codec of a card type, if it carries a QR code this build reads.
+    pub fn of(card_type: &str, aadhaar_keys: Option<&'a UidaiKeys>) -> Option<Codec<'a>> {
+        match card_type {
+            "vn.national_id" => Some(Codec::Plain(idv_cards::vn_cccd::parse)),
+            "in.aadhaar" => Some(Codec::Aadhaar(aadhaar_keys)),
+            _ => None,
+        }
+    }
+
+    pub fn parse(&self, text: &str) -> Result<QrRead, CodecError> {
         match self {
             Codec::Plain(parse) => parse(text).map(QrRead::plain),
             Codec::Aadhaar(keys) => match idv_cards::in_aadhaar::parse(text) {
@@ -97,6 +105,9 @@ pub struct CardHandler {
     /// OCR for machine-readable zones (`idv_vision::ocr::recognizer()`; `None`: not in
     /// this build, so MRZ reading is "not performed").
     pub ocr: Option<Arc<dyn TextRecognizer>>,
+    /// Where flattened cards are recorded as the caller's images (`None`: not stored,
+    /// `transformed_image_id` null).
+    pub store: Option<Arc<dyn idv_store::Store>>,
 }
 
 /// Why a Secure QR whose signature failed is refused (the answer's failure message).
@@ -106,18 +117,8 @@ pub(crate) const SIGNATURE_FAILED: &str =
 impl CardHandler {
     /// The QR codec of a card type, if this build has one.
     pub(crate) fn codec(&self, card_type: &str) -> Option<Codec<'_>> {
-        match card_type {
-            "vn.national_id" => Some(Codec::Plain(idv_cards::vn_cccd::parse)),
-            "in.aadhaar" => Some(Codec::Aadhaar(self.aadhaar_keys.as_deref())),
-            _ => None,
-        }
+        Codec::of(card_type, self.aadhaar_keys.as_deref())
     }
-}
-
-/// One side of the card: the QR texts found in its image and its QR images.
-pub(crate) struct Side {
-    pub id: Option<String>,
-    pub texts: Vec<String>,
 }
 
 impl CardHandler {
@@ -147,163 +148,162 @@ impl CardHandler {
         decoded.map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::invalid(field, e.to_string()))))
     }
 
-    /// The QR texts of one side: its image first, then its QR images, stopping at the
-    /// first image whose QR the codec reads (no work beyond what answers the request).
-    pub(crate) async fn side(
-        &self,
-        group: Group,
-        n: u8,
-        image: Option<&ImageData>,
-        qr_images: Option<&Vec<ImageData>>,
-        codec: Codec<'_>,
-    ) -> Result<Option<Side>, Stop> {
-        let Some(image) = image else { return Ok(None) };
-        let mut texts = self.qr_texts(group, &format!("image{n}"), image).await?;
-        for (i, qr) in qr_images.into_iter().flatten().enumerate() {
-            if texts.iter().any(|t| codec.parse(t).is_ok()) {
-                break;
-            }
-            texts.extend(self.qr_texts(group, &format!("qr{n}_images[{i}]"), qr).await?);
+    /// Decodes and scans one side (`crate::card_scan`) on a blocking thread, within
+    /// [`SCAN_TIME_BUDGET`]. Stops for a missing image (404), one that does not decode
+    /// (400), a store error, and a scan that overruns its budget or crashes (501).
+    pub(crate) async fn scan(&self, group: Group, field: &str, image: &ImageData, plan: ScanPlan) -> Result<SideScan, Stop> {
+        let bytes = self.image_bytes(group, field, image).await?;
+        let ocr = self.ocr.clone();
+        let task = tokio::task::spawn_blocking(move || {
+            let photo = idv_vision::decode(&bytes, &idv_vision::DecodeLimits::cards())?;
+            Ok::<_, idv_vision::DecodeError>(scan_side(&photo, &plan, ocr.as_deref()))
+        });
+        let not_performed = |reason: String| Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason }));
+        match tokio::time::timeout(SCAN_TIME_BUDGET, task).await {
+            Err(_) => Err(not_performed(format!("reading {field} took longer than {} s", SCAN_TIME_BUDGET.as_secs()))),
+            Ok(Err(_)) => Err(not_performed(format!("the card reader failed on {field}"))),
+            Ok(Ok(Err(e))) => Err(Stop::Answer(Envelope::error(group, &ErrorKind::invalid(field, e.to_string())))),
+            Ok(Ok(Ok(scan))) => Ok(scan),
         }
-        Ok(Some(Side { id: image.id.clone(), texts }))
+    }
+
+    /// Stores a side's flattened card as an image of the caller's (JPEG; blob first,
+    /// then metadata, as uploads) and returns its id, or `None` when there is none or no
+    /// store to record it in. The id derives from the request, so a redelivered job
+    /// rewrites the same image.
+    pub(crate) async fn store_flat(&self, job: &Job, side: u8, scan: &SideScan) -> Result<Option<String>, Stop> {
+        let (Some(flat), Some(store)) = (&scan.flat, &self.store) else { return Ok(None) };
+        let mut jpeg = Vec::new();
+        if image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 90).encode_image(flat).is_err() {
+            return Ok(None);
+        }
+        let id = format!("img-{}-card{side}", job.request_id);
+        let meta = idv_store::BlobMeta {
+            id: id.clone(),
+            client_id: job.client_id.clone(),
+            kind: "image".into(),
+            size: jpeg.len() as u64,
+            sha256: idv_crypto::sha256_hex(&jpeg),
+            label: Some(format!("image{side} card, flattened")),
+            content_type: Some("image/jpeg".into()),
+            metadata: None,
+            created_at: time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
+        };
+        self.blobs.put(&id, bytes::Bytes::from(jpeg)).await.map_err(Stop::Store)?;
+        store.put_blob_meta(&meta).await.map_err(Stop::Store)?;
+        Ok(Some(id))
+    }
+
+    /// Scans both sides and reads the card (`crate::card_read::read_card`), the flattened
+    /// sides stored. `portrait`: the eKYC check's face evidence for tampering.
+    pub(crate) async fn read_sides(
+        &self,
+        job: &Job,
+        group: Group,
+        card_type: &str,
+        sides: [(Option<&ImageData>, Option<&Vec<ImageData>>); 2],
+        portrait: Option<Result<bool, String>>,
+    ) -> Result<CardReading, Stop> {
+        let year = reference_year(job);
+        let codec = self.codec(card_type);
+        // Both sides scanned at once (two blocking threads: the OCR of one side is most
+        // of a card's time, and the two sides are independent).
+        let [(front_image, front_close_ups), (back_image, back_close_ups)] = sides;
+        let Some(front_image) = front_image else {
+            return Err(Stop::Answer(Envelope::error(group, &ErrorKind::invalid("image1", "required"))));
+        };
+        let front_scan = self.scan(group, "image1", front_image, ScanPlan::for_card_type(card_type, false, year));
+        let back_scan = async {
+            match back_image {
+                Some(image) => self.scan(group, "image2", image, ScanPlan::for_card_type(card_type, true, year)).await.map(Some),
+                None => Ok(None),
+            }
+        };
+        let (front_scan, back_scan) = tokio::join!(front_scan, back_scan);
+        let mut scans: Vec<(SideScan, Vec<String>, Option<String>, Option<String>)> = Vec::new();
+        for (i, (scan, image, close_ups)) in [(Some(front_scan?), Some(front_image), front_close_ups), (back_scan?, back_image, back_close_ups)].into_iter().enumerate() {
+            let (Some(scan), Some(image)) = (scan, image) else { continue };
+            let n = i as u8 + 1;
+            // The close-ups only when the side's own photo gave no code the codec reads.
+            let mut close_up = Vec::new();
+            if let Some(codec) = codec {
+                for (k, qr) in close_ups.into_iter().flatten().enumerate() {
+                    if scan.qr_texts.iter().chain(close_up.iter()).any(|t| codec.parse(t).is_ok()) {
+                        break;
+                    }
+                    close_up.extend(self.qr_texts(group, &format!("qr{n}_images[{k}]"), qr).await?);
+                }
+            }
+            let flat_id = self.store_flat(job, n, &scan).await?;
+            scans.push((scan, close_up, flat_id, image.id.clone()));
+        }
+        let inputs: Vec<SideInput<'_>> = scans
+            .iter()
+            .map(|(scan, close_up, flat_id, id)| SideInput { id: id.as_deref(), scan, close_up_qr_texts: close_up.clone(), transformed_image_id: flat_id.clone() })
+            .collect();
+        let Some(front) = inputs.first() else {
+            return Err(Stop::Answer(Envelope::error(group, &ErrorKind::invalid("image1", "required"))));
+        };
+        Ok(read_card(card_type, codec, front, inputs.get(1), portrait, year))
     }
 
     async fn read(&self, job: &Job) -> Result<Envelope, Stop> {
         let group = Group::CompareCard;
         let req: ReadIdCardRequest = serde_json::from_value(job.payload.clone())
             .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
-        if req.card_type == "in.passport" {
-            return self.read_passport(job, group, &req.image1, req.image2.as_ref()).await;
-        }
-        let Some(codec) = self.codec(&req.card_type) else {
-            return Ok(Envelope::error(
-                group,
-                &ErrorKind::NotAvailable { reason: format!("reading {} needs OCR, which is not in this build", req.card_type) },
-            ));
-        };
-        let front = self.side(group, 1, Some(&req.image1), req.qr1_images.as_ref(), codec).await?;
-        let back = self.side(group, 2, req.image2.as_ref(), req.qr2_images.as_ref(), codec).await?;
-        // The chip CCCD's back carries a TD1 machine-readable zone: read when a back was
-        // sent and OCR is available (its fields add to the QR's; a zone that cannot be
-        // searched leaves `mrz` in not_performed and the QR answer as it was).
-        let mut mrz_searched = false;
-        let mut back_mrz = Value::Null;
-        let mut mrz_fields: Vec<CardField> = Vec::new();
-        let mut mrz_wrong_card = false;
-        if let (Some(image2), "vn.national_id") = (req.image2.as_ref(), req.card_type.as_str()) {
-            match self.mrz_search(group, "image2", image2, reference_year(job)).await? {
-                MrzSearch::NotPerformed(_) => {}
-                MrzSearch::NotFound => mrz_searched = true,
-                MrzSearch::Found { zone, mrz } => {
-                    mrz_searched = true;
-                    match mrz.as_ref().map_err(|e| e.to_string()).and_then(cccd_fields) {
-                        Ok(fields) => mrz_fields = fields,
-                        Err(_) => mrz_wrong_card = true,
-                    }
-                    back_mrz = mrz_json(&zone, mrz.as_ref().ok(), &mrz_fields);
-                }
-            }
-        }
-        let mut card_information: Vec<CardField> = Vec::new();
-        // Card numbers read (`id`), and last digits of numbers (`id_last4`, Secure QR).
-        let mut card_ids: Vec<String> = Vec::new();
-        let mut last4s: Vec<String> = Vec::new();
-        let mut signature_failed = false;
-        let mut wrong_card = false;
-        let mut invalid: Option<String> = None;
-        let mut unsupported: Option<String> = None;
-        let mut side_json = |side: &Option<Side>| -> Value {
-            let Some(side) = side else { return Value::Null };
-            let mut qr = Value::Null;
-            for text in &side.texts {
-                match codec.parse(text) {
-                    Ok(read) => {
-                        for (name, seen) in [("id", &mut card_ids), ("id_last4", &mut last4s)] {
-                            if let Some(id) = read.fields.iter().find(|f| f.field == name) {
-                                if !seen.contains(&id.value) {
-                                    seen.push(id.value.clone());
-                                }
-                            }
-                        }
-                        signature_failed |= read.signature == Some(Signature::Failed);
-                        for f in &read.fields {
-                            if !card_information.iter().any(|c| c.field == f.field) {
-                                card_information.push(f.clone());
-                            }
-                        }
-                        let mut q = serde_json::Map::new();
-                        q.insert("parsed".into(), json!(read.fields));
-                        q.insert("raw".into(), json!(text));
-                        q.extend(read.extra);
-                        qr = Value::Object(q);
-                        break;
-                    }
-                    Err(CodecError::NotThisCard(_)) => wrong_card = true,
-                    Err(e @ CodecError::InvalidField { .. }) => invalid = Some(e.to_string()),
-                    Err(e @ CodecError::Unsupported(_)) => unsupported = Some(e.to_string()),
-                }
-            }
-            json!({"id": side.id, "qr": qr, "ocr": null, "mrz": null, "nfc": null, "card_box": null})
-        };
-        let image1 = side_json(&front);
-        let mut image2 = side_json(&back);
-        if image2.is_object() {
-            image2["mrz"] = back_mrz;
-        }
-        // The zone's fields after the QR's (the QR's are exact); its card number counts
-        // for the two-cards check only when its check digits confirm it.
-        for f in mrz_fields {
-            if f.field == "id" && f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure) && !card_ids.contains(&f.value) {
-                card_ids.push(f.value.clone());
-            }
-            if !card_information.iter().any(|c| c.field == f.field) {
-                card_information.push(f);
-            }
-        }
-        wrong_card |= mrz_wrong_card;
-        let not_performed: &[&str] = if mrz_searched { &NOT_PERFORMED_WITH_MRZ } else { &NOT_PERFORMED };
-        let mut data = json!({
-            "request_id": job.request_id, "status": "success", "image1": image1, "image2": image2,
-            "card_information": card_information, "not_performed": not_performed,
-        });
-        // The two sides (or a side and a QR close-up) belong to different cards: two
-        // numbers, two last-4s, or a number that does not end with a Secure QR's last 4.
-        let different_cards =
-            card_ids.len() > 1 || last4s.len() > 1 || card_ids.iter().any(|id| last4s.iter().any(|l| !id.ends_with(l.as_str())));
-        if different_cards {
-            data["status"] = json!("failure");
-            return Ok(Envelope::finished(
-                group,
-                data,
-                vec![ApiError::failure(FailureCode::NocardOrMulticardImage, "the QR codes (or the QR code and the machine-readable zone) belong to different cards")],
-            ));
-        }
-        if signature_failed {
-            // Altered or foreign data: the fields stay in the answer, marked UNSURE, for the
-            // operator to see; the card is not read as verified.
-            data["status"] = json!("failure");
-            return Ok(Envelope::finished(group, data, vec![ApiError::failure(FailureCode::BadQualityCardImage, SIGNATURE_FAILED)]));
-        }
-        if !card_information.is_empty() {
-            return Ok(Envelope::ok(group, data));
-        }
-        data["status"] = json!("failure");
-        if let Some(reason) = invalid {
-            // The card's own QR, but a field in it is not valid (a damaged or forged code).
-            return Ok(Envelope::finished(group, data, vec![ApiError::failure(FailureCode::BadQualityCardImage, reason)]));
-        }
-        if let Some(reason) = unsupported {
+        let r = self
+            .read_sides(job, group, &req.card_type, [(Some(&req.image1), req.qr1_images.as_ref()), (req.image2.as_ref(), req.qr2_images.as_ref())], None)
+            .await?;
+        if let Some(reason) = r.not_available {
             return Ok(Envelope::error(group, &ErrorKind::NotAvailable { reason }));
         }
-        if wrong_card {
-            return Ok(Envelope::finished(
-                group,
-                data,
-                vec![ApiError::failure(FailureCode::IncorrectCardType, format!("the QR code is not a {} QR code", req.card_type))],
-            ));
+        let mut data = json!({
+            "request_id": job.request_id, "status": "success", "image1": r.image1, "image2": r.image2,
+            "card_information": r.card_information, "card_sanity": r.sanity.as_ref().map(sanity_json),
+            "not_performed": r.not_performed,
+        });
+        match r.failure {
+            None => Ok(Envelope::ok(group, data)),
+            Some((code, message)) => {
+                data["status"] = json!("failure");
+                Ok(Envelope::finished(group, data, vec![ApiError::failure(code, message)]))
+            }
         }
-        Ok(Envelope::error(group, &ErrorKind::NotAvailable { reason: "no QR code could be read, and OCR is not in this build".into() }))
     }
+}
+
+/// The whole card reading over photos in memory, on this thread: what the handler does
+/// for `read_id_card_info_with_sanity`, minus storage (no `transformed_image_id`) and
+/// close-ups. For the evaluation command (`idv-benches --bin card_eval`) and tests.
+/// `photos`: the front's and (optionally) the back's encoded bytes.
+pub fn read_photos(
+    card_type: &str,
+    front: &[u8],
+    back: Option<&[u8]>,
+    aadhaar_keys: Option<&UidaiKeys>,
+    ocr: Option<&dyn TextRecognizer>,
+    year: u32,
+) -> Result<CardReading, idv_vision::DecodeError> {
+    let codec = Codec::of(card_type, aadhaar_keys);
+    let scan = |i: usize, bytes: &[u8]| -> Result<SideScan, idv_vision::DecodeError> {
+        let photo = idv_vision::decode(bytes, &idv_vision::DecodeLimits::cards())?;
+        Ok(scan_side(&photo, &ScanPlan::for_card_type(card_type, i == 1, year), ocr))
+    };
+    // Both sides at once, as the handler scans them.
+    let (front_scan, back_scan) = std::thread::scope(|s| {
+        let back_scan = back.map(|b| s.spawn(move || scan(1, b)));
+        let front_scan = scan(0, front);
+        (front_scan, back_scan.map(|h| h.join()))
+    });
+    let mut scans = vec![front_scan?];
+    match back_scan {
+        Some(Ok(b)) => scans.push(b?),
+        Some(Err(_)) => return Err(idv_vision::DecodeError::Corrupt { format: "card", reason: "the scan of the back failed".into() }),
+        None => {}
+    }
+    let inputs: Vec<SideInput<'_>> = scans.iter().map(|scan| SideInput { id: None, scan, close_up_qr_texts: Vec::new(), transformed_image_id: None }).collect();
+    let Some(first) = inputs.first() else { return Err(idv_vision::DecodeError::Empty) };
+    Ok(read_card(card_type, codec, first, inputs.get(1), None, year))
 }
 
 #[async_trait]

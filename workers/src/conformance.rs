@@ -227,7 +227,7 @@ mod tests {
         let image = json!({"id": "missing-image"});
         let cases = vec![Case::new("mix_compare_faces_sync, no models", job(Operation::MixCompareFacesSync, json!({"image1": image, "image2": image})))];
         run_suite(compare, store.clone(), cases, || async { String::new() }).await;
-        let card: Arc<dyn JobHandler> = Arc::new(CardHandler { blobs, biometrics: None, aadhaar_keys: None, ocr: None });
+        let card: Arc<dyn JobHandler> = Arc::new(CardHandler { blobs, biometrics: None, aadhaar_keys: None, ocr: None, store: None });
         let cases = vec![
             Case::new("read card, image missing", job(Operation::ReadIdCardInfoWithSanity, json!({"card_type": "vn.national_id", "image1": image}))),
             Case::new("read card, type without a reader", job(Operation::ReadIdCardInfoWithSanity, json!({"card_type": "in.pan", "image1": image}))),

@@ -1,17 +1,14 @@
 //! The deprecated eKYC full check (`/portal/ekyc/full_checks`): one request that runs
-//! what this build has — card information from the card's QR code (`crate::card`), the
-//! card portrait against each selfie, passive liveness and portrait sanity of the first
-//! selfie (`crate::face_ops`) — and lists what it does not (`not_performed`: card sanity
-//! and tampering always; card information for card types without a QR codec; the face
-//! checks when the models are not installed). `verdict` is `success` only when every
-//! check the operation promises ran and passed ([`ekyc_verdict`]): a check that did not
-//! run is never a pass, so while card sanity and tampering are not in the build the
-//! verdict is `failure` and `message` says what did not run. Choices: docs/API.md "eKYC".
+//! the card reading (`crate::card_read`: card information, card sanity and card
+//! tampering, as `read_id_card_info_with_sanity` reads it), the card portrait against
+//! each selfie, passive liveness and portrait sanity of the first selfie
+//! (`crate::face_ops`), and lists what could not run (`not_performed`). `verdict` is
+//! `success` only when every check ran and passed ([`ekyc_verdict`]): a check that did
+//! not run is never a pass. Choices: docs/API.md "eKYC".
 
-use crate::card::{CardHandler, SIGNATURE_FAILED};
+use crate::card::CardHandler;
 use idv_vision::quality::PortraitVerdict;
 use crate::face_ops::Stop;
-use idv_cards::CardField;
 use idv_schemas::api::EkycFullChecksRequest;
 use idv_schemas::jobs::Job;
 use idv_schemas::{Envelope, ErrorKind, Group};
@@ -24,50 +21,15 @@ impl CardHandler {
         let group = Group::Ekyc;
         let req: EkycFullChecksRequest = serde_json::from_value(job.payload.clone())
             .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
-        let mut not_performed: Vec<&str> = vec!["card_sanity", "card_tampering"];
+        let mut not_performed: Vec<&str> = Vec::new();
         let mut failures: Vec<String> = Vec::new();
-
-        // Card information: the QR code on either side, when this card type has a codec.
-        let mut card_information: Vec<CardField> = Vec::new();
-        match self.codec(&req.card_type) {
-            Some(codec) => {
-                let front = self.side(group, 1, Some(&req.image1), None, codec).await?;
-                let back = self.side(group, 2, req.image2.as_ref(), None, codec).await?;
-                let mut refused = None;
-                let mut signature_failed = false;
-                for text in front.iter().chain(back.iter()).flat_map(|s| s.texts.iter()) {
-                    match codec.parse(text) {
-                        Ok(read) => {
-                            // Fields of a failed signature come marked UNSURE; the check fails.
-                            signature_failed |= read.signature == Some(idv_cards::in_aadhaar_secure::Signature::Failed);
-                            for f in read.fields {
-                                if !card_information.iter().any(|c| c.field == f.field) {
-                                    card_information.push(f);
-                                }
-                            }
-                        }
-                        Err(e) => refused = refused.or(Some(e.to_string())),
-                    }
-                }
-                if signature_failed {
-                    failures.push(SIGNATURE_FAILED.into());
-                }
-                if card_information.is_empty() {
-                    failures.push(match refused {
-                        // Found and decoded, but not this card type's content (or a check
-                        // digit failed): say so, not "could not be read".
-                        Some(why) => format!("a QR code was read but refused as {}: {why}", req.card_type),
-                        None => format!("no {} QR code could be read (OCR is not in this build)", req.card_type),
-                    });
-                }
-            }
-            None => not_performed.push("card_information"),
-        }
 
         // Faces: the card portrait against every selfie; liveness and sanity of the first.
         let selfies = req.selfies.clone().unwrap_or_default();
         let mut compare_faces = Vec::new();
         let (mut liveness, mut portrait) = (Value::Null, Value::Null);
+        // Whether the card front carries a face (`None`: not looked at).
+        let mut card_face: Option<bool> = None;
         match (&self.biometrics, selfies.is_empty()) {
             (None, _) => not_performed.extend(["compare_faces", "liveness_check", "portrait_sanity"]),
             (Some(_), true) => {
@@ -76,6 +38,7 @@ impl CardHandler {
             }
             (Some(bio), false) => {
                 let card = bio.analyze(group, "image1", &req.image1).await?;
+                card_face = Some(card.face_count > 0);
                 if card.face_count > 1 {
                     failures.push("several faces on the card image".into());
                 } else if card.embedding.is_none() {
@@ -133,11 +96,43 @@ impl CardHandler {
             }
         }
 
+        // The card: read, judged and checked for tampering in one pass (crate::card_read),
+        // with the card portrait found above as the tampering check's face evidence.
+        let portrait_evidence = match (&self.biometrics, &card_face) {
+            (None, _) => Some(Err("the face models are not installed".to_string())),
+            (Some(_), Some(found)) => Some(Ok(*found)),
+            (Some(_), None) => None,
+        };
+        let r = self.read_sides(job, group, &req.card_type, [(Some(&req.image1), None), (req.image2.as_ref(), None)], portrait_evidence).await?;
+        let card_information = r.card_information;
+        if let Some(reason) = &r.not_available {
+            not_performed.push("card_information");
+            failures.push(format!("card information of {} not read: {reason}", req.card_type));
+        } else if let Some((code, message)) = &r.failure {
+            failures.push(format!("{}: {message}", code.as_str()));
+        }
+        let card_sanity = match &r.sanity {
+            Some(s) => {
+                let mut j = crate::card_read::sanity_json(s);
+                j["verdict_details"] = json!({"first_issue": s.verdict});
+                j
+            }
+            None => {
+                not_performed.push("card_sanity");
+                Value::Null
+            }
+        };
+        match r.tampering.verdict {
+            "tampered" => failures.push(format!(
+                "card tampering: {}",
+                r.tampering.details.iter().filter(|d| d.verdict == idv_cards::tampering::CheckVerdict::Tampered).map(|d| d.info.as_str()).collect::<Vec<_>>().join("; ")
+            )),
+            "good" => {}
+            _ => not_performed.push("card_tampering"),
+        }
+
         // Success needs the two checks this operation exists for: the card was read and its
         // portrait matched the selfies. Anything not performed cannot pass.
-        if not_performed.contains(&"card_information") {
-            failures.push(format!("card information of {} cannot be read in this build", req.card_type));
-        }
         if compare_faces.is_empty() && !failures.iter().any(|f| f.contains("face")) {
             failures.push("the card portrait was not compared with a selfie".into());
         }
@@ -150,8 +145,8 @@ impl CardHandler {
                 "compare_faces": compare_faces,
                 "liveness_check": liveness,
                 "portrait_sanity": portrait,
-                "card_sanity": null,
-                "card_tampering": null,
+                "card_sanity": card_sanity,
+                "card_tampering": r.tampering,
                 "not_performed": not_performed,
             },
             "errors": [],

@@ -457,6 +457,16 @@ impl Biometrics {
         Ok(Envelope::ok(group, data))
     }
 
+    /// The card sanity of an ID-card photo (`None`: no card found, or the image gone).
+    async fn card_sanity(&self, image: &ImageData) -> Option<idv_vision::card_sanity::CardSanity> {
+        let bytes = self.blobs.get(image.id.as_deref()?).await.ok()??;
+        let task = tokio::task::spawn_blocking(move || {
+            let photo = idv_vision::decode(&bytes, &idv_vision::DecodeLimits::cards()).ok()?;
+            crate::card_scan::locate_and_judge(&photo).sanity
+        });
+        tokio::time::timeout(std::time::Duration::from_secs(10), task).await.ok()?.ok()?
+    }
+
     pub async fn compare(&self, job: &Job) -> Outcome {
         finish(self.compare_inner(job).await)
     }
@@ -482,6 +492,11 @@ impl Biometrics {
         });
         if let Some(l) = liveness_json(&selfie.liveness, &job.request_id, req.image2.id.as_deref()) {
             data["liveness_check"] = json!({"is_live": l["is_live"], "score": l["score"]});
+        }
+        // The ID card's own sanity (crate::card_scan), reported beside the faces; it does
+        // not change the comparison's status. Absent when no card is found in image1.
+        if let Some(s) = self.card_sanity(&req.image1).await {
+            data["card_sanity"] = json!({"verdict": s.verdict, "score": (s.score * 1000.0).round() / 1000.0});
         }
         match (&card.embedding, &selfie.embedding) {
             (Some(a), Some(b)) => {

@@ -9,6 +9,8 @@
 
 pub mod card;
 pub mod card_mrz;
+pub mod card_read;
+pub mod card_scan;
 pub mod conformance;
 pub mod ekyc;
 pub mod face;

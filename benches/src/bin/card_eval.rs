@@ -1,0 +1,296 @@
+//! Card reading evaluation (issue 8): synthetic photos of all six card types
+//! (`idv_tests::card_gen`: fixed seeds, clean and degraded captures) read by the service's
+//! own pipeline (`idv_workers::card::read_photos`: card finding, sanity, QR, OCR, MRZ,
+//! merge), and in the same run by two peers on the same image files: the Tesseract CLI
+//! (`tesseract FILE stdout -l LANG tsv` on the photo as taken, its lines through the
+//! same field parsers, so the difference is what finding and flattening the card buys)
+//! and ZXing (`zxing-cpp` from PyPI, QR codes only; scripts/card_eval.sh installs it).
+//!
+//!     scripts/card_eval.sh [SAMPLES]      (SAMPLES per type and degradation, default 3)
+//!
+//! Per type and degradation it prints: fields exact (returned value equal to the
+//! generator's), wrong (a value returned for an expected field that differs), wrong
+//! values marked SURE (must be 0), the card sanity verdict right, QR codes read (ours vs
+//! ZXing) where the card carries one, and latency p50/p90 of one card (both sides).
+//! Every image is synthetic: figures say how the pipeline does on this generator, not
+//! on real cards.
+
+use idv_tests::card_gen::{capture, generate, CardFonts, CardKind, Degradation};
+use rand::SeedableRng;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Default, Clone)]
+struct Tally {
+    cards: usize,
+    expected: usize,
+    exact: usize,
+    wrong: usize,
+    wrong_sure: usize,
+    sanity_right: usize,
+    qr_cards: usize,
+    qr_ours: usize,
+    qr_zxing: usize,
+    tesseract_exact: usize,
+    tesseract_wrong: usize,
+    latencies: Vec<Duration>,
+    tesseract_latencies: Vec<Duration>,
+}
+
+impl Tally {
+    fn add(&mut self, o: &Tally) {
+        self.cards += o.cards;
+        self.expected += o.expected;
+        self.exact += o.exact;
+        self.wrong += o.wrong;
+        self.wrong_sure += o.wrong_sure;
+        self.sanity_right += o.sanity_right;
+        self.qr_cards += o.qr_cards;
+        self.qr_ours += o.qr_ours;
+        self.qr_zxing += o.qr_zxing;
+        self.tesseract_exact += o.tesseract_exact;
+        self.tesseract_wrong += o.tesseract_wrong;
+        self.latencies.extend(o.latencies.iter().copied());
+        self.tesseract_latencies.extend(o.tesseract_latencies.iter().copied());
+    }
+}
+
+fn pct(n: usize, d: usize) -> String {
+    if d == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", 100.0 * n as f64 / d as f64)
+    }
+}
+
+fn percentile(v: &[Duration], q: f64) -> Duration {
+    let mut s = v.to_vec();
+    s.sort_unstable();
+    s.get(((s.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default()
+}
+
+/// The OCR language each card type's print is read in (as the service reads it).
+fn lang(kind: CardKind) -> &'static str {
+    if kind == CardKind::Cccd {
+        "vie"
+    } else {
+        "eng"
+    }
+}
+
+/// The Tesseract CLI's lines for an image file (`None` when the CLI is missing).
+fn tesseract_lines(path: &Path, lang: &str) -> Option<Vec<idv_vision::ocr::OcrLine>> {
+    let out = std::process::Command::new("tesseract").arg(path).arg("stdout").args(["-l", lang, "tsv"]).env("OMP_THREAD_LIMIT", "1").output().ok()?;
+    out.status.success().then(|| idv_vision::ocr::lines_from_tsv(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// Expected fields found exactly, and returned wrong, in (field, value) pairs.
+fn score(expected: &[(String, String)], got: &[(String, String, bool)]) -> (usize, usize, usize) {
+    let (mut exact, mut wrong, mut wrong_sure) = (0, 0, 0);
+    for (field, value) in expected {
+        match got.iter().find(|(f, _, _)| f == field) {
+            Some((_, v, _)) if v == value => exact += 1,
+            Some((_, _, sure)) => {
+                wrong += 1;
+                wrong_sure += usize::from(*sure);
+            }
+            None => {}
+        }
+    }
+    (exact, wrong, wrong_sure)
+}
+
+fn main() -> Result<(), String> {
+    let samples: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(3);
+    let out_dir = PathBuf::from(std::env::var("IDV_CARD_EVAL_DIR").unwrap_or_else(|_| "target/card_eval".into()));
+    std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
+    // IDV_CARD_EVAL_VERBOSE=1: every missing or wrong field and every sanity verdict.
+    let verbose = std::env::var_os("IDV_CARD_EVAL_VERBOSE").is_some();
+    // IDV_CARD_EVAL_ONLY=<card type>: one type.
+    let only = std::env::var("IDV_CARD_EVAL_ONLY").ok();
+    let fonts = CardFonts::load()?;
+    let ocr = idv_vision::ocr::recognizer();
+    let keys = idv_cards::in_aadhaar_secure::UidaiKeys::from_bytes(idv_cards::in_aadhaar_secure::test_key::SPKI_PEM.as_bytes()).map_err(|e| e.to_string())?;
+    println!(
+        "card eval: {samples} sample(s) per type and degradation; OCR engine: {}",
+        ocr.as_ref().map_or("none (build with --features ocr)".to_string(), |o| o.describe())
+    );
+    let mut rows: BTreeMap<(usize, usize), Tally> = BTreeMap::new();
+    // (row key, image path, the QR text the card carries) for the ZXing pass.
+    let mut qr_jobs: Vec<((usize, usize), PathBuf, String)> = Vec::new();
+    for (ki, kind) in CardKind::ALL.iter().copied().enumerate() {
+        if only.as_deref().is_some_and(|o| o != kind.card_type()) {
+            continue;
+        }
+        for (di, d) in Degradation::ALL.iter().copied().enumerate() {
+            let mut t = Tally::default();
+            for i in 0..samples {
+                let seed = 1_000_003 * ki as u64 + 7_919 * di as u64 + i as u64;
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+                let sample = generate(&fonts, kind, &mut rng);
+                let front = capture(&sample.front, d, &mut rng);
+                let back = sample.back.as_ref().map(|b| capture(b, d, &mut rng));
+                let stem = format!("{}-{}-{i}", kind.card_type(), d.name());
+                let front_path = out_dir.join(format!("{stem}-front.jpg"));
+                std::fs::write(&front_path, &front.jpeg).map_err(|e| e.to_string())?;
+                let back_path = out_dir.join(format!("{stem}-back.jpg"));
+                if let Some(b) = &back {
+                    std::fs::write(&back_path, &b.jpeg).map_err(|e| e.to_string())?;
+                }
+
+                let started = Instant::now();
+                let reading = idv_workers::card::read_photos(
+                    kind.card_type(),
+                    &front.jpeg,
+                    back.as_ref().map(|b| b.jpeg.as_slice()),
+                    Some(&keys),
+                    ocr.as_deref(),
+                    2026,
+                )
+                .map_err(|e| format!("{stem}: {e}"))?;
+                t.latencies.push(started.elapsed());
+                let got: Vec<(String, String, bool)> = reading
+                    .card_information
+                    .iter()
+                    .map(|f| (f.field.clone(), f.value.clone(), f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure)))
+                    .collect();
+                let (exact, wrong, wrong_sure) = score(&sample.expected, &got);
+                if verbose {
+                    for (field, want) in &sample.expected {
+                        match got.iter().find(|(f, _, _)| f == field) {
+                            Some((_, v, _)) if v == want => {}
+                            Some((_, v, sure)) => println!("{stem}: {field} WRONG{} got {v:?} want {want:?}", if *sure { " (SURE)" } else { "" }),
+                            None => println!("{stem}: {field} missing (want {want:?})"),
+                        }
+                    }
+                    if std::env::var_os("IDV_CARD_EVAL_LINES").is_some() {
+                        for side in [&reading.image1, &reading.image2] {
+                            for b in side["ocr"]["raw"].as_array().into_iter().flatten() {
+                                println!("{stem}:   ocr {:?} [{}]", b["text"].as_str().unwrap_or_default(), b["label"].as_str().unwrap_or_default());
+                            }
+                        }
+                    }
+                    let verdict = reading.sanity.as_ref().map(|s| format!("{:?} {:.2} {:?}", s.verdict, s.score, s.measures));
+                    println!("{stem}: sanity {verdict:?} failure {:?} located {:?}", reading.failure, reading.image1["card_box"].is_object());
+                }
+                t.cards += 1;
+                t.expected += sample.expected.len();
+                t.exact += exact;
+                t.wrong += wrong;
+                t.wrong_sure += wrong_sure;
+                let verdict = reading.sanity.as_ref().map(|s| serde_json::to_value(s.verdict).unwrap_or_default());
+                t.sanity_right += usize::from(verdict.as_ref().and_then(|v| v.as_str()) == Some(d.expected_sanity()));
+                if let Some(qr) = &sample.qr_text {
+                    t.qr_cards += 1;
+                    let read = [&reading.image1, &reading.image2].iter().any(|s| s["qr"]["raw"].as_str() == Some(qr.as_str()));
+                    t.qr_ours += usize::from(read);
+                    // The Aadhaar's Secure QR is on its back; the CCCD's QR on its front.
+                    let path = if kind == CardKind::Aadhaar { back_path.clone() } else { front_path.clone() };
+                    qr_jobs.push(((ki, di), path, qr.clone()));
+                }
+
+                // Peer: the Tesseract CLI on the same files, through the same parsers.
+                let started = Instant::now();
+                let mut peer: Vec<(String, String, bool)> = Vec::new();
+                for (side, path) in [(idv_cards::printed::Side::Front, &front_path), (idv_cards::printed::Side::Back, &back_path)] {
+                    if side == idv_cards::printed::Side::Back && back.is_none() {
+                        continue;
+                    }
+                    let Some(lines) = tesseract_lines(path, lang(kind)) else { continue };
+                    let text: Vec<idv_cards::printed::TextLine> = lines
+                        .iter()
+                        .map(|l| idv_cards::printed::TextLine {
+                            text: l.text.clone(),
+                            confidence: l.confidence / 100.0,
+                            x: l.bbox.x,
+                            y: l.bbox.y,
+                            width: l.bbox.width,
+                            height: l.bbox.height,
+                        })
+                        .collect();
+                    for f in idv_cards::printed::parse_printed(kind.card_type(), side, &text) {
+                        if !peer.iter().any(|(n, _, _)| n == f.field) {
+                            peer.push((f.field.to_string(), f.value, false));
+                        }
+                    }
+                }
+                t.tesseract_latencies.push(started.elapsed());
+                let (exact, wrong, _) = score(&sample.expected, &peer);
+                t.tesseract_exact += exact;
+                t.tesseract_wrong += wrong;
+            }
+            rows.insert((ki, di), t);
+        }
+    }
+
+    // Peer: ZXing (zxing-cpp) on every image that carries a QR code, in one process.
+    let zxing = zxing_reads(&qr_jobs.iter().map(|(_, p, _)| p.clone()).collect::<Vec<_>>());
+    match &zxing {
+        Some(reads) => {
+            for ((key, path, text), texts) in qr_jobs.iter().zip(reads) {
+                let _ = path;
+                if let Some(t) = rows.get_mut(key) {
+                    t.qr_zxing += usize::from(texts.iter().any(|x| x == text));
+                }
+            }
+        }
+        None => println!("ZXing peer not run (scripts/card_eval.sh installs zxing-cpp; IDV_CARD_PEERS_PY names its python)"),
+    }
+
+    println!(
+        "\n{:<15} {:<12} {:>5} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9}",
+        "type", "capture", "cards", "exact", "wrong", "w.SURE", "sanity", "QR ours", "QR zxing", "tess.exact", "tess.wrong", "p50 ms", "p90 ms"
+    );
+    let mut per_type: BTreeMap<usize, Tally> = BTreeMap::new();
+    let mut clean_or_degraded: [Tally; 2] = [Tally::default(), Tally::default()];
+    for ((ki, di), t) in &rows {
+        let kind = CardKind::ALL[*ki];
+        let d = Degradation::ALL[*di];
+        per_type.entry(*ki).or_default().add(t);
+        clean_or_degraded[usize::from(d != Degradation::Clean)].add(t);
+        print_row(kind.card_type(), d.name(), t, zxing.is_some());
+    }
+    println!();
+    for (ki, t) in &per_type {
+        print_row(CardKind::ALL[*ki].card_type(), "all", t, zxing.is_some());
+    }
+    print_row("all types", "clean", &clean_or_degraded[0], zxing.is_some());
+    print_row("all types", "degraded", &clean_or_degraded[1], zxing.is_some());
+    Ok(())
+}
+
+fn print_row(kind: &str, capture: &str, t: &Tally, zxing: bool) {
+    println!(
+        "{:<15} {:<12} {:>5} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9}",
+        kind,
+        capture,
+        t.cards,
+        pct(t.exact, t.expected),
+        pct(t.wrong, t.expected),
+        t.wrong_sure,
+        pct(t.sanity_right, t.cards),
+        if t.qr_cards > 0 { pct(t.qr_ours, t.qr_cards) } else { "-".into() },
+        if t.qr_cards > 0 && zxing { pct(t.qr_zxing, t.qr_cards) } else { "-".into() },
+        pct(t.tesseract_exact, t.expected),
+        pct(t.tesseract_wrong, t.expected),
+        percentile(&t.latencies, 0.5).as_millis(),
+        percentile(&t.latencies, 0.9).as_millis(),
+    );
+}
+
+/// ZXing's QR texts per image (`scripts/card_peers.py` under the peers' python), or
+/// `None` when that python is not installed.
+fn zxing_reads(paths: &[PathBuf]) -> Option<Vec<Vec<String>>> {
+    let py = std::env::var("IDV_CARD_PEERS_PY").ok()?;
+    let list = std::env::temp_dir().join(format!("idv-card-eval-{}.txt", std::process::id()));
+    std::fs::write(&list, paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join("\n")).ok()?;
+    let out = std::process::Command::new(py).arg("scripts/card_peers.py").arg(&list).output().ok()?;
+    let _ = std::fs::remove_file(&list);
+    if !out.status.success() {
+        eprintln!("card_peers.py failed: {}", String::from_utf8_lossy(&out.stderr));
+        return None;
+    }
+    let reads: Vec<Vec<String>> = String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap_or_default()).collect();
+    (reads.len() == paths.len()).then_some(reads)
+}

@@ -1,0 +1,355 @@
+//! One `card_information` from every source that read the card (issue 8): the QR code
+//! (exact bytes, error-corrected; the Aadhaar Secure QR also signed), the machine-readable
+//! zone (OCR, most fields under check digits) and the printed text (OCR). Pure: the card
+//! worker hands the readings in, this decides which value each field gets, how sure it is,
+//! and where the sources contradict each other (which `crate::tampering` weighs).
+//!
+//! Rules (docs/API.md "Card reading in detail"):
+//! - A field's value comes from the most trusted source that has it: QR, then an MRZ
+//!   value whose check did not fail, then a printed value whose check did not fail, then
+//!   the failed ones (still returned, never `SURE`).
+//! - `SURE` only for a value a machine check vouches for: a QR value (exact data; unless
+//!   its signature failed), an MRZ value whose check digit passed, a printed value under a
+//!   strong check (a Verhoeff-checked number), or any value that a second, independent
+//!   source read the same. Everything else is `UNSURE`, and so is any value another source
+//!   contradicts: a returned wrong value is far worse than a missing one, and a wrong value
+//!   marked `SURE` is the worst outcome of all.
+//! - `confidence_score`: 1 for QR data (decoded exactly), the OCR engine's confidence
+//!   (0–1) for OCR-read values, the best of agreeing sources; 0 for a value whose own
+//!   check failed.
+
+use crate::{CardField, ConfidenceVerdict};
+
+/// Where a reading came from, most trusted first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    Qr,
+    Mrz,
+    Printed,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Qr => "qr",
+            Source::Mrz => "mrz",
+            Source::Printed => "ocr",
+        }
+    }
+}
+
+/// What the value's own check said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// A check that vouches for the value (signature, check digit, Verhoeff).
+    Strong,
+    /// Only a plausibility check passed or none applies (a name, a real calendar date).
+    Weak,
+    /// Its own check failed (a signature, a check digit, an impossible structure).
+    Failed,
+}
+
+/// One source's value of one field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reading {
+    pub source: Source,
+    pub field: String,
+    pub value: String,
+    /// 0–1: 1 for exact data, the OCR confidence for OCR.
+    pub confidence: f32,
+    pub check: Check,
+}
+
+impl Reading {
+    /// A QR value: exact, vouched for unless the code's signature failed.
+    pub fn qr(f: &CardField) -> Reading {
+        let failed = f.confidence_verdict == Some(ConfidenceVerdict::Unsure);
+        Reading {
+            source: Source::Qr,
+            field: f.field.clone(),
+            value: f.value.clone(),
+            confidence: if failed { 0.0 } else { 1.0 },
+            check: if failed { Check::Failed } else { Check::Strong },
+        }
+    }
+
+    /// An MRZ value as `Mrz::ocr_card_fields` marks it (SURE: check digit passed; UNSURE:
+    /// failed; none: no check digit covers it), with the zone's OCR confidence (0–1).
+    pub fn mrz(f: &CardField, confidence: f32) -> Reading {
+        let check = match f.confidence_verdict {
+            Some(ConfidenceVerdict::Sure) => Check::Strong,
+            Some(ConfidenceVerdict::Unsure) => Check::Failed,
+            None => Check::Weak,
+        };
+        Reading { source: Source::Mrz, field: f.field.clone(), value: f.value.clone(), confidence, check }
+    }
+}
+
+/// Two sources that read one field differently.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Disagreement {
+    pub field: String,
+    pub first: (Source, String),
+    pub second: (Source, String),
+}
+
+/// Two sources that read one field the same.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Agreement {
+    pub field: String,
+    pub sources: (Source, Source),
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Merged {
+    pub fields: Vec<CardField>,
+    pub agreements: Vec<Agreement>,
+    pub disagreements: Vec<Disagreement>,
+}
+
+/// How two readings of a field compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Comparison {
+    Same,
+    /// Close enough to be one value misread (a letter in a long address).
+    Close,
+    Different,
+}
+
+/// Compares two values of `field` the way the sources can differ without contradicting
+/// each other: case, diacritics (an MRZ has none), spacing and punctuation never count;
+/// identifiers and dates must then be identical; free text (names, addresses) may differ
+/// by OCR slips (`Close`: at most 1 edit in 8 characters; `Different` beyond 1 in 3).
+pub fn compare(field: &str, a: &str, b: &str) -> Comparison {
+    let (mut a, mut b) = (spaced(a), spaced(b));
+    if field == "nationality" {
+        // A zone's country code against the printed word for it.
+        for v in [&mut a, &mut b] {
+            if let Some((_, code)) = NATIONALITY_CODES.iter().find(|(word, _)| *word == v.replace(' ', "")) {
+                *v = (*code).to_string();
+            }
+        }
+    }
+    if a == b {
+        return Comparison::Same;
+    }
+    // Names: the same words in another order (a zone writes the surname first).
+    if field.ends_with("name") && !a.is_empty() && words(&a) == words(&b) {
+        return Comparison::Same;
+    }
+    // Names are measured word order aside.
+    let (a, b) = if field.ends_with("name") { (words(&a).concat(), words(&b).concat()) } else { (a.replace(' ', ""), b.replace(' ', "")) };
+    if is_exact_field(field) || a.is_empty() || b.is_empty() {
+        return Comparison::Different;
+    }
+    let d = edit_distance(&a, &b);
+    let n = a.chars().count().max(b.chars().count());
+    if d * 8 <= n {
+        Comparison::Close
+    } else if d * 3 > n {
+        Comparison::Different
+    } else {
+        // Between the two: neither vouched for nor contradicted.
+        Comparison::Close
+    }
+}
+
+/// Printed nationalities (as [`comparable`] leaves them) and their ICAO codes.
+const NATIONALITY_CODES: [(&str, &str); 4] = [("indian", "ind"), ("india", "ind"), ("vietnam", "vnm"), ("vietnamese", "vnm")];
+
+/// Fields whose value is a code or a date: any difference is a different value.
+fn is_exact_field(field: &str) -> bool {
+    matches!(
+        field,
+        "id" | "id_last4" | "old_id" | "document_number" | "dob" | "year_of_birth" | "issue_date" | "expiry_date" | "gender" | "pin_code" | "personal_number"
+    )
+}
+
+/// [`comparable`] keeping one space between words.
+fn spaced(s: &str) -> String {
+    s.chars()
+        .flat_map(char::to_lowercase)
+        .map(fold_diacritic)
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The words of a [`spaced`] string, sorted.
+fn words(s: &str) -> Vec<&str> {
+    let mut w: Vec<&str> = s.split(' ').collect();
+    w.sort_unstable();
+    w
+}
+
+/// Lower case, Vietnamese (and other Latin) diacritics removed, letters and digits only.
+pub fn comparable(s: &str) -> String {
+    s.chars().flat_map(char::to_lowercase).map(fold_diacritic).filter(|c| c.is_alphanumeric()).collect()
+}
+
+/// The base letter of a Latin letter with diacritics (the Vietnamese alphabet and the
+/// common Western ones); other characters unchanged.
+pub fn fold_diacritic(c: char) -> char {
+    const GROUPS: [(&str, char); 7] = [
+        ("àáảãạăằắẳẵặâầấẩẫậäåā", 'a'),
+        ("èéẻẽẹêềếểễệëē", 'e'),
+        ("ìíỉĩịïî", 'i'),
+        ("òóỏõọôồốổỗộơờớởỡợöø", 'o'),
+        ("ùúủũụưừứửữựüû", 'u'),
+        ("ỳýỷỹỵÿ", 'y'),
+        ("đ", 'd'),
+    ];
+    GROUPS.iter().find(|(set, _)| set.contains(c)).map_or(c, |(_, base)| *base)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The merge (module doc). Fields keep the order they first appear in, sources taken
+/// most trusted first.
+pub fn merge(readings: &[Reading]) -> Merged {
+    let mut sorted: Vec<&Reading> = readings.iter().filter(|r| !r.value.trim().is_empty()).collect();
+    sorted.sort_by_key(|r| r.source);
+    let mut names: Vec<&str> = Vec::new();
+    for r in &sorted {
+        if !names.contains(&r.field.as_str()) {
+            names.push(&r.field);
+        }
+    }
+    let mut out = Merged::default();
+    for name in names {
+        let of_field: Vec<&Reading> = sorted.iter().copied().filter(|r| r.field == name).collect();
+        // The most trusted source whose check did not fail, else the most trusted.
+        let Some(chosen) = of_field.iter().copied().find(|r| r.check != Check::Failed).or_else(|| of_field.first().copied()) else {
+            continue;
+        };
+        let mut confirmed = false;
+        let mut contradicted = false;
+        let mut score = chosen.confidence;
+        for other in of_field.iter().copied().filter(|r| r.source != chosen.source) {
+            match compare(name, &chosen.value, &other.value) {
+                Comparison::Same => {
+                    if other.check != Check::Failed {
+                        confirmed = true;
+                        score = score.max(other.confidence);
+                    }
+                    out.agreements.push(Agreement { field: name.to_string(), sources: (chosen.source, other.source) });
+                }
+                Comparison::Close => {}
+                Comparison::Different => {
+                    contradicted = true;
+                    out.disagreements.push(Disagreement {
+                        field: name.to_string(),
+                        first: (chosen.source, chosen.value.clone()),
+                        second: (other.source, other.value.clone()),
+                    });
+                }
+            }
+        }
+        // A zone's text has no diacritics, no punctuation and the surname first: where
+        // the print reads the same words, the value is given as printed.
+        let shown = match chosen.source {
+            Source::Mrz if !is_exact_field(name) => of_field
+                .iter()
+                .find(|r| r.source == Source::Printed && r.check != Check::Failed && compare(name, &chosen.value, &r.value) == Comparison::Same)
+                .map_or(&chosen.value, |r| &r.value),
+            _ => &chosen.value,
+        };
+        let sure = chosen.check != Check::Failed && !contradicted && (chosen.check == Check::Strong || confirmed);
+        if chosen.check == Check::Failed {
+            score = 0.0;
+        }
+        out.fields.push(CardField {
+            field: name.to_string(),
+            value: shown.clone(),
+            confidence_verdict: Some(if sure { ConfidenceVerdict::Sure } else { ConfidenceVerdict::Unsure }),
+            confidence_score: Some((score.clamp(0.0, 1.0) * 1000.0).round() / 1000.0),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ConfidenceVerdict::{Sure, Unsure};
+
+    fn r(source: Source, field: &str, value: &str, confidence: f32, check: Check) -> Reading {
+        Reading { source, field: field.into(), value: value.into(), confidence, check }
+    }
+
+    fn verdict(m: &Merged, field: &str) -> (String, Option<ConfidenceVerdict>) {
+        let f = m.fields.iter().find(|f| f.field == field).expect(field);
+        (f.value.clone(), f.confidence_verdict)
+    }
+
+    #[test]
+    fn qr_wins_and_a_printed_value_alone_is_never_sure_without_a_strong_check() {
+        let m = merge(&[
+            r(Source::Printed, "name", "NGUYEN VAN AN", 0.91, Check::Weak),
+            r(Source::Printed, "dob", "01/01/1990", 0.95, Check::Weak),
+            r(Source::Qr, "name", "Nguyễn Văn An", 1.0, Check::Strong),
+            r(Source::Printed, "id", "234567890123", 0.8, Check::Strong),
+        ]);
+        assert_eq!(verdict(&m, "name"), ("Nguyễn Văn An".into(), Some(Sure)));
+        assert_eq!(verdict(&m, "dob"), ("01/01/1990".into(), Some(Unsure)), "OCR alone, no check digit");
+        assert_eq!(verdict(&m, "id"), ("234567890123".into(), Some(Sure)), "Verhoeff-checked");
+        assert_eq!(m.agreements.len(), 1);
+        assert!(m.disagreements.is_empty());
+    }
+
+    #[test]
+    fn a_second_source_confirms_and_a_contradiction_is_never_sure() {
+        let m = merge(&[
+            r(Source::Mrz, "dob", "01/01/1990", 0.9, Check::Strong),
+            r(Source::Printed, "dob", "01/01/1990", 0.7, Check::Weak),
+            r(Source::Mrz, "name", "NGUYEN VAN AN", 0.9, Check::Weak),
+            r(Source::Printed, "name", "NGUYỄN VĂN AN", 0.7, Check::Weak),
+            r(Source::Qr, "id", "079203001234", 1.0, Check::Strong),
+            r(Source::Printed, "id", "079203001284", 0.9, Check::Weak),
+        ]);
+        assert_eq!(verdict(&m, "name"), ("NGUYỄN VĂN AN".into(), Some(Sure)), "MRZ name confirmed by the print, shown as printed");
+        assert_eq!(verdict(&m, "id"), ("079203001234".into(), Some(Unsure)), "contradicted");
+        assert_eq!(m.disagreements.len(), 1);
+        assert_eq!(m.disagreements[0].field, "id");
+    }
+
+    #[test]
+    fn failed_checks_lose_to_passing_ones_and_stay_unsure() {
+        let m = merge(&[
+            r(Source::Mrz, "id", "C1234567", 0.9, Check::Failed),
+            r(Source::Printed, "id", "C1234561", 0.8, Check::Weak),
+            r(Source::Qr, "name", "A B", 0.0, Check::Failed),
+        ]);
+        assert_eq!(verdict(&m, "id"), ("C1234561".into(), Some(Unsure)));
+        let name = m.fields.iter().find(|f| f.field == "name").expect("name");
+        assert_eq!((name.confidence_verdict, name.confidence_score), (Some(Unsure), Some(0.0)));
+    }
+
+    #[test]
+    fn comparisons_ignore_case_diacritics_and_spacing_but_not_digits() {
+        assert_eq!(compare("name", "Nguyễn Văn An", "NGUYEN  VAN AN"), Comparison::Same);
+        assert_eq!(compare("dob", "01/01/1990", "01/01/1996"), Comparison::Different);
+        assert_eq!(compare("address", "12 Le Loi, Phuong Ben Nghe, Quan 1", "12 Le Lol, Phuong Ben Nghe, Quan 1"), Comparison::Close);
+        assert_eq!(compare("name", "Rahul Kumar", "Priya Sharma"), Comparison::Different);
+        assert_eq!(compare("id", "", "1"), Comparison::Different);
+        assert_eq!(compare("nationality", "IND", "INDIAN"), Comparison::Same);
+        assert_eq!(compare("nationality", "Việt Nam", "VNM"), Comparison::Same);
+        assert_eq!(compare("nationality", "IND", "VNM"), Comparison::Different);
+        assert_eq!(compare("name", "PATEL ANJALI", "Anjali Patel"), Comparison::Same);
+        assert_eq!(compare("name", "PATEL ANJALI", "Anjali Patil"), Comparison::Close);
+    }
+}

@@ -1,0 +1,267 @@
+//! India's Aadhaar card (and the Aadhaar letter's cut-out card), printed side.
+//!
+//! Assumptions:
+//! - Front: "भारत सरकार / Government of India" at the top, the holder's name in
+//!   Devanagari (garbage Latin under the `eng` model) and then in Latin, a line
+//!   "जन्म तिथि/DOB: 14/08/1991" (or "Year of Birth : 1991" / "YoB"), a line
+//!   "पुरुष / MALE" (FEMALE, TRANSGENDER; no label), the number "2345 6789 0123" in
+//!   groups of four, and possibly "VID : 9134 5678 9012 3456" (16 digits, never taken
+//!   for the number).
+//! - `name` is the Latin name line just above the DOB/YoB line (within three lines),
+//!   skipping the "Government of India" line and lines that are not a plausible printed
+//!   name ([`super::plausible_latin_name`]: Devanagari read as Latin is lowercase
+//!   fragments, symbols, low confidence).
+//! - Without a DOB label, the first date on a line that is not an issue/download date
+//!   is the date of birth.
+//! - Back: "Address:" (or "पता:") followed by the address over the following lines up
+//!   to the one ending with the PIN code ("Bengaluru, Karnataka - 560001"); the parts
+//!   are joined with ", " and the PIN (with its "- " or "PIN Code:") is cut off and
+//!   returned as `pin_code` (6 digits, the first 1-9). The block also ends at the
+//!   UIDAI footer ("help@uidai.gov.in", "1947"), a VID or Aadhaar number line, or after
+//!   eight lines.
+//! - The number is read on both sides (the back prints it too): 12 digits, Verhoeff
+//!   ([`super::find_aadhaar_number`]: confused letters repaired only when the repaired
+//!   number passes, else returned as read and `Failed`).
+
+use super::{
+    clean, extract_date, field, find_aadhaar_number, gender_value, join_parts, plausible_latin_name, repair_digits, tokens, Doc, FieldCheck,
+    Found, Labels, PrintedField, Side,
+};
+
+pub(crate) const LABELS: Labels = &[
+    ("dob", &["DOB", "D.O.B", "Date of Birth", "जन्म तिथि", "जन्मतिथि"]),
+    ("yob", &["Year of Birth", "YoB", "जन्म वर्ष"]),
+    ("address", &["Address"]),
+    ("address_hi", &["पता"]),
+    ("government", &["Government of India", "Govt of India", "भारत सरकार"]),
+    ("authority", &["Unique Identification Authority of India", "भारतीय विशिष्ट पहचान प्राधिकरण"]),
+    ("vid", &["VID"]),
+    ("id_label", &["Your Aadhaar No", "Aadhaar No", "Aadhaar Number"]),
+    ("issued", &["Issue Date", "Date of Issue", "Download Date", "Aadhaar no. issued"]),
+    ("footer", &["help@uidai.gov.in", "www.uidai.gov.in", "uidai", "=1947", "मेरा आधार मेरी पहचान", "1800 300 1947"]),
+];
+
+pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
+    let mut out = Vec::new();
+    if let Some((f, check)) = find_aadhaar_number(doc, Some("id_label")) {
+        out.push(field("id", f, check));
+    }
+    match side {
+        Side::Front => front(doc, &mut out),
+        Side::Back => back(doc, &mut out),
+    }
+    out
+}
+
+fn year_value(s: &str) -> Option<String> {
+    tokens(s).into_iter().find_map(|(t, _, _)| {
+        let (y, repairs) = repair_digits(t)?;
+        let n: u32 = y.parse().ok()?;
+        (y.len() == 4 && repairs <= 1 && (1900..=2100).contains(&n)).then_some(y)
+    })
+}
+
+fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
+    let mut anchor = None;
+    if let Some(dob) = doc.labelled_date("dob", 2) {
+        anchor = dob.label_line.or(dob.lines.first().copied());
+        out.push(field("dob", dob, FieldCheck::Passed));
+    } else if let Some(yob) = doc.labelled("yob", 1, |s, _| year_value(s)) {
+        anchor = yob.label_line.or(yob.lines.first().copied());
+        out.push(field("year_of_birth", yob, FieldCheck::NotApplicable));
+    } else if let Some(i) = (0..doc.len()).find(|&i| !doc.has(i, "issued") && extract_date(doc.text(i)).is_some()) {
+        if let Some(d) = extract_date(doc.text(i)) {
+            anchor = Some(i);
+            out.push(field("dob", Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }, FieldCheck::Passed));
+        }
+    }
+    if let Some(a) = anchor {
+        let name = (a.saturating_sub(3)..a).rev().find(|&j| {
+            !doc.has(j, "government") && !doc.has(j, "authority") && doc.hits(j).is_empty() && plausible_latin_name(doc.text(j), doc.conf(&[j]))
+        });
+        if let Some(j) = name {
+            out.push(field("name", Found { value: clean(doc.text(j)), lines: vec![j], conf: doc.conf(&[j]), label_line: None }, FieldCheck::NotApplicable));
+        }
+    }
+    if let Some((g, i)) = (0..doc.len()).filter(|&i| doc.hits(i).is_empty()).find_map(|i| gender_value(doc.text(i), false).map(|g| (g, i))) {
+        out.push(field("gender", Found { value: g.to_string(), lines: vec![i], conf: doc.conf(&[i]), label_line: None }, FieldCheck::NotApplicable));
+    }
+}
+
+/// The PIN code ending an address part, and the part without it ("Bengaluru - 560001"
+/// → ("560001", "Bengaluru")).
+fn pin_in(part: &str) -> Option<(String, String)> {
+    let (tok, start, _) = tokens(part).pop()?;
+    let (pin, repairs) = repair_digits(tok)?;
+    if pin.len() != 6 || repairs > 1 || pin.starts_with('0') {
+        return None;
+    }
+    let mut rest = part.get(..start).unwrap_or("").trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '-' | ',' | ':' | '.'));
+    for label in ["PIN Code", "PIN", "Pincode"] {
+        if rest.to_ascii_lowercase().ends_with(&label.to_ascii_lowercase()) {
+            rest = rest.get(..rest.len() - label.len()).unwrap_or(rest);
+        }
+    }
+    Some((pin, clean(rest)))
+}
+
+fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
+    let key = if doc.line_of("address").is_some() { "address" } else { "address_hi" };
+    let stop_before = |j: usize| {
+        ["footer", "vid", "authority", "id_label"].iter().any(|k| doc.has(j, k)) || {
+            let t = doc.text(j);
+            t.chars().filter(char::is_ascii_digit).count() >= 12 && t.chars().filter(|c| c.is_alphabetic()).count() < 3
+        }
+    };
+    let Some(block) = doc.block(key, 8, stop_before, |p| pin_in(p).is_some()) else { return };
+    let mut parts = block.value.clone();
+    let mut pin = None;
+    if let (Some(last), Some(&line)) = (parts.last_mut(), block.lines.last()) {
+        if let Some((p, rest)) = pin_in(last) {
+            *last = rest;
+            pin = Some(Found { value: p, lines: vec![line], conf: doc.conf(&[line]), label_line: None });
+        }
+    }
+    let address = join_parts(&parts);
+    if !address.is_empty() {
+        out.push(field("address", block.with(address), FieldCheck::NotApplicable));
+    }
+    if let Some(p) = pin {
+        out.push(field("pin_code", p, FieldCheck::NotApplicable));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::*;
+
+    const FRONT: [&str; 9] = [
+        "~ag WRT",
+        "भारत सरकार",
+        "GOVERNMENT OF INDIA",
+        "~wet pan",
+        "Rahul Kumar",
+        "जन्म तिथि/DOB: 14/08/1991",
+        "पुरुष / MALE",
+        "2341 2341 2346",
+        "मेरा आधार, मेरी पहचान",
+    ];
+
+    #[test]
+    fn front_clean() {
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&FRONT));
+        assert_fields(
+            &f,
+            &[
+                ("id", "234123412346", FieldCheck::Passed),
+                ("name", "Rahul Kumar", FieldCheck::NotApplicable),
+                ("dob", "14/08/1991", FieldCheck::Passed),
+                ("gender", "M", FieldCheck::NotApplicable),
+            ],
+        );
+        assert_eq!(get(&f, "id").map(|x| x.lines.clone()), Some(vec![7]));
+        assert_eq!(get(&f, "name").map(|x| x.lines.clone()), Some(vec![4]));
+        assert_eq!(best_type(&lines(&FRONT)), Some("in.aadhaar"));
+    }
+
+    #[test]
+    fn front_noisy_with_year_of_birth_and_vid() {
+        // eng model: Devanagari as garbage; "Government" misspelt; YoB; O for 0 in the
+        // number (repaired: the Verhoeff check then passes); a VID line; glued "DOB".
+        let l = lines(&[
+            "~Wd ARGS",
+            "Govermment of Indla",
+            "~efter Hare |",
+            "~a: {i",
+            "Priya Sharma",
+            "Year of Birth : 1985",
+            "~afect / FEMALE",
+            "234l 234l 2346",
+            "VID : 9134 5678 9012 3456",
+        ]);
+        let f = parse_printed("in.aadhaar", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "234123412346", FieldCheck::Passed),
+                ("name", "Priya Sharma", FieldCheck::NotApplicable),
+                ("year_of_birth", "1985", FieldCheck::NotApplicable),
+                ("gender", "F", FieldCheck::NotApplicable),
+            ],
+        );
+        assert!(get(&f, "id").is_some_and(|x| x.confidence < 0.9), "repairs lower the confidence");
+        assert_eq!(best_type(&l), Some("in.aadhaar"));
+
+        let l = lines(&["GOVERNMENT OF INDIA", "Rahul Kumar", "DOB:14/08/1991", "MALE", "2341 2341 2346"]);
+        let f = parse_printed("in.aadhaar", Side::Front, &l);
+        assert_eq!((value(&f, "dob"), value(&f, "name")), (Some("14/08/1991"), Some("Rahul Kumar")));
+        let l = lines(&["Government of India", "A. Rahul", "YoB: 1990", "Transgender", "2341 2341 2346"]);
+        let f = parse_printed("in.aadhaar", Side::Front, &l);
+        assert_eq!((value(&f, "year_of_birth"), value(&f, "name"), value(&f, "gender")), (Some("1990"), Some("A. Rahul"), Some("T")));
+    }
+
+    #[test]
+    fn failing_verhoeff_is_returned_failed_never_passed() {
+        let mut t = FRONT;
+        t[7] = "2341 2341 2345";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&t));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("234123412345"), Some(FieldCheck::Failed)));
+        // A confused letter whose repair does not pass either: as read, Failed.
+        t[7] = "2341 234l 2345";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&t));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("2341234L2345"), Some(FieldCheck::Failed)));
+        // Starting with 1 (Verhoeff aside): Failed.
+        t[7] = "1341 2341 2346";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&t));
+        assert_eq!(check(&f, "id"), Some(FieldCheck::Failed));
+    }
+
+    #[test]
+    fn impossible_date_is_no_dob() {
+        let mut t = FRONT;
+        t[5] = "जन्म तिथि/DOB: 31/02/1990";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "dob"), None);
+        assert!(f.iter().all(|x| x.value != "31/02/1990"));
+    }
+
+    const BACK: [&str; 9] = [
+        "~ART: wa alae, 12",
+        "Address:",
+        "S/O Ramesh Kumar, 12, MG Road,",
+        "Near Central Mall, Shivaji Nagar,",
+        "Bengaluru, Karnataka - 560001",
+        "2341 2341 2346",
+        "1947",
+        "help@uidai.gov.in",
+        "www.uidai.gov.in",
+    ];
+
+    #[test]
+    fn back() {
+        let l = lines(&BACK);
+        let f = parse_printed("in.aadhaar", Side::Back, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "234123412346", FieldCheck::Passed),
+                ("address", "S/O Ramesh Kumar, 12, MG Road, Near Central Mall, Shivaji Nagar, Bengaluru, Karnataka", FieldCheck::NotApplicable),
+                ("pin_code", "560001", FieldCheck::NotApplicable),
+            ],
+        );
+        assert_eq!(get(&f, "address").map(|x| x.lines.clone()), Some(vec![2, 3, 4]));
+        assert_eq!(best_type(&l), Some("in.aadhaar"));
+        // Address on the label's line, "PIN Code:", misspelt label.
+        let l = lines(&["Adress: C/O Sita Devi, House 4", "Sector 5, Gurgaon,", "Haryana, PIN Code: 122001", "1947"]);
+        let f = parse_printed("in.aadhaar", Side::Back, &l);
+        assert_eq!(value(&f, "address"), Some("C/O Sita Devi, House 4, Sector 5, Gurgaon, Haryana"));
+        assert_eq!(value(&f, "pin_code"), Some("122001"));
+    }
+
+    #[test]
+    fn arbitrary_input_never_panics() {
+        never_panics(&lines(&FRONT), ALPHABET, 21, 80);
+        never_panics(&lines(&BACK), ALPHABET, 22, 80);
+    }
+}

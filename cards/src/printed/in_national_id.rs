@@ -1,0 +1,142 @@
+//! The generic Indian national identity card designed for this service: "REPUBLIC OF
+//! INDIA", "NATIONAL IDENTITY CARD", then labelled lines "Name:", "Date of Birth:",
+//! "Sex: M", "Nationality: INDIAN", "ID No: 2345 6789 0123", "Date of Expiry:".
+//!
+//! Assumptions:
+//! - Each value follows its label on the same line, or on the next line.
+//! - `id`: 12 digits in groups of four (or one group on the "ID No" line), Verhoeff
+//!   checked as an Aadhaar number ([`super::find_aadhaar_number`]; the line labelled
+//!   "ID No" preferred).
+//! - `nationality` normalized to the ISO 3166 code: "INDIAN"/"INDIA"/"IND" (within one
+//!   edit) → `IND`; anything else as printed.
+//! - `gender`: `M`/`F`/`T` (letters or words).
+
+use super::{edit_distance, field, find_aadhaar_number, fold_for_match, gender_value, name_value, Doc, FieldCheck, Labels, PrintedField};
+
+pub(crate) const LABELS: Labels = &[
+    ("name", &["Name", "Full Name"]),
+    ("dob", &["Date of Birth", "DOB"]),
+    ("gender", &["=Sex", "Gender"]),
+    ("nationality", &["Nationality"]),
+    ("id_label", &["ID No", "ID Number", "Identity Number"]),
+    ("expiry_date", &["Date of Expiry", "Expiry Date", "Valid Until"]),
+    ("issue_date", &["Date of Issue", "Issue Date"]),
+    ("header", &["Republic of India", "National Identity Card"]),
+];
+
+fn nationality(s: &str) -> Option<String> {
+    let f = fold_for_match(s);
+    let text: String = f.chars.iter().collect();
+    let india = text.split(' ').any(|w| {
+        let w: Vec<char> = w.chars().collect();
+        ["indian", "india"].iter().any(|n| edit_distance(&w, &n.chars().collect::<Vec<_>>()) <= 1) || w == ['i', 'n', 'd']
+    });
+    if india {
+        return Some("IND".to_string());
+    }
+    name_value(s)
+}
+
+pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
+    let mut out = Vec::new();
+    if let Some((f, check)) = find_aadhaar_number(doc, Some("id_label")) {
+        out.push(field("id", f, check));
+    }
+    let na = FieldCheck::NotApplicable;
+    if let Some(n) = doc.labelled_name("name", 1) {
+        out.push(field("name", n, na));
+    }
+    if let Some(d) = doc.labelled_date("dob", 1) {
+        out.push(field("dob", d, FieldCheck::Passed));
+    }
+    if let Some(g) = doc.labelled("gender", 1, |s, _| gender_value(s, true).map(str::to_string)) {
+        out.push(field("gender", g, na));
+    }
+    if let Some(n) = doc.labelled("nationality", 1, |s, _| nationality(s)) {
+        out.push(field("nationality", n, na));
+    }
+    if let Some(d) = doc.labelled_date("expiry_date", 1) {
+        out.push(field("expiry_date", d, FieldCheck::Passed));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::*;
+
+    const CARD: [&str; 8] = [
+        "REPUBLIC OF INDIA",
+        "NATIONAL IDENTITY CARD",
+        "Name: Rahul Kumar Sharma",
+        "Date of Birth: 14/08/1991",
+        "Sex: M",
+        "Nationality: INDIAN",
+        "ID No: 2341 2341 2346",
+        "Date of Expiry: 13/08/2031",
+    ];
+
+    #[test]
+    fn clean_card() {
+        let l = lines(&CARD);
+        let f = parse_printed("in.national_id", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "234123412346", FieldCheck::Passed),
+                ("name", "Rahul Kumar Sharma", FieldCheck::NotApplicable),
+                ("dob", "14/08/1991", FieldCheck::Passed),
+                ("gender", "M", FieldCheck::NotApplicable),
+                ("nationality", "IND", FieldCheck::NotApplicable),
+                ("expiry_date", "13/08/2031", FieldCheck::Passed),
+            ],
+        );
+        assert_eq!(get(&f, "id").map(|x| x.lines.clone()), Some(vec![6]));
+        assert_eq!(best_type(&l), Some("in.national_id"));
+    }
+
+    #[test]
+    fn noisy_card() {
+        // Misspelt labels, missing colons, values on the next line, "|" for "1" in the
+        // number, a failing Verhoeff check digit is Failed.
+        let l = lines(&[
+            "REPUBL1C OF INDIA",
+            "NATI0NAL IDENTlTY CARD",
+            "Narne",
+            "Priya Sharma",
+            "Date of Birth 01.02.1990",
+            "Sex | F",
+            "Natlonality",
+            "INDIAN",
+            "ID No.: 234| 2341 2346",
+            "Date of Expry:",
+            "31-01-2030",
+        ]);
+        let f = parse_printed("in.national_id", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "234123412346", FieldCheck::Passed),
+                ("name", "Priya Sharma", FieldCheck::NotApplicable),
+                ("dob", "01/02/1990", FieldCheck::Passed),
+                ("gender", "F", FieldCheck::NotApplicable),
+                ("nationality", "IND", FieldCheck::NotApplicable),
+                ("expiry_date", "31/01/2030", FieldCheck::Passed),
+            ],
+        );
+        assert_eq!(best_type(&l), Some("in.national_id"));
+        let mut t = CARD;
+        t[6] = "ID No: 2341 2341 2347";
+        let f = parse_printed("in.national_id", Side::Front, &lines(&t));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("234123412347"), Some(FieldCheck::Failed)));
+        t[3] = "Date of Birth: 31/02/1990";
+        let f = parse_printed("in.national_id", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "dob"), None);
+    }
+
+    #[test]
+    fn arbitrary_input_never_panics() {
+        never_panics(&lines(&CARD), ALPHABET, 61, 80);
+    }
+}

@@ -1,0 +1,237 @@
+//! India's PAN card (Permanent Account Number, Income Tax Department), front.
+//!
+//! Assumptions:
+//! - The number is one token of ten characters `AAAAA9999A`, found wherever it is;
+//!   confusions are repaired positionally (letters in positions 1-5 and 10, digits in
+//!   6-9), at most three, and only on a token that already has at least two digits in
+//!   6-9 and three letters in 1-5 (so no word becomes a PAN). Its check
+//!   ([`super::pan_check`]): the structure and the fourth letter, the holder's category,
+//!   one of `P C H F A T B L J G` — any other letter is `Failed`. A token on or after
+//!   the "Permanent Account Number" line is preferred.
+//! - New design (2018 on): bilingual labels "नाम / Name", "पिता का नाम / Father's
+//!   Name", "जन्म की तारीख / Date of Birth", each value on the next line (or after the
+//!   label on the same line).
+//! - Old design: no labels: "INCOME TAX DEPARTMENT" / "GOVT. OF INDIA", then the
+//!   holder's name, the father's name and the date of birth on lines of their own; the
+//!   first and second plausible name lines after the header are `name` and
+//!   `father_name`.
+//! - `dob`: after "Date of Birth", else the first date anywhere on the card.
+
+use super::{
+    extract_date, field, repair_positional, tokens, Doc, FieldCheck, Found, Labels, PrintedField, pan_check,
+};
+
+pub(crate) const LABELS: Labels = &[
+    ("name", &["Name", "नाम"]),
+    ("father_name", &["Father's Name", "Father Name", "पिता का नाम"]),
+    ("dob", &["Date of Birth", "जन्म की तारीख", "DOB"]),
+    ("header", &["Income Tax Department", "Govt. of India", "Government of India", "आयकर विभाग", "भारत सरकार"]),
+    ("pan_label", &["Permanent Account Number", "Permanent Account Number Card", "स्थायी लेखा संख्या", "स्थायी लेखा संख्या कार्ड"]),
+    ("signature", &["Signature", "हस्ताक्षर"]),
+];
+
+/// The PAN on the card, with its check.
+pub(crate) fn find_pan(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
+    let label = doc.line_of("pan_label");
+    let mut cands = Vec::new();
+    for i in 0..doc.len() {
+        for (tok, _, _) in tokens(doc.text(i)) {
+            let Some((id, repairs)) = repair_positional(tok, "AAAAA9999A") else { continue };
+            let chars: Vec<char> = tok.chars().collect();
+            let digits = chars.iter().skip(5).take(4).filter(|c| c.is_ascii_digit()).count();
+            let letters = chars.iter().take(5).filter(|c| c.is_alphabetic()).count();
+            if repairs > 3 || digits < 2 || letters < 3 {
+                continue;
+            }
+            let check = pan_check(&id);
+            let near_label = label.is_some_and(|l| i >= l && i <= l + 2);
+            let conf = doc.conf(&[i]) * (1.0 - 0.1 * repairs as f32);
+            cands.push((!near_label, check != FieldCheck::Passed, Found { value: id, lines: vec![i], conf, label_line: label }, check));
+        }
+    }
+    cands.sort_by_key(|c| (c.0, c.1));
+    cands.into_iter().next().map(|(_, _, f, c)| (f, c))
+}
+
+pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
+    let mut out = Vec::new();
+    let pan = find_pan(doc);
+    let pan_line = pan.as_ref().and_then(|p| p.0.lines.first().copied());
+    // Old design: plausible name lines after the header, before the date / PAN.
+    let header = (0..doc.len()).filter(|&i| doc.has(i, "header")).last();
+    let mut old_names = Vec::new();
+    if let Some(h) = header {
+        for j in h + 1..doc.len() {
+            if doc.has(j, "pan_label") || Some(j) == pan_line || extract_date(doc.text(j)).is_some() {
+                break;
+            }
+            if let Some(v) = super::latin_name(doc.text(j), doc.conf(&[j])).filter(|_| doc.hits(j).is_empty()) {
+                old_names.push(Found { value: v, lines: vec![j], conf: doc.conf(&[j]), label_line: None });
+            }
+        }
+    }
+    if let Some((f, check)) = pan {
+        out.push(field("id", f, check));
+    }
+    let latin = |s: &str, conf: f32| super::latin_name(s, conf.max(0.4));
+    let name = doc.labelled("name", 2, |s, _| latin(s, 1.0)).or_else(|| old_names.first().cloned());
+    if let Some(n) = name {
+        out.push(field("name", n, FieldCheck::NotApplicable));
+    }
+    let father = doc.labelled("father_name", 2, |s, _| latin(s, 1.0)).or_else(|| old_names.get(1).cloned());
+    if let Some(n) = father {
+        out.push(field("father_name", n, FieldCheck::NotApplicable));
+    }
+    let dob = doc.labelled_date("dob", 2).or_else(|| {
+        (0..doc.len()).find_map(|i| extract_date(doc.text(i)).map(|d| Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }))
+    });
+    if let Some(d) = dob {
+        out.push(field("dob", d, FieldCheck::Passed));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::*;
+
+    const NEW: [&str; 12] = [
+        "आयकर विभाग INCOME TAX DEPARTMENT",
+        "भारत सरकार GOVT. OF INDIA",
+        "स्थायी लेखा संख्या कार्ड Permanent Account Number Card",
+        "ABCPK1234F",
+        "नाम / Name",
+        "RAHUL KUMAR",
+        "पिता का नाम / Father's Name",
+        "RAMESH KUMAR",
+        "जन्म की तारीख / Date of Birth",
+        "14/08/1991",
+        "हस्ताक्षर / Signature",
+        "~Rahul",
+    ];
+
+    #[test]
+    fn new_design_clean() {
+        let l = lines(&NEW);
+        let f = parse_printed("in.pan", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "ABCPK1234F", FieldCheck::Passed),
+                ("name", "RAHUL KUMAR", FieldCheck::NotApplicable),
+                ("father_name", "RAMESH KUMAR", FieldCheck::NotApplicable),
+                ("dob", "14/08/1991", FieldCheck::Passed),
+            ],
+        );
+        assert_eq!(get(&f, "name").map(|x| x.lines.clone()), Some(vec![5]));
+        assert_eq!(best_type(&l), Some("in.pan"));
+    }
+
+    #[test]
+    fn new_design_noisy() {
+        // eng model: Devanagari as garbage; PAN with 8 for B and O for 0; labels
+        // misspelt; "Fathers" without apostrophe; the date with O for 0.
+        let l = lines(&[
+            "~sme faa INCOME TAX DEPARTMENT",
+            "~on Wat GOVT. OF INDIA",
+            "~tera aa den Permanent Account Nurnber Card",
+            "A8CPK1Z34F",
+            "~aa / Name",
+            "RAHUL KUMAR",
+            "~fa Ht ara / Fathers Name",
+            "RAMESH KUMAR",
+            "~oa Ht art / Date of Brith",
+            "14/O8/1991",
+            "~wet / Signature",
+        ]);
+        let f = parse_printed("in.pan", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "ABCPK1234F", FieldCheck::Passed),
+                ("name", "RAHUL KUMAR", FieldCheck::NotApplicable),
+                ("father_name", "RAMESH KUMAR", FieldCheck::NotApplicable),
+                ("dob", "14/08/1991", FieldCheck::Passed),
+            ],
+        );
+        assert_eq!(best_type(&l), Some("in.pan"));
+    }
+
+    #[test]
+    fn old_design() {
+        let l = lines(&[
+            "~aad fae",
+            "INCOME TAX DEPARTMENT      GOVT. OF INDIA",
+            "SUNITA DEVI",
+            "MOHAN LAL SHARMA",
+            "05/11/1978",
+            "Permanent Account Number",
+            "BNZPD4567K",
+            "~Sunita",
+            "Signature",
+        ]);
+        let f = parse_printed("in.pan", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "BNZPD4567K", FieldCheck::Passed),
+                ("name", "SUNITA DEVI", FieldCheck::NotApplicable),
+                ("father_name", "MOHAN LAL SHARMA", FieldCheck::NotApplicable),
+                ("dob", "05/11/1978", FieldCheck::Passed),
+            ],
+        );
+        assert_eq!(best_type(&l), Some("in.pan"));
+    }
+
+    #[test]
+    fn bad_category_letter_fails() {
+        let mut t = NEW;
+        t[3] = "ABCXK1234F";
+        let f = parse_printed("in.pan", Side::Front, &lines(&t));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("ABCXK1234F"), Some(FieldCheck::Failed)));
+        t[9] = "31/02/1990";
+        let f = parse_printed("in.pan", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "dob"), None);
+    }
+
+    #[test]
+    fn arbitrary_input_never_panics() {
+        never_panics(&lines(&NEW), ALPHABET, 31, 80);
+    }
+}
+
+/// Lines as Tesseract 5 (`eng`) read a generated PAN photo (card_eval): the Devanagari
+/// label halves come out as Latin garbage glued to the English label.
+#[cfg(test)]
+mod tesseract_lines {
+    use super::super::test_support::{assert_fields, lines};
+    use super::super::{parse_printed, FieldCheck, Side};
+
+    #[test]
+    fn labels_behind_garbage_still_find_their_values() {
+        let l = lines(&[
+            "sree afer UR BAR",
+            "INCOME TAX DEPARTMENT GOVT. OF INDIA",
+            "qurht car der ws / Permanent Account Number Card",
+            "LXQPY0148G",
+            "am / Name",
+            "( \\ VENKATESH KUMAR YADAV",
+            "fat a 37H / Father's Name",
+            "ARJUN KUMAR YADAV",
+            "y,~N oF a arfta / Date of Birth",
+            "04/12/1986",
+            "beara / Signature",
+        ]);
+        let f = parse_printed("in.pan", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "LXQPY0148G", FieldCheck::Passed),
+                ("name", "VENKATESH KUMAR YADAV", FieldCheck::NotApplicable),
+                ("father_name", "ARJUN KUMAR YADAV", FieldCheck::NotApplicable),
+                ("dob", "04/12/1986", FieldCheck::Passed),
+            ],
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! India's passport, the printed (visual inspection) zone of the data page: a
+//! secondary source beside the MRZ (read by [`crate::mrz`]).
+//!
+//! Assumptions:
+//! - Bilingual labels ("उपनाम / Surname", "दिया गया नाम / Given Name(s)") with each
+//!   value on the line below; several labels may share a line with their values below
+//!   in the same order ("Type / Country Code / Passport No." over "P IND J8369854";
+//!   "Sex / Date of Birth" over "M 12/05/1985"; "Date of Issue / Date of Expiry" over
+//!   two dates — the k-th date under the k-th date label).
+//! - `id`: a letter and seven digits (positional repairs, at most two, on a token with
+//!   at least five digits), preferably under "Passport No.", never from the MRZ (lines
+//!   with `<<`). Check: the structure ([`super::passport_number_check`]).
+//! - `nationality` printed "INDIAN" (misreads within one edit) answered as its ICAO code `IND`.
+//! - `gender`: `M`, `F` or `T`; dates `DD/MM/YYYY`; `place_of_birth` as printed.
+
+use super::{
+    edit_distance, field, fold_for_match, gender_value, name_value, passport_number_check, repair_positional, tokens, Doc, FieldCheck, Found,
+    Labels, PrintedField,
+};
+
+pub(crate) const LABELS: Labels = &[
+    ("type", &["=Type", "प्रकार"]),
+    ("country_code", &["Country Code", "कोड"]),
+    ("id_label", &["Passport No", "पासपोर्ट नं"]),
+    ("last_name", &["Surname", "उपनाम"]),
+    ("first_name", &["Given Name(s)", "Given Names", "Given Name", "दिया गया नाम"]),
+    ("nationality", &["Nationality", "राष्ट्रीयता"]),
+    ("gender", &["=Sex", "लिंग"]),
+    ("dob", &["Date of Birth", "जन्मतिथि", "जन्म तिथि"]),
+    ("place_of_birth", &["Place of Birth", "जन्म स्थान"]),
+    ("place_of_issue", &["Place of Issue", "जारी करने का स्थान"]),
+    ("issue_date", &["Date of Issue", "जारी करने की तिथि"]),
+    ("expiry_date", &["Date of Expiry", "समाप्ति की तिथि"]),
+    ("header", &["Republic of India", "भारत गणराज्य", "Passport", "पासपोर्ट"]),
+];
+
+/// The passport number, with its check.
+pub(crate) fn find_passport_number(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
+    let label = doc.line_of("id_label");
+    let mut cands = Vec::new();
+    for i in 0..doc.len() {
+        if doc.text(i).contains("<<") {
+            continue;
+        }
+        for (tok, _, _) in tokens(doc.text(i)) {
+            let Some((id, repairs)) = repair_positional(tok, "A9999999") else { continue };
+            let digits = tok.chars().skip(1).filter(|c| c.is_ascii_digit()).count();
+            if repairs > 2 || digits < 5 || !tok.starts_with(|c: char| c.is_alphabetic()) && repairs > 1 {
+                continue;
+            }
+            let near = label.is_some_and(|l| i > l && i <= l + 2);
+            let conf = doc.conf(&[i]) * (1.0 - 0.1 * repairs as f32);
+            cands.push((!near, Found { value: id.clone(), lines: vec![i], conf, label_line: label }, passport_number_check(&id)));
+        }
+    }
+    cands.sort_by_key(|c| c.0);
+    cands.into_iter().next().map(|(_, f, c)| (f, c))
+}
+
+fn nationality(s: &str) -> Option<String> {
+    let f = fold_for_match(s);
+    let text: String = f.chars.iter().collect();
+    let indian: Vec<char> = "indian".chars().collect();
+    if text.split(' ').any(|w| edit_distance(&w.chars().collect::<Vec<_>>(), &indian) <= 1) {
+        // The ICAO code, as the zone and the national identity card give it.
+        return Some("IND".to_string());
+    }
+    name_value(s)
+}
+
+pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
+    let mut out = Vec::new();
+    if let Some((f, check)) = find_passport_number(doc) {
+        out.push(field("id", f, check));
+    }
+    let na = FieldCheck::NotApplicable;
+    let text_fields: [(&str, &'static str); 3] = [("last_name", "last_name"), ("first_name", "first_name"), ("place_of_birth", "place_of_birth")];
+    for (key, name) in text_fields {
+        if let Some(v) = doc.labelled(key, 1, |s, _| name_value(s).filter(|v| v.chars().any(|c| c.is_ascii_alphabetic()))) {
+            out.push(field(name, v, na));
+        }
+    }
+    if let Some(v) = doc.labelled("nationality", 1, |s, _| nationality(s)) {
+        out.push(field("nationality", v, na));
+    }
+    if let Some(g) = doc.labelled("gender", 1, |s, _| gender_value(s, true).map(str::to_string)) {
+        out.push(field("gender", g, na));
+    }
+    for (key, name) in [("dob", "dob"), ("issue_date", "issue_date"), ("expiry_date", "expiry_date")] {
+        if let Some(d) = doc.labelled_date(key, 1) {
+            out.push(field(name, d, FieldCheck::Passed));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::*;
+
+    const PAGE: [&str; 19] = [
+        "भारत गणराज्य REPUBLIC OF INDIA",
+        "पासपोर्ट PASSPORT",
+        "प्रकार/Type  कोड/Country Code  पासपोर्ट नं./Passport No.",
+        "P IND J8369854",
+        "उपनाम / Surname",
+        "SHARMA",
+        "दिया गया नाम / Given Name(s)",
+        "RAHUL KUMAR",
+        "राष्ट्रीयता / Nationality",
+        "भारतीय / INDIAN",
+        "लिंग / Sex   जन्मतिथि / Date of Birth",
+        "M   12/05/1985",
+        "जन्म स्थान / Place of Birth",
+        "NEW DELHI, DELHI",
+        "जारी करने का स्थान / Place of Issue",
+        "DELHI",
+        "जारी करने की तिथि / Date of Issue   समाप्ति की तिथि / Date of Expiry",
+        "10/01/2015   09/01/2025",
+        "P<INDSHARMA<<RAHUL<KUMAR<<<<<<<<<<<<<<<<<<<<",
+    ];
+
+    fn expected() -> Vec<(&'static str, &'static str, FieldCheck)> {
+        vec![
+            ("id", "J8369854", FieldCheck::Passed),
+            ("last_name", "SHARMA", FieldCheck::NotApplicable),
+            ("first_name", "RAHUL KUMAR", FieldCheck::NotApplicable),
+            ("nationality", "IND", FieldCheck::NotApplicable),
+            ("gender", "M", FieldCheck::NotApplicable),
+            ("dob", "12/05/1985", FieldCheck::Passed),
+            ("place_of_birth", "NEW DELHI, DELHI", FieldCheck::NotApplicable),
+            ("issue_date", "10/01/2015", FieldCheck::Passed),
+            ("expiry_date", "09/01/2025", FieldCheck::Passed),
+        ]
+    }
+
+    #[test]
+    fn data_page_clean() {
+        let l = lines(&PAGE);
+        let f = parse_printed("in.passport", Side::Front, &l);
+        assert_fields(&f, &expected());
+        assert_eq!(get(&f, "expiry_date").map(|x| x.lines.clone()), Some(vec![17]));
+        assert_eq!(best_type(&l), Some("in.passport"));
+    }
+
+    #[test]
+    fn data_page_noisy() {
+        // eng model: Devanagari as garbage, labels misspelt, O for 0 in the number and
+        // the expiry, "INDlAN", a female holder.
+        let l = lines(&[
+            "~Ana Tora REPUBLIC OF INDIA",
+            "~ure PASSPORT",
+            "~aR/Type 1/Country Code urate #./Passport No.",
+            "P IND J836985O",
+            "~su4 / Surnarne",
+            "SHARMA",
+            "~fear wer am / Given Narne(s)",
+            "PRIYA",
+            "~trea / Natlonality",
+            "~anda / INDlAN",
+            "~fer / Sex   sient / Date of Brith",
+            "F   12/05/1985",
+            "~sa eae / Place of Birth",
+            "MUMBAI, MAHARASHTRA",
+            "~ant ar at fafa / Date of lssue   arate At fafer / Date of Expiry",
+            "10/01/2015   O9/01/2025",
+        ]);
+        let f = parse_printed("in.passport", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "J8369850", FieldCheck::Passed),
+                ("last_name", "SHARMA", FieldCheck::NotApplicable),
+                ("first_name", "PRIYA", FieldCheck::NotApplicable),
+                ("nationality", "IND", FieldCheck::NotApplicable),
+                ("gender", "F", FieldCheck::NotApplicable),
+                ("dob", "12/05/1985", FieldCheck::Passed),
+                ("place_of_birth", "MUMBAI, MAHARASHTRA", FieldCheck::NotApplicable),
+                ("issue_date", "10/01/2015", FieldCheck::Passed),
+                ("expiry_date", "09/01/2025", FieldCheck::Passed),
+            ],
+        );
+        assert_eq!(best_type(&l), Some("in.passport"));
+    }
+
+    #[test]
+    fn impossible_dates_are_not_returned() {
+        let mut t = PAGE;
+        t[17] = "31/02/2015   09/01/2025";
+        let f = parse_printed("in.passport", Side::Front, &lines(&t));
+        // The impossible date is no date, and the other stays in its column.
+        assert!(f.iter().all(|x| x.value != "31/02/2015"));
+        assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (None, Some("09/01/2025")));
+    }
+
+    #[test]
+    fn arbitrary_input_never_panics() {
+        never_panics(&lines(&PAGE), ALPHABET, 51, 80);
+    }
+}

@@ -1,0 +1,218 @@
+//! India's voter ID (EPIC, Electors Photo Identity Card, Election Commission of India).
+//!
+//! Assumptions:
+//! - The EPIC number is three letters and seven digits, one token or two ("ABC
+//!   1234567"), found wherever it is; confusions repaired positionally (at most three,
+//!   on a token with at least two letters and four digits in place). Older state-format
+//!   numbers ("AP/12/123/123456") are not read. Check: the structure
+//!   ([`super::epic_check`]).
+//! - Front labels, English or bilingual, value after the label on the same line or on
+//!   the next: "Elector's Name" / "Name"; one of "Father's Name", "Husband's Name",
+//!   "Mother's Name" (→ `father_name` and `relation` `father`/`husband`/`mother`, the
+//!   first in reading order); "Sex" / "Gender" ("Male", "Female", "पुरुष", "M");
+//!   "Date of Birth" (or "Date of Birth / Age") with `DD/MM/YYYY` or `DD-MM-YYYY`, else
+//!   `age` from "Age as on 1.1.2008 : 25" (the number after the last colon).
+//! - Back: "Address" and its value over up to four following lines (joined with ", "),
+//!   ending before a line opening with a label, "Date", "Electoral Registration
+//!   Officer", "Assembly Constituency" or "Part No".
+
+use super::{
+    epic_check, field, gender_value, join_parts, repair_positional, tokens, Doc, FieldCheck, Found, Labels,
+    PrintedField, Side,
+};
+
+pub(crate) const LABELS: Labels = &[
+    ("name", &["Elector's Name", "Electors Name", "Name", "निर्वाचक का नाम", "नाम"]),
+    ("father", &["Father's Name", "Father Name", "पिता का नाम"]),
+    ("husband", &["Husband's Name", "Husband Name", "पति का नाम"]),
+    ("mother", &["Mother's Name", "Mother Name", "माता का नाम"]),
+    ("gender", &["Sex", "Gender", "लिंग"]),
+    ("dob", &["Date of Birth", "Date of Birth / Age", "DOB", "जन्म तिथि", "जन्म की तारीख"]),
+    ("age", &["Age as on", "Age", "आयु"]),
+    ("address", &["Address", "पता"]),
+    ("header", &["Election Commission of India", "Identity Card", "भारत निर्वाचन आयोग", "पहचान पत्र"]),
+    ("officer", &["Electoral Registration Officer", "Assembly Constituency", "=Part No", "=Date", "Facsimile Signature", "=Note"]),
+];
+
+/// The EPIC number on the card, with its check.
+pub(crate) fn find_epic(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
+    for i in 0..doc.len() {
+        let toks = tokens(doc.text(i));
+        let mut cands: Vec<String> = toks.iter().map(|t| t.0.to_string()).collect();
+        cands.extend(toks.windows(2).map(|w| format!("{}{}", w[0].0, w[1].0)));
+        for tok in cands {
+            let Some((id, repairs)) = repair_positional(&tok, "AAA9999999") else { continue };
+            let chars: Vec<char> = tok.chars().collect();
+            let letters = chars.iter().take(3).filter(|c| c.is_alphabetic()).count();
+            let digits = chars.iter().skip(3).filter(|c| c.is_ascii_digit()).count();
+            if repairs <= 3 && letters >= 2 && digits >= 4 {
+                let check = epic_check(&id);
+                let conf = doc.conf(&[i]) * (1.0 - 0.1 * repairs as f32);
+                return Some((Found { value: id, lines: vec![i], conf, label_line: None }, check));
+            }
+        }
+    }
+    None
+}
+
+fn age_value(s: &str) -> Option<String> {
+    let after = s.rsplit(':').next().unwrap_or(s);
+    let (t, _, _) = tokens(after).pop()?;
+    let n: u32 = t.parse().ok().filter(|_| t.len() <= 3)?;
+    (1..=150).contains(&n).then(|| n.to_string())
+}
+
+pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
+    let mut out = Vec::new();
+    if let Some((f, check)) = find_epic(doc) {
+        out.push(field("id", f, check));
+    }
+    let latin = |s: &str, _| super::latin_name(s, 1.0);
+    match side {
+        Side::Front => {
+            if let Some(n) = doc.labelled("name", 1, latin) {
+                out.push(field("name", n, FieldCheck::NotApplicable));
+            }
+            let relation = ["father", "husband", "mother"]
+                .into_iter()
+                .filter_map(|k| doc.line_of(k).map(|i| (i, k)))
+                .min()
+                .and_then(|(_, k)| doc.labelled(k, 1, latin).map(|f| (k, f)));
+            if let Some((k, f)) = relation {
+                let rel = Found { value: k.to_string(), ..f.clone() };
+                out.push(field("father_name", f, FieldCheck::NotApplicable));
+                out.push(field("relation", rel, FieldCheck::NotApplicable));
+            }
+            if let Some(g) = doc.labelled("gender", 1, |s, _| gender_value(s, true).map(str::to_string)) {
+                out.push(field("gender", g, FieldCheck::NotApplicable));
+            }
+            if let Some(d) = doc.labelled_date("dob", 1) {
+                out.push(field("dob", d, FieldCheck::Passed));
+            } else if let Some(a) = doc.labelled("age", 1, |s, _| age_value(s)) {
+                out.push(field("age", a, FieldCheck::NotApplicable));
+            }
+        }
+        Side::Back => {
+            let stop = |j: usize| doc.has(j, "officer") || doc.has(j, "header");
+            if let Some(block) = doc.block("address", 4, stop, |_| false) {
+                let address = join_parts(&block.value);
+                if !address.is_empty() {
+                    out.push(field("address", block.with(address), FieldCheck::NotApplicable));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::*;
+
+    const FRONT: [&str; 8] = [
+        "ELECTION COMMISSION OF INDIA",
+        "IDENTITY CARD",
+        "ABC1234567",
+        "Elector's Name : Rahul Kumar",
+        "Father's Name : Ramesh Kumar",
+        "Sex : Male",
+        "Date of Birth : 14/08/1991",
+        "~ae",
+    ];
+
+    #[test]
+    fn front_clean() {
+        let l = lines(&FRONT);
+        let f = parse_printed("in.voter", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "ABC1234567", FieldCheck::Passed),
+                ("name", "Rahul Kumar", FieldCheck::NotApplicable),
+                ("father_name", "Ramesh Kumar", FieldCheck::NotApplicable),
+                ("relation", "father", FieldCheck::NotApplicable),
+                ("gender", "M", FieldCheck::NotApplicable),
+                ("dob", "14/08/1991", FieldCheck::Passed),
+            ],
+        );
+        assert_eq!(best_type(&l), Some("in.voter"));
+    }
+
+    #[test]
+    fn front_noisy_bilingual_and_age() {
+        // Bilingual labels, values on the next line, OCR noise in the number (0 for
+        // O, 1 for I), Husband's Name, Hindi sex value, age instead of a date.
+        let l = lines(&[
+            "~aad Prater arr",
+            "ELECTION COMMISSION 0F INDIA",
+            "IDENTITY CARD",
+            "X0Y 98765l2",
+            "Electors Narne",
+            "Sunita Devi",
+            "Husband's Name :",
+            "Mohan Lal",
+            "लिंग / Sex : पुरुष",
+            "Age as on 1.1.2008 : 25",
+        ]);
+        let f = parse_printed("in.voter", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "XOY9876512", FieldCheck::Passed),
+                ("name", "Sunita Devi", FieldCheck::NotApplicable),
+                ("father_name", "Mohan Lal", FieldCheck::NotApplicable),
+                ("relation", "husband", FieldCheck::NotApplicable),
+                ("gender", "M", FieldCheck::NotApplicable),
+                ("age", "25", FieldCheck::NotApplicable),
+            ],
+        );
+        assert_eq!(best_type(&l), Some("in.voter"));
+        // New design: "Name", "Mother's Name", "Gender", "Date of Birth / Age", dashes.
+        let l = lines(&[
+            "Election Commission of India",
+            "Elector Photo Identity Card",
+            "KLM7654321",
+            "Name : Anita Rao",
+            "Mother's Name : Lakshmi Rao",
+            "Gender : Female",
+            "Date of Birth / Age : 02-03-1995",
+        ]);
+        let f = parse_printed("in.voter", Side::Front, &l);
+        assert_eq!(
+            [value(&f, "name"), value(&f, "father_name"), value(&f, "relation"), value(&f, "gender"), value(&f, "dob")],
+            [Some("Anita Rao"), Some("Lakshmi Rao"), Some("mother"), Some("F"), Some("02/03/1995")]
+        );
+    }
+
+    #[test]
+    fn back() {
+        let l = lines(&[
+            "Address :",
+            "H.No. 12, MG Road,",
+            "Shivaji Nagar, Bangalore 560001",
+            "Date : 12/12/2012",
+            "Electoral Registration Officer",
+            "ABC1234567",
+        ]);
+        let f = parse_printed("in.voter", Side::Back, &l);
+        assert_fields(
+            &f,
+            &[("id", "ABC1234567", FieldCheck::Passed), ("address", "H.No. 12, MG Road, Shivaji Nagar, Bangalore 560001", FieldCheck::NotApplicable)],
+        );
+        assert_eq!(best_type(&l), Some("in.voter"));
+    }
+
+    #[test]
+    fn impossible_date_is_no_dob() {
+        let mut t = FRONT;
+        t[6] = "Date of Birth : 31-02-1990";
+        let f = parse_printed("in.voter", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "dob"), None);
+    }
+
+    #[test]
+    fn arbitrary_input_never_panics() {
+        never_panics(&lines(&FRONT), ALPHABET, 41, 80);
+    }
+}

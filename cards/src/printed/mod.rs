@@ -1,0 +1,1279 @@
+//! The printed (visual) text of ID cards, as an OCR engine (Tesseract, `eng` or `vie`)
+//! reads it off a rectified photo, to normalized `card_information` fields, for six
+//! card types, and a classifier that tells which type the text looks like. Pure
+//! functions over [`TextLine`]s: no images, no IO; the caller runs the OCR and converts.
+//!
+//! # How values are found
+//!
+//! Each parser has one table of labels (`LABELS` in its module): a field key and the
+//! label's spellings, bilingual ones included ("Họ và tên / Full name", "Full name",
+//! "Họ và tên"). Lines and labels are compared *folded* ([`fold_for_match`]: lowercase,
+//! diacritics and apostrophes dropped, any run of punctuation or space one space), with
+//! an edit distance that grows with the label's length ([`label_max_distance`]: none up
+//! to 4 characters, 1 up to 7, 2 up to 11, 3 beyond), a label starting at a word start
+//! and ending at a word end. Where spellings of several labels overlap on a line, the
+//! closest match wins, then the longest ("Mother's Name" is not "Father's Name"). "rn"
+//! read for "m" costs nothing ("Narne" is "Name"). A spelling written with a leading `=`
+//! is matched exactly (folded): short labels a name or place could be within an edit
+//! of ("=Họ và tên" against the name "HỒ VĂN TÂN").
+//!
+//! A label's value is the rest of its line up to the next label on that line ("Giới tính
+//! / Sex: Nam   Quốc tịch / Nationality: Việt Nam" gives two values); when that is empty
+//! or not a value of the field's kind (a name, a date…), the following line(s) (a line
+//! opening with another label stops the search). Where a line holds several date labels
+//! with no values ("Date of Issue   Date of Expiry"), the next line's dates are given to
+//! them in order.
+//!
+//! Identifiers are found by their shape wherever they are (a label only breaks ties),
+//! with OCR confusions repaired *positionally* ([`repair_positional`]: a letter in a
+//! digit position by the digit it resembles, and the reverse), and each identifier's own
+//! machine check reported in [`PrintedField::check`].
+//!
+//! Values are trimmed, inner whitespace single, NFC ([`nfc`]); dates `DD/MM/YYYY` and
+//! only when the calendar day exists ([`crate::checked_date`]); gender `M`/`F` (`T` where
+//! the card prints it). Every function is total: any input, at most [`MAX_LINES`] lines
+//! of [`MAX_LINE_CHARS`] characters each (the rest is ignored), answers without panic.
+
+mod in_aadhaar;
+mod in_national_id;
+mod in_pan;
+mod in_passport;
+mod in_voter;
+mod unicode;
+mod vn_national_id;
+
+pub use unicode::{fold, nfc};
+pub use vn_national_id::{cccd_consistency, CccdConsistency};
+
+use crate::{CardField, ConfidenceVerdict};
+use serde::Serialize;
+
+/// The card types [`parse_printed`] reads and [`classify`] tells apart.
+pub const CARD_TYPES: [&str; 6] = ["in.aadhaar", "in.pan", "in.voter", "in.passport", "in.national_id", "vn.national_id"];
+/// Lines beyond this many are ignored (a card has a few dozen).
+pub const MAX_LINES: usize = 200;
+/// Characters of a line beyond this many are ignored (a card's line has under 100).
+pub const MAX_LINE_CHARS: usize = 300;
+
+/// One line of OCR output, in reading order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextLine {
+    pub text: String,
+    /// 0-1 (mean word confidence of the line)
+    pub confidence: f32,
+    pub x: u32,
+    pub y: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A value's own machine check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldCheck {
+    /// Verhoeff, PAN structure and category letter, EPIC structure, passport number
+    /// structure, CCCD number consistent with the date of birth (and sex), a real date.
+    Passed,
+    /// The value was read but its check fails (Verhoeff, PAN category letter, CCCD
+    /// number against the date of birth…): never to be taken as verified.
+    Failed,
+    /// No check applies (names, addresses, places, year of birth, age, PIN code).
+    NotApplicable,
+}
+
+/// Which side of the card the lines come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Front,
+    Back,
+}
+
+/// One normalized field read off the printed card.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrintedField {
+    pub field: &'static str,
+    pub value: String,
+    /// 0-1, from the OCR confidence of the line(s) the value came from (lowered by 10%
+    /// for every character repaired)
+    pub confidence: f32,
+    /// the value's own machine check
+    pub check: FieldCheck,
+    /// which line(s) it came from (indices into the input) for the answer's text boxes
+    pub lines: Vec<usize>,
+}
+
+impl PrintedField {
+    /// The `card_information` entry: `SURE` when its check passed, `UNSURE` when it
+    /// failed, no verdict when none applies.
+    pub fn card_field(&self) -> CardField {
+        let f = CardField::new(self.field, self.value.clone());
+        match self.check {
+            FieldCheck::Passed => CardField { confidence_verdict: Some(ConfidenceVerdict::Sure), ..f },
+            FieldCheck::Failed => f.unsure(),
+            FieldCheck::NotApplicable => f,
+        }
+    }
+}
+
+/// Reads the fields of `card_type` (one of [`CARD_TYPES`]) off the OCR lines of one
+/// side of a card. An unknown type, or nothing recognizable, gives no fields.
+pub fn parse_printed(card_type: &str, side: Side, lines: &[TextLine]) -> Vec<PrintedField> {
+    match card_type {
+        "in.aadhaar" => in_aadhaar::parse(&Doc::new(lines, in_aadhaar::LABELS), side),
+        "in.pan" => in_pan::parse(&Doc::new(lines, in_pan::LABELS)),
+        "in.voter" => in_voter::parse(&Doc::new(lines, in_voter::LABELS), side),
+        "in.passport" => in_passport::parse(&Doc::new(lines, in_passport::LABELS)),
+        "in.national_id" => in_national_id::parse(&Doc::new(lines, in_national_id::LABELS)),
+        "vn.national_id" => vn_national_id::parse(&Doc::new(lines, vn_national_id::LABELS), side),
+        _ => Vec::new(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Classifier
+
+/// One piece of evidence for a card type and its weight.
+enum Cue {
+    /// A label-like phrase, matched fuzzily as labels are.
+    Phrase(&'static str, f32),
+    /// A string in the line's raw uppercase text (MRZ openings keep their `<`).
+    Raw(&'static str, f32),
+    /// The type's identifier found by its shape and passing its check.
+    Id(f32),
+}
+
+const CUES: [(&str, &[Cue]); 6] = [
+    (
+        "in.aadhaar",
+        &[
+            Cue::Phrase("Government of India", 0.45),
+            Cue::Phrase("भारत सरकार", 0.3),
+            Cue::Phrase("Aadhaar", 0.6),
+            Cue::Phrase("आधार", 0.6),
+            Cue::Phrase("Unique Identification Authority of India", 0.7),
+            Cue::Phrase("भारतीय विशिष्ट पहचान प्राधिकरण", 0.6),
+            Cue::Phrase("uidai", 0.6),
+            Cue::Phrase("Year of Birth", 0.2),
+            Cue::Phrase("मेरा आधार मेरी पहचान", 0.5),
+            Cue::Id(0.6),
+        ],
+    ),
+    (
+        "in.pan",
+        &[
+            Cue::Phrase("Income Tax Department", 0.7),
+            Cue::Phrase("Permanent Account Number", 0.7),
+            Cue::Phrase("आयकर विभाग", 0.6),
+            Cue::Phrase("स्थायी लेखा संख्या", 0.6),
+            Cue::Id(0.5),
+        ],
+    ),
+    (
+        "in.voter",
+        &[
+            Cue::Phrase("Election Commission of India", 0.8),
+            Cue::Phrase("भारत निर्वाचन आयोग", 0.7),
+            Cue::Phrase("Elector's Name", 0.6),
+            Cue::Phrase("Electoral Registration Officer", 0.6),
+            Cue::Phrase("Age as on", 0.3),
+            Cue::Phrase("Assembly Constituency", 0.4),
+            Cue::Id(0.3),
+        ],
+    ),
+    (
+        "in.passport",
+        &[
+            Cue::Phrase("Passport", 0.5),
+            Cue::Phrase("पासपोर्ट", 0.5),
+            Cue::Raw("P<IND", 0.7),
+            Cue::Phrase("Republic of India", 0.25),
+            Cue::Phrase("Given Name(s)", 0.3),
+            Cue::Phrase("Place of Issue", 0.3),
+            Cue::Phrase("Name of Father / Legal Guardian", 0.5),
+            Cue::Phrase("File No", 0.3),
+            Cue::Phrase("Old Passport No", 0.4),
+            Cue::Id(0.2),
+        ],
+    ),
+    (
+        "in.national_id",
+        &[Cue::Phrase("National Identity Card", 0.75), Cue::Phrase("Republic of India", 0.3), Cue::Phrase("ID No", 0.2), Cue::Id(0.2)],
+    ),
+    (
+        "vn.national_id",
+        &[
+            Cue::Phrase("Căn cước công dân", 0.8),
+            Cue::Phrase("Citizen Identity Card", 0.7),
+            Cue::Phrase("Cộng hòa xã hội chủ nghĩa Việt Nam", 0.7),
+            Cue::Phrase("Socialist Republic of Viet Nam", 0.6),
+            Cue::Phrase("Độc lập - Tự do - Hạnh phúc", 0.5),
+            Cue::Phrase("Chứng minh nhân dân", 0.8),
+            Cue::Phrase("Căn cước", 0.4),
+            Cue::Phrase("Họ và tên", 0.4),
+            Cue::Phrase("Quê quán", 0.4),
+            Cue::Phrase("Nơi thường trú", 0.4),
+            Cue::Phrase("Place of origin", 0.3),
+            Cue::Phrase("Place of residence", 0.3),
+            Cue::Phrase("Có giá trị đến", 0.3),
+            Cue::Phrase("Đặc điểm nhân dạng", 0.6),
+            Cue::Phrase("Personal identification", 0.3),
+            Cue::Phrase("Ngày, tháng, năm", 0.3),
+            Cue::Phrase("Ngón trỏ trái", 0.5),
+            Cue::Phrase("Ngón trỏ phải", 0.5),
+            Cue::Phrase("Cục trưởng cục cảnh sát", 0.5),
+            Cue::Raw("IDVNM", 0.8),
+            Cue::Id(0.2),
+        ],
+    ),
+];
+
+/// Which of the six card types these lines look like, with a score 0-1 per type (the
+/// evidence combined as independent: `1 - Π(1 - w)`), best first; only types with
+/// evidence (an empty list when nothing card-like is found).
+///
+/// Evidence: each type's header phrases and type-specific labels, matched fuzzily as
+/// labels are ("INCOME TAX DEPARTMENT", "ELECTION COMMISSION OF INDIA", "Government of
+/// India", "REPUBLIC OF INDIA" + "PASSPORT", "P<IND", "NATIONAL IDENTITY CARD", "CĂN CƯỚC
+/// CÔNG DÂN", "CHỨNG MINH NHÂN DÂN"…), and its identifier found by shape and passing its
+/// check: an Aadhaar number is counted only printed in groups `dddd dddd dddd` and
+/// Verhoeff-valid (a CCCD's 12 digits are one group), a PAN only with its category
+/// letter. Generic labels that several cards share ("Name", "Date of Birth", "Sex")
+/// are no evidence. Back sides (address only, MRZ only) give weaker scores.
+pub fn classify(lines: &[TextLine]) -> Vec<(&'static str, f32)> {
+    let doc = Doc::new(lines, &[]);
+    let mut out = Vec::new();
+    for (card, cues) in CUES {
+        let mut miss = 1.0f32;
+        for cue in cues {
+            let w = match cue {
+                Cue::Phrase(p, w) => {
+                    let (pat, k) = label_pattern(p);
+                    doc.lines.iter().any(|l| !fuzzy_find(&l.folded, &pat, k).is_empty()).then_some(*w)
+                }
+                Cue::Raw(s, w) => doc.lines.iter().any(|l| l.text.to_uppercase().replace(' ', "").contains(s)).then_some(*w),
+                Cue::Id(w) => has_id(&doc, card).then_some(*w),
+            };
+            if let Some(w) = w {
+                miss *= 1.0 - w;
+            }
+        }
+        let score = 1.0 - miss;
+        if score > 0.0 {
+            out.push((card, score));
+        }
+    }
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out
+}
+
+fn has_id(doc: &Doc, card: &str) -> bool {
+    let passed = |f: Option<(Found<String>, FieldCheck)>| f.is_some_and(|(_, c)| c == FieldCheck::Passed);
+    match card {
+        "in.aadhaar" | "in.national_id" => passed(find_aadhaar_number(doc, None)),
+        "in.pan" => passed(in_pan::find_pan(doc)),
+        "in.voter" => passed(in_voter::find_epic(doc)),
+        "in.passport" => passed(in_passport::find_passport_number(doc)),
+        "vn.national_id" => vn_national_id::find_id(doc).is_some_and(|f| f.value.len() == 12),
+        _ => false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Folding and fuzzy label matching
+
+/// A line folded for matching, each folded character with the byte range of the
+/// original character(s) it stands for.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Folded {
+    pub chars: Vec<char>,
+    pub spans: Vec<(usize, usize)>,
+    /// Which ASCII characters occur; the others, sorted.
+    ascii: u128,
+    other: Vec<char>,
+}
+
+impl Folded {
+    fn contains(&self, c: char) -> bool {
+        if c.is_ascii() {
+            self.ascii & (1u128 << (c as u32)) != 0
+        } else {
+            self.other.binary_search(&c).is_ok()
+        }
+    }
+}
+
+fn is_devanagari(c: char) -> bool {
+    ('\u{900}'..='\u{97F}').contains(&c)
+}
+
+/// `text` folded for matching: lowercase, without diacritics, apostrophes dropped
+/// ("Father's" = "Fathers"), every other run of non-alphanumeric characters one space,
+/// no space at either end. Devanagari is kept as is (its vowel signs included).
+pub(crate) fn fold_for_match(text: &str) -> Folded {
+    let mut f = Folded::default();
+    for (b, c) in text.char_indices() {
+        let e = b + c.len_utf8();
+        if matches!(c, '\'' | '’' | '‘' | '`' | '´') {
+            continue;
+        }
+        match unicode::fold_char(c) {
+            None => {
+                // A combining mark belongs to the letter before it.
+                if let Some(last) = f.spans.last_mut() {
+                    last.1 = e;
+                }
+            }
+            Some(fc) if fc.is_alphanumeric() || is_devanagari(c) => {
+                f.chars.push(fc);
+                f.spans.push((b, e));
+            }
+            Some(_) => {
+                if f.chars.last().is_some_and(|&l| l != ' ') {
+                    f.chars.push(' ');
+                    f.spans.push((b, e));
+                }
+            }
+        }
+    }
+    if f.chars.last() == Some(&' ') {
+        f.chars.pop();
+        f.spans.pop();
+    }
+    for &c in &f.chars {
+        if c.is_ascii() {
+            f.ascii |= 1u128 << (c as u32);
+        } else {
+            f.other.push(c);
+        }
+    }
+    f.other.sort_unstable();
+    f.other.dedup();
+    f
+}
+
+/// The edit distance a label of `len` folded characters may be off by: 0 up to 4
+/// characters, 1 up to 7, 2 up to 11, 3 beyond.
+pub fn label_max_distance(len: usize) -> u32 {
+    match len {
+        0..=4 => 0,
+        5..=7 => 1,
+        8..=11 => 2,
+        _ => 3,
+    }
+}
+
+/// Approximate occurrences of `pat` in `text` (both folded), starting at a word start
+/// and ending at a word end (or where letters meet digits: "DOB14"), within `k` edits
+/// ("rn" for "m" is no edit): `(start, end, distance)` in folded characters, possibly
+/// overlapping. Sellers' algorithm with the start carried along, column by column with
+/// Ukkonen's cut-off (rows already over `k` are not computed), after a quick filter:
+/// each pattern character absent from the text costs an edit.
+fn fuzzy_find(text: &Folded, pat: &[char], k: u32) -> Vec<(usize, usize, u32)> {
+    let t = &text.chars;
+    let (n, m) = (t.len(), pat.len());
+    if m == 0 || n == 0 || m > n + k as usize {
+        return Vec::new();
+    }
+    let absent = pat.iter().filter(|&&c| !text.contains(c) && !(c == 'm' && text.contains('r') && text.contains('n'))).count();
+    if absent > k as usize {
+        return Vec::new();
+    }
+    let far = k + 1;
+    let at = |j: usize| t.get(j).copied().unwrap_or(' ');
+    let word_start = |j: usize| j < n && at(j) != ' ' && (j == 0 || at(j - 1) == ' ');
+    let word_end = |j: usize| at(j - 1) != ' ' && (j == n || at(j) == ' ' || (at(j - 1).is_alphabetic() && at(j).is_ascii_digit()));
+    // Columns j-2, j-1, j: distances (rows beyond `lim` are "far") and starts.
+    let mut c2 = vec![far; m + 1];
+    let mut s2 = vec![0usize; m + 1];
+    let mut lim2 = 0usize;
+    let mut c1 = vec![far; m + 1];
+    let mut s1 = vec![0usize; m + 1];
+    let mut lim1;
+    let mut c0 = vec![far; m + 1];
+    let mut s0 = vec![0usize; m + 1];
+    // Column 0: only the empty prefix of the text.
+    if word_start(0) {
+        for (i, c) in c1.iter_mut().enumerate() {
+            *c = (i as u32).min(far);
+        }
+        lim1 = m.min(k as usize);
+    } else {
+        lim1 = 0;
+    }
+    let get = |c: &[u32], lim: usize, i: usize| if i <= lim { c.get(i).copied().unwrap_or(far) } else { far };
+    let mut out = Vec::new();
+    for j in 1..=n {
+        c0[0] = if word_start(j) { 0 } else { far };
+        s0[0] = j;
+        let top = m.min(lim1.max(lim2) + 1);
+        let tc = at(j - 1);
+        let rn_here = j >= 2 && at(j - 2) == 'r' && tc == 'n';
+        let mut last = 0;
+        for i in 1..=top {
+            let pc = pat.get(i - 1).copied().unwrap_or(' ');
+            let sub = get(&c1, lim1, i - 1) + u32::from(pc != tc);
+            let del = c0.get(i - 1).copied().unwrap_or(far) + 1;
+            let ins = get(&c1, lim1, i) + 1;
+            let rn = if rn_here && pc == 'm' { get(&c2, lim2, i - 1) } else { far };
+            let (d, st) = if rn < sub && rn < del && rn < ins {
+                (rn, s2.get(i - 1).copied().unwrap_or(0))
+            } else if sub <= del && sub <= ins {
+                (sub, s1.get(i - 1).copied().unwrap_or(0))
+            } else if del <= ins {
+                (del, s0.get(i - 1).copied().unwrap_or(0))
+            } else {
+                (ins, s1.get(i).copied().unwrap_or(0))
+            };
+            let d = d.min(far);
+            if let (Some(c), Some(s)) = (c0.get_mut(i), s0.get_mut(i)) {
+                *c = d;
+                *s = st;
+            }
+            if d <= k {
+                last = i;
+            }
+        }
+        let lim0 = last;
+        if lim0 == m && c0.get(m).is_some_and(|&d| d <= k) && word_end(j) {
+            let st = s0.get(m).copied().unwrap_or(j);
+            if st < j {
+                out.push((st, j, c0.get(m).copied().unwrap_or(far)));
+            }
+        }
+        std::mem::swap(&mut c2, &mut c1);
+        std::mem::swap(&mut s2, &mut s1);
+        std::mem::swap(&mut c1, &mut c0);
+        std::mem::swap(&mut s1, &mut s0);
+        lim2 = lim1;
+        lim1 = lim0;
+    }
+    out
+}
+
+/// A label's folded characters and the edits it may be off by: a label written with a
+/// leading `=` is matched exactly (folded), for labels a name could be one edit from
+/// ("=Họ tên" and the name "HỒ TÂN").
+fn label_pattern(label: &str) -> (Vec<char>, u32) {
+    match label.strip_prefix('=') {
+        Some(l) => (fold_for_match(l).chars, 0),
+        None => {
+            let p = fold_for_match(label).chars;
+            let k = label_max_distance(p.len());
+            (p, k)
+        }
+    }
+}
+
+/// Where `label` occurs in `text`, fuzzily (see the module doc): the byte range in
+/// `text` of the best occurrence and its edit distance, or `None`.
+pub fn find_label(text: &str, label: &str) -> Option<(usize, usize, u32)> {
+    let f = fold_for_match(text);
+    let (pat, k) = label_pattern(label);
+    let mut found = fuzzy_find(&f, &pat, k);
+    found.sort_by_key(|&(s, e, d)| (d, std::cmp::Reverse(e - s), s));
+    let &(s, e, d) = found.first()?;
+    Some((f.spans.get(s)?.0, f.spans.get(e.checked_sub(1)?)?.1, d))
+}
+
+/// Whether `label` occurs in `text`, fuzzily.
+pub fn label_matches(text: &str, label: &str) -> bool {
+    find_label(text, label).is_some()
+}
+
+// ---------------------------------------------------------------------------------------
+// The document: lines, folded, with their label hits
+
+/// A parser's labels: field key and the label's spellings.
+pub(crate) type Labels = &'static [(&'static str, &'static [&'static str])];
+
+#[derive(Debug, Clone)]
+pub(crate) struct Hit {
+    pub key: &'static str,
+    /// Byte range of the label in the line's text.
+    pub bstart: usize,
+    pub bend: usize,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Line {
+    pub text: String,
+    pub conf: f32,
+    pub y: u32,
+    pub height: u32,
+    pub folded: Folded,
+    pub hits: Vec<Hit>,
+}
+
+pub(crate) struct Doc {
+    pub lines: Vec<Line>,
+}
+
+/// A value found, with the lines it came from, their mean confidence and the line of
+/// its label (if any).
+#[derive(Debug, Clone)]
+pub(crate) struct Found<T> {
+    pub value: T,
+    pub lines: Vec<usize>,
+    pub conf: f32,
+    pub label_line: Option<usize>,
+}
+
+impl<T> Found<T> {
+    /// The same lines, another value.
+    pub fn with<U>(self, value: U) -> Found<U> {
+        Found { value, lines: self.lines, conf: self.conf, label_line: self.label_line }
+    }
+}
+
+impl Doc {
+    pub fn new(input: &[TextLine], labels: Labels) -> Doc {
+        let pats: Vec<(&'static str, Vec<char>, u32)> = labels
+            .iter()
+            .flat_map(|(key, vs)| {
+                vs.iter().map(move |v| {
+                    let (p, k) = label_pattern(v);
+                    (*key, p, k)
+                })
+            })
+            .collect();
+        let lines = input
+            .iter()
+            .take(MAX_LINES)
+            .map(|l| {
+                let text: String = l.text.chars().take(MAX_LINE_CHARS).collect();
+                let folded = fold_for_match(&text);
+                let mut cands: Vec<(&'static str, usize, usize, u32)> = Vec::new();
+                for (key, pat, k) in &pats {
+                    cands.extend(fuzzy_find(&folded, pat, *k).into_iter().map(|(s, e, d)| (*key, s, e, d)));
+                }
+                cands.sort_by_key(|&(_, s, e, d)| (d, std::cmp::Reverse(e - s), s));
+                let mut taken: Vec<(&'static str, usize, usize)> = Vec::new();
+                for (key, s, e, _) in cands {
+                    if taken.iter().all(|&(_, ts, te)| e <= ts || s >= te) {
+                        taken.push((key, s, e));
+                    }
+                }
+                taken.sort_by_key(|&(_, s, _)| s);
+                let hits = taken
+                    .into_iter()
+                    .filter_map(|(key, s, e)| {
+                        Some(Hit { key, bstart: folded.spans.get(s)?.0, bend: folded.spans.get(e.checked_sub(1)?)?.1 })
+                    })
+                    .collect();
+                let conf = if l.confidence.is_finite() { l.confidence.clamp(0.0, 1.0) } else { 0.0 };
+                Line { text, conf, y: l.y, height: l.height, folded, hits }
+            })
+            .collect();
+        Doc { lines }
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn text(&self, i: usize) -> &str {
+        self.lines.get(i).map_or("", |l| l.text.as_str())
+    }
+
+    pub fn conf(&self, lines: &[usize]) -> f32 {
+        if lines.is_empty() {
+            return 0.0;
+        }
+        lines.iter().map(|&i| self.lines.get(i).map_or(0.0, |l| l.conf)).sum::<f32>() / lines.len() as f32
+    }
+
+    pub fn hits(&self, i: usize) -> &[Hit] {
+        self.lines.get(i).map_or(&[], |l| l.hits.as_slice())
+    }
+
+    /// Whether line `i` holds a label of `key`.
+    pub fn has(&self, i: usize, key: &str) -> bool {
+        self.hits(i).iter().any(|h| h.key == key)
+    }
+
+    /// The first line holding a label of `key`.
+    pub fn line_of(&self, key: &str) -> Option<usize> {
+        (0..self.len()).find(|&i| self.has(i, key))
+    }
+
+    /// The text after hit `h` of line `i`, up to the next label of another key (labels
+    /// of the same key in a row, "जन्म तिथि/DOB", count as one).
+    pub fn segment(&self, i: usize, h: usize) -> &str {
+        let hits = self.hits(i);
+        let text = self.text(i);
+        let Some(hit) = hits.get(h) else { return "" };
+        let mut last = h;
+        while hits.get(last + 1).is_some_and(|n| n.key == hit.key) {
+            last += 1;
+        }
+        let start = hits.get(last).map_or(hit.bend, |x| x.bend);
+        let end = hits.get(last + 1).map_or(text.len(), |n| n.bstart);
+        text.get(start..end.max(start)).unwrap_or("")
+    }
+
+    /// The text of line `i` before its first label (all of it without labels).
+    pub fn before_labels(&self, i: usize) -> &str {
+        let text = self.text(i);
+        let end = self.hits(i).first().map_or(text.len(), |h| h.bstart);
+        text.get(..end).unwrap_or("")
+    }
+
+    /// The value of a label of `key`: on the label's line, else on one of the `max_next`
+    /// lines after it, whichever `accept` takes first (see the module doc). `accept` gets
+    /// the candidate text and, on a line after the label, the label's column among the
+    /// value-less date labels of its line (`None` on the label's own line).
+    pub fn labelled<T>(&self, key: &str, max_next: usize, accept: impl Fn(&str, Option<usize>) -> Option<T>) -> Option<Found<T>> {
+        let found = |value: T, line: usize, label: usize| Found { value, lines: vec![line], conf: self.conf(&[line]), label_line: Some(label) };
+        let hits: Vec<(usize, usize)> =
+            (0..self.len()).flat_map(|i| self.hits(i).iter().enumerate().filter(|(_, h)| h.key == key).map(move |(h, _)| (i, h))).collect();
+        for &(i, h) in &hits {
+            if let Some(v) = accept(self.segment(i, h), None) {
+                return Some(found(v, i, i));
+            }
+        }
+        for &(i, h) in &hits {
+            let nth = if is_date_key(key) {
+                let hs = self.hits(i);
+                // The first hit of this label's run ("जन्मतिथि / Date of Birth").
+                let mut first = h;
+                while first > 0 && hs.get(first - 1).is_some_and(|x| x.key == key) {
+                    first -= 1;
+                }
+                let mut n = 0;
+                let mut p = 0;
+                while p < first {
+                    let prior = self.hits(i).get(p).map_or("", |x| x.key);
+                    if is_date_key(prior) && date_slots(self.segment(i, p)).is_empty() {
+                        n += 1;
+                    }
+                    // Skip a run of the same key (one label).
+                    while p + 1 < first && self.hits(i).get(p + 1).is_some_and(|x| x.key == prior) {
+                        p += 1;
+                    }
+                    p += 1;
+                }
+                n
+            } else {
+                0
+            };
+            for j in i + 1..self.len().min(i + 1 + max_next) {
+                let hits_j = self.hits(j);
+                if hits_j.is_empty() {
+                    if let Some(v) = accept(self.text(j), Some(nth)) {
+                        return Some(found(v, j, i));
+                    }
+                    continue;
+                }
+                let pre = self.before_labels(j);
+                if !clean(pre).is_empty() {
+                    if let Some(v) = accept(pre, Some(nth)) {
+                        return Some(found(v, j, i));
+                    }
+                }
+                if hits_j.first().is_some_and(|x| x.key == key) {
+                    if let Some(v) = accept(self.segment(j, 0), Some(nth)) {
+                        return Some(found(v, j, i));
+                    }
+                    continue;
+                }
+                break;
+            }
+        }
+        None
+    }
+
+    /// A labelled date (see [`Doc::labelled`]).
+    pub fn labelled_date(&self, key: &str, max_next: usize) -> Option<Found<String>> {
+        self.labelled(key, max_next, |s, col| match col {
+            None => extract_date(s),
+            Some(n) => date_slots(s).into_iter().nth(n).flatten(),
+        })
+    }
+
+    /// A labelled name-like value (see [`name_value`]).
+    pub fn labelled_name(&self, key: &str, max_next: usize) -> Option<Found<String>> {
+        self.labelled(key, max_next, |s, _| name_value(s))
+    }
+
+    /// The text after the first label of `key` and on the following lines, one part per
+    /// line, up to `max_next` lines, stopping before a line that opens with a label, a
+    /// line `stop_before` refuses, or a gap of more than two line heights; and after a
+    /// part `stop_after` says ends the block.
+    pub fn block(
+        &self,
+        key: &str,
+        max_next: usize,
+        stop_before: impl Fn(usize) -> bool,
+        stop_after: impl Fn(&str) -> bool,
+    ) -> Option<Found<Vec<String>>> {
+        let (i, h) = (0..self.len()).find_map(|i| self.hits(i).iter().position(|x| x.key == key).map(|h| (i, h)))?;
+        let mut parts = Vec::new();
+        let mut lines = Vec::new();
+        let first = clean(self.segment(i, h));
+        if !first.is_empty() {
+            parts.push(first.clone());
+            lines.push(i);
+            if stop_after(&first) {
+                return Some(Found { conf: self.conf(&lines), value: parts, lines, label_line: Some(i) });
+            }
+        }
+        let mut last = i;
+        for j in i + 1..self.len().min(i + 1 + max_next) {
+            if stop_before(j) || self.gap(last, j) {
+                break;
+            }
+            let pre = clean(self.before_labels(j));
+            let labelled = !self.hits(j).is_empty();
+            if !pre.is_empty() {
+                let end = stop_after(&pre);
+                parts.push(pre);
+                lines.push(j);
+                last = j;
+                if end {
+                    break;
+                }
+            }
+            if labelled {
+                break;
+            }
+        }
+        (!parts.is_empty()).then(|| Found { conf: self.conf(&lines), value: parts, lines, label_line: Some(i) })
+    }
+
+    /// Whether line `j` starts more than two line heights below line `i`'s bottom (only
+    /// when both have a height).
+    fn gap(&self, i: usize, j: usize) -> bool {
+        match (self.lines.get(i), self.lines.get(j)) {
+            (Some(a), Some(b)) if a.height > 0 && b.height > 0 => {
+                u64::from(b.y) > u64::from(a.y) + u64::from(a.height) + 2 * u64::from(a.height.max(b.height))
+            }
+            _ => false,
+        }
+    }
+}
+
+fn is_date_key(key: &str) -> bool {
+    key == "dob" || key.ends_with("_date")
+}
+
+/// A field from a found value.
+pub(crate) fn field(name: &'static str, f: Found<String>, check: FieldCheck) -> PrintedField {
+    PrintedField { field: name, value: f.value, confidence: f.conf, check, lines: f.lines }
+}
+
+/// Joins address parts with ", " (a part's own trailing comma not doubled).
+pub(crate) fn join_parts(parts: &[String]) -> String {
+    let parts: Vec<&str> = parts.iter().map(|p| p.trim_matches(|c: char| c == ',' || c == ';' || c.is_whitespace())).filter(|p| !p.is_empty()).collect();
+    parts.join(", ")
+}
+
+// ---------------------------------------------------------------------------------------
+// Values
+
+const LEAD_PUNCT: &[char] = &[':', '|', '/', '\\', '-', '.', ',', ';', '\'', '"', '_', '~', '`', '*', '=', '!', '‘', '’', '“', '”', '•', '·', '»', '«', '>', '<', ')', ']', '}', '—', '–'];
+const TRAIL_PUNCT: &[char] = &[':', '|', '/', '\\', '-', ',', ';', '\'', '"', '_', '~', '`', '*', '=', '‘', '’', '“', '”', '•', '·', '»', '«', '>', '<', '(', '[', '{', '—', '–'];
+
+/// A value as printed: stray punctuation at either end dropped, trimmed, inner
+/// whitespace single, NFC.
+pub fn clean(s: &str) -> String {
+    let t = s
+        .trim_start_matches(|c: char| c.is_whitespace() || LEAD_PUNCT.contains(&c) || unicode::is_mark(c))
+        .trim_end_matches(|c: char| c.is_whitespace() || TRAIL_PUNCT.contains(&c));
+    nfc(&t.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// `s` as a person's name (or a place): [`clean`]ed, at least two letters, letters the
+/// bulk of it (at most one digit, at most a fifth other characters), no Devanagari
+/// (this service returns the Latin name).
+pub fn name_value(s: &str) -> Option<String> {
+    // Marks around the name (a portrait's edge read as "( \", a stray lowercase letter)
+    // are dropped: a name's words start with a capital and have two letters or more.
+    let word_like = |w: &str| {
+        let letters = w.chars().filter(|c| c.is_alphabetic()).count();
+        w.chars().next().is_some_and(char::is_uppercase) && (letters >= 2 || (letters == 1 && w.chars().count() <= 2))
+    };
+    let cleaned = clean(s);
+    let words: Vec<&str> = cleaned.split_whitespace().collect();
+    let start = words.iter().position(|w| word_like(w)).unwrap_or(0);
+    let end = words.iter().rposition(|w| word_like(w)).map_or(words.len(), |e| e + 1);
+    let v = words.get(start..end.max(start)).map(|w| w.join(" ")).unwrap_or_default();
+    let letters = v.chars().filter(|c| c.is_alphabetic()).count();
+    let digits = v.chars().filter(|c| c.is_ascii_digit()).count();
+    let other = v.chars().filter(|c| !c.is_alphanumeric() && !c.is_whitespace()).count();
+    (letters >= 2 && digits <= 1 && other * 5 <= letters && !v.chars().any(is_devanagari)).then_some(v)
+}
+
+/// A line's Latin name: [`name_value`] (marks around it dropped), when what remains is
+/// [`plausible_latin_name`].
+pub(crate) fn latin_name(s: &str, conf: f32) -> Option<String> {
+    name_value(s).filter(|v| plausible_latin_name(v, conf))
+}
+
+/// Whether a line looks like a printed Latin name rather than OCR garbage (Devanagari
+/// read by the `eng` model): only Latin letters, spaces and `.'-`; 1-6 words, each
+/// capitalized (Title Case or all caps), one of at least three letters; a single
+/// letter only as an initial; confidence at least 0.4.
+pub(crate) fn plausible_latin_name(s: &str, conf: f32) -> bool {
+    let v = clean(s);
+    let words: Vec<&str> = v.split_whitespace().collect();
+    conf >= 0.4
+        && (1..=6).contains(&words.len())
+        && v.chars().all(|c| c.is_ascii_alphabetic() || matches!(c, ' ' | '.' | '\'' | '-'))
+        && words.iter().any(|w| w.chars().filter(char::is_ascii_alphabetic).count() >= 3)
+        && words.iter().all(|w| {
+            let letters: Vec<char> = w.chars().filter(char::is_ascii_alphabetic).collect();
+            let Some(first) = letters.first() else { return false };
+            first.is_ascii_uppercase()
+                && (letters.len() > 1 || w.len() <= 2)
+                && (letters.iter().skip(1).all(char::is_ascii_lowercase) || letters.iter().all(char::is_ascii_uppercase))
+        })
+}
+
+/// A gender word: `M`, `F` or `T` from English or Hindi words ("Male", "FEMALE",
+/// "Transgender", "पुरुष", "महिला"), fuzzily (one edit in words of five letters or
+/// more), or single letters when `letters` is set.
+pub fn gender_value(s: &str, letters: bool) -> Option<&'static str> {
+    const WORDS: [(&str, &str); 6] = [("male", "M"), ("female", "F"), ("transgender", "T"), ("पुरुष", "M"), ("महिला", "F"), ("स्त्री", "F")];
+    let folded = fold_for_match(s);
+    let text: String = folded.chars.iter().collect();
+    for word in text.split(' ') {
+        let w: Vec<char> = word.chars().collect();
+        if letters {
+            match word {
+                "m" => return Some("M"),
+                "f" => return Some("F"),
+                "t" => return Some("T"),
+                _ => {}
+            }
+        }
+        let best = WORDS
+            .iter()
+            .map(|(g, v)| {
+                let g: Vec<char> = fold_for_match(g).chars;
+                (edit_distance(&w, &g), g.len(), *v)
+            })
+            .filter(|&(d, len, _)| d <= u32::from(len >= 5))
+            .min_by_key(|&(d, _, _)| d);
+        if let Some((_, _, v)) = best {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Levenshtein distance.
+pub(crate) fn edit_distance(a: &[char], b: &[char]) -> u32 {
+    let mut prev: Vec<u32> = (0..=b.len() as u32).collect();
+    let mut cur = vec![0u32; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i as u32 + 1;
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + u32::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+// ---------------------------------------------------------------------------------------
+// OCR repair
+
+/// The digit a character read in a digit position stands for: itself, or the one it is
+/// confused with (`O o D Q`→0, `I l | i`→1, `Z z`→2, `S s`→5, `B`→8, `G`→6, `T`→7).
+pub fn digit_for(c: char) -> Option<char> {
+    match c {
+        '0'..='9' => Some(c),
+        'O' | 'o' | 'D' | 'Q' => Some('0'),
+        'I' | 'l' | '|' | 'i' => Some('1'),
+        'Z' | 'z' => Some('2'),
+        'S' | 's' => Some('5'),
+        'B' => Some('8'),
+        'G' => Some('6'),
+        'T' => Some('7'),
+        _ => None,
+    }
+}
+
+/// The (uppercase) letter a character read in a letter position stands for: itself,
+/// or the letter a digit is confused with (`0`→O, `1`→I, `2`→Z, `5`→S, `8`→B, `6`→G,
+/// `7`→T).
+pub fn letter_for(c: char) -> Option<char> {
+    match c {
+        'A'..='Z' => Some(c),
+        'a'..='z' => Some(c.to_ascii_uppercase()),
+        '0' => Some('O'),
+        '1' | '|' => Some('I'),
+        '2' => Some('Z'),
+        '5' => Some('S'),
+        '8' => Some('B'),
+        '6' => Some('G'),
+        '7' => Some('T'),
+        _ => None,
+    }
+}
+
+/// All of `s` as digits ([`digit_for`]) and how many characters were repaired; `None`
+/// when a character is neither a digit nor confused with one.
+pub fn repair_digits(s: &str) -> Option<(String, usize)> {
+    let mut repairs = 0;
+    let out = s
+        .chars()
+        .map(|c| {
+            let d = digit_for(c)?;
+            repairs += usize::from(d != c);
+            Some(d)
+        })
+        .collect::<Option<String>>()?;
+    Some((out, repairs))
+}
+
+/// `s` repaired against a positional `pattern` (`A`: a letter, `9`: a digit, one per
+/// character of `s`) and how many characters were repaired; `None` when the lengths
+/// differ or a character fits its position in no way.
+pub fn repair_positional(s: &str, pattern: &str) -> Option<(String, usize)> {
+    if s.chars().count() != pattern.len() {
+        return None;
+    }
+    let mut repairs = 0;
+    let out = s
+        .chars()
+        .zip(pattern.chars())
+        .map(|(c, p)| {
+            let r = if p == '9' { digit_for(c)? } else { letter_for(c)? };
+            repairs += usize::from(r != c.to_ascii_uppercase());
+            Some(r)
+        })
+        .collect::<Option<String>>()?;
+    Some((out, repairs))
+}
+
+/// The whitespace-separated tokens of a line with stray punctuation around them
+/// stripped, each with its byte range.
+pub(crate) fn tokens(s: &str) -> Vec<(&str, usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (b, c) in s.char_indices().chain(std::iter::once((s.len(), ' '))) {
+        match (c.is_whitespace(), start) {
+            (true, Some(st)) => {
+                let t = s.get(st..b).unwrap_or("");
+                let lead = t.len() - t.trim_start_matches(|c: char| !c.is_alphanumeric()).len();
+                let core = t.trim_matches(|c: char| !c.is_alphanumeric());
+                if !core.is_empty() {
+                    out.push((core, st + lead, st + lead + core.len()));
+                }
+                start = None;
+            }
+            (false, None) => start = Some(b),
+            _ => {}
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// Dates
+
+/// The dates in `s`, in order: day, month (one or two digits) and a four-digit year,
+/// separated by `/`, `-` or `.` (spaces around a separator allowed), letters confused
+/// with digits repaired (at most two per date), normalized to `DD/MM/YYYY` when
+/// [`crate::checked_date`] accepts the day (31/02/1990 is no date).
+pub fn extract_dates(s: &str) -> Vec<String> {
+    date_slots(s).into_iter().flatten().collect()
+}
+
+/// Everything date-shaped in `s`, in order: the date, or `None` where the calendar day
+/// does not exist (so that the k-th date under the k-th label stays in its column).
+fn date_slots(s: &str) -> Vec<Option<String>> {
+    let cs: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut p = 0;
+    while p < cs.len() {
+        match date_at(&cs, p) {
+            Some((date, end)) => {
+                out.push(date);
+                p = end.max(p + 1);
+            }
+            None => p += 1,
+        }
+    }
+    out
+}
+
+/// The first date in `s` (see [`extract_dates`]).
+pub fn extract_date(s: &str) -> Option<String> {
+    extract_dates(s).into_iter().next()
+}
+
+fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
+    if p > 0 && cs.get(p - 1).is_some_and(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut q = p;
+    let mut repairs = 0;
+    let mut num = |q: &mut usize, min: usize, max: usize| -> Option<String> {
+        let mut s = String::new();
+        while s.len() < max {
+            let Some(&c) = cs.get(*q) else { break };
+            let Some(d) = digit_for(c) else { break };
+            // Letters only inside a number that has digits: not "DOB" before a date.
+            if d != c && !(s.len() + 1 >= min || cs.get(*q + 1).is_some_and(|n| n.is_ascii_digit())) {
+                break;
+            }
+            repairs += usize::from(d != c);
+            s.push(d);
+            *q += 1;
+        }
+        (s.len() >= min).then_some(s)
+    };
+    let sep = |q: &mut usize| -> Option<()> {
+        while cs.get(*q) == Some(&' ') {
+            *q += 1;
+        }
+        if !matches!(cs.get(*q), Some('/' | '-' | '.')) {
+            return None;
+        }
+        *q += 1;
+        while cs.get(*q) == Some(&' ') {
+            *q += 1;
+        }
+        Some(())
+    };
+    let d = num(&mut q, 1, 2)?;
+    sep(&mut q)?;
+    let m = num(&mut q, 1, 2)?;
+    sep(&mut q)?;
+    let y = num(&mut q, 4, 4)?;
+    if cs.get(q).is_some_and(|c| c.is_ascii_digit()) || repairs > 2 || !cs.get(p).is_some_and(|c| c.is_ascii_digit()) && repairs > 1 {
+        return None;
+    }
+    let date = crate::checked_date(&d, &m, &y).map(|(d, m, y)| format!("{d:02}/{m:02}/{y:04}"));
+    Some((date, q))
+}
+
+// ---------------------------------------------------------------------------------------
+// Identifier checks
+
+/// An Aadhaar number's check: 12 digits, the first 2-9, Verhoeff
+/// ([`crate::in_aadhaar::verhoeff_valid`]).
+pub fn aadhaar_check(id: &str) -> FieldCheck {
+    let ok = id.len() == 12 && id.bytes().all(|b| b.is_ascii_digit()) && !id.starts_with(['0', '1']) && crate::in_aadhaar::verhoeff_valid(id);
+    if ok {
+        FieldCheck::Passed
+    } else {
+        FieldCheck::Failed
+    }
+}
+
+/// The PAN's fourth letter: the holder's category (Person, Company, HUF, Firm,
+/// Association of persons, Trust, Body of individuals, Local authority, artificial
+/// Juridical person, Government).
+pub const PAN_CATEGORIES: &str = "PCHFATBLJG";
+
+/// A PAN's check: `AAAAA9999A` with the fourth letter one of [`PAN_CATEGORIES`].
+pub fn pan_check(id: &str) -> FieldCheck {
+    let b = id.as_bytes();
+    let ok = b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| if (5..9).contains(&i) { c.is_ascii_digit() } else { c.is_ascii_uppercase() })
+        && b.get(3).is_some_and(|c| PAN_CATEGORIES.as_bytes().contains(c));
+    if ok {
+        FieldCheck::Passed
+    } else {
+        FieldCheck::Failed
+    }
+}
+
+/// An EPIC number's check: three letters and seven digits.
+pub fn epic_check(id: &str) -> FieldCheck {
+    let b = id.as_bytes();
+    let ok = b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i < 3 { c.is_ascii_uppercase() } else { c.is_ascii_digit() });
+    if ok {
+        FieldCheck::Passed
+    } else {
+        FieldCheck::Failed
+    }
+}
+
+/// An Indian passport number's check: a letter and seven digits.
+pub fn passport_number_check(id: &str) -> FieldCheck {
+    let b = id.as_bytes();
+    let ok = b.len() == 8 && b.first().is_some_and(u8::is_ascii_uppercase) && b.iter().skip(1).all(u8::is_ascii_digit);
+    if ok {
+        FieldCheck::Passed
+    } else {
+        FieldCheck::Failed
+    }
+}
+
+/// A 12-digit number printed in groups of four ("2345 6789 0123", the Aadhaar and the
+/// Indian national identity card's style; also as one token), not part of a longer
+/// group run (a 16-digit VID), on a line without "VID". Letters confused with digits
+/// are repaired only when the repaired number then passes [`aadhaar_check`]; otherwise
+/// the number is returned as read, `Failed`. With `prefer`, candidates on lines that
+/// hold that label come first; otherwise the first that passes, else the first found.
+pub(crate) fn find_aadhaar_number(doc: &Doc, prefer: Option<&str>) -> Option<(Found<String>, FieldCheck)> {
+    let mut cands: Vec<(bool, bool, Found<String>, FieldCheck)> = Vec::new();
+    for i in 0..doc.len() {
+        let text = doc.text(i);
+        if fold_for_match(text).chars.windows(3).any(|w| w == ['v', 'i', 'd']) {
+            continue;
+        }
+        // Tokens keeping a "|" (read for "1") at their ends.
+        let toks: Vec<(&str, usize, usize)> = text
+            .split_whitespace()
+            .map(|t| (t.trim_matches(|c: char| !c.is_alphanumeric() && c != '|'), 0, 0))
+            .filter(|t| !t.0.is_empty())
+            .collect();
+        let digitish = |t: &str| t.chars().all(|c| digit_for(c).is_some()) && t.chars().any(|c| c.is_ascii_digit());
+        let four = |k: usize| toks.get(k).is_some_and(|t| t.0.chars().count() == 4 && digitish(t.0));
+        let mut groups: Vec<String> = Vec::new();
+        for k in 0..toks.len() {
+            if four(k) && four(k + 1) && four(k + 2) && !four(k + 3) && !(k > 0 && four(k - 1)) {
+                groups.push(format!("{}{}{}", toks[k].0, toks[k + 1].0, toks[k + 2].0));
+            }
+            if toks[k].0.chars().count() == 12 && digitish(toks[k].0) && doc.has(i, "id_label") {
+                groups.push(toks[k].0.to_string());
+            }
+        }
+        for raw in groups {
+            let Some((digits, repairs)) = repair_digits(&raw) else { continue };
+            if repairs > 3 {
+                continue;
+            }
+            let conf = doc.conf(&[i]) * (1.0 - 0.1 * repairs as f32);
+            let check = aadhaar_check(&digits);
+            let (value, check) = if repairs == 0 || check == FieldCheck::Passed {
+                (digits, check)
+            } else {
+                (raw.to_uppercase(), FieldCheck::Failed)
+            };
+            let preferred = prefer.is_some_and(|k| doc.has(i, k));
+            cands.push((preferred, check == FieldCheck::Passed, Found { value, lines: vec![i], conf, label_line: None }, check));
+        }
+    }
+    // Stable: preferred first, then passing, then reading order.
+    cands.sort_by_key(|(p, ok, _, _)| (!p, !ok));
+    cands.into_iter().next().map(|(_, _, f, c)| (f, c))
+}
+
+#[cfg(test)]
+pub(crate) mod test_support;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fuzzy_labels() {
+        assert!(label_matches("Họ và tên / Full name:", "Full name"));
+        assert!(label_matches("Ho va ten / Full narne:", "Họ và tên / Full name"));
+        assert!(label_matches("Fathers Narne", "Father's Name"));
+        assert!(!label_matches("Mother's Name", "Father's Name") || find_label("Mother's Name", "Mother's Name").is_some());
+        assert!(label_matches("DOB14/08/1991", "DOB"));
+        assert!(!label_matches("Nam", "Name"));
+        assert!(!label_matches("Surnames", "Sex"));
+        assert!(label_matches("Gioi tinh / Sex: Nam", "Giới tính"));
+        assert_eq!(find_label("x Số / No.: 0792", "Số / No"), Some((2, 11, 0)));
+        assert_eq!(find_label("Surnarne", "Surname"), Some((0, 8, 0)));
+        assert!(label_matches("Date of Brith 12", "Date of Birth"));
+        assert!(!label_matches("Cần Đước, Long An", "=Căn cước công dân"));
+        // A label inside a word is not a label.
+        assert!(!label_matches("Sussex", "Sex"));
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(extract_dates("DOB:14/08/1991"), ["14/08/1991"]);
+        assert_eq!(extract_dates("DOB14/08/1991"), ["14/08/1991"]);
+        assert_eq!(extract_dates("1-1-1990 and 31.12.2020"), ["01/01/1990", "31/12/2020"]);
+        assert_eq!(extract_dates("14 / 08 / 1991"), ["14/08/1991"]);
+        assert_eq!(extract_dates("O1/O1/I99O"), Vec::<String>::new(), "three repairs");
+        assert_eq!(extract_dates("O1/O1/199O"), ["01/01/1990"], "the first O taken as a stray letter");
+        assert_eq!(extract_dates("O1/01/199O"), ["01/01/1990"]);
+        assert_eq!(extract_dates("31/02/1990"), Vec::<String>::new());
+        assert_eq!(extract_dates("29/02/1992"), ["29/02/1992"]);
+        assert_eq!(extract_dates("114/08/1991"), Vec::<String>::new());
+        assert_eq!(extract_dates("14/08/19912"), Vec::<String>::new());
+        assert_eq!(extract_date("Age as on 1.1.2008 : 25"), Some("01/01/2008".to_string()));
+    }
+
+    #[test]
+    fn repairs() {
+        assert_eq!(repair_digits("2345 "), None);
+        assert_eq!(repair_digits("O1S8"), Some(("0158".to_string(), 2)));
+        assert_eq!(repair_positional("A8CPE1Z34F", "AAAAA9999A"), Some(("ABCPE1234F".to_string(), 2)));
+        assert_eq!(repair_positional("ABC", "AAAAA9999A"), None);
+        assert_eq!(repair_positional("ABCPE12#4F", "AAAAA9999A"), None);
+    }
+
+    #[test]
+    fn checks() {
+        assert_eq!(pan_check("ABCPE1234F"), FieldCheck::Passed);
+        assert_eq!(pan_check("ABCXE1234F"), FieldCheck::Failed);
+        assert_eq!(pan_check("ABCPE12345"), FieldCheck::Failed);
+        assert_eq!(epic_check("ABC1234567"), FieldCheck::Passed);
+        assert_eq!(epic_check("AB12345678"), FieldCheck::Failed);
+        assert_eq!(aadhaar_check("234123412346"), FieldCheck::Passed);
+        assert_eq!(aadhaar_check("234123412345"), FieldCheck::Failed);
+        assert_eq!(aadhaar_check("034123412346"), FieldCheck::Failed);
+        assert_eq!(passport_number_check("J8369854"), FieldCheck::Passed);
+        assert_eq!(passport_number_check("J836985"), FieldCheck::Failed);
+    }
+
+    #[test]
+    fn genders() {
+        assert_eq!(gender_value("पुरुष / MALE", false), Some("M"));
+        assert_eq!(gender_value("FEMALE", false), Some("F"));
+        assert_eq!(gender_value("Femle", false), Some("F"));
+        assert_eq!(gender_value("Mal", false), None);
+        assert_eq!(gender_value("M", false), None);
+        assert_eq!(gender_value(": M", true), Some("M"));
+        assert_eq!(gender_value("TRANSGENDER", false), Some("T"));
+    }
+
+    #[test]
+    fn names() {
+        assert!(plausible_latin_name("Rahul Kumar", 0.9));
+        assert!(plausible_latin_name("RAHUL KUMAR", 0.9));
+        assert!(plausible_latin_name("A. Rahul", 0.9));
+        assert!(!plausible_latin_name("aie Ufa ae", 0.9));
+        assert!(!plausible_latin_name("Rahul Kumar", 0.2));
+        assert!(!plausible_latin_name("Wy fa: &f", 0.9));
+        assert!(!plausible_latin_name("DOB 14/08/1991", 0.9));
+        assert_eq!(name_value("  : NGUYỄN   VĂN A |"), Some("NGUYỄN VĂN A".to_string()));
+        assert_eq!(name_value("12/05/1985"), None);
+    }
+
+    #[test]
+    fn unknown_type_and_empty_input() {
+        assert!(parse_printed("xx.unknown", Side::Front, &[]).is_empty());
+        for t in CARD_TYPES {
+            assert!(parse_printed(t, Side::Front, &[]).is_empty());
+            assert!(parse_printed(t, Side::Back, &[]).is_empty());
+        }
+        assert!(classify(&[]).is_empty());
+        let prose = test_support::lines(&["The quick brown fox", "jumps over the lazy dog 12", "Lorem ipsum dolor sit amet"]);
+        assert!(classify(&prose).is_empty(), "{:?}", classify(&prose));
+        for t in CARD_TYPES {
+            assert!(parse_printed(t, Side::Front, &prose).is_empty(), "{t}");
+        }
+    }
+
+    #[test]
+    fn oversized_input_is_bounded() {
+        let long = format!("Số / No.: 079090001234 {}", "Họ và tên ".repeat(200));
+        let many: Vec<TextLine> = (0..MAX_LINES + 50)
+            .map(|i| TextLine { text: if i == MAX_LINES + 10 { "Ngày sinh: 01/01/1990".into() } else { long.clone() }, confidence: 0.9, x: 0, y: 0, width: 0, height: 0 })
+            .collect();
+        let f = parse_printed("vn.national_id", Side::Front, &many);
+        assert!(f.iter().all(|x| x.lines.iter().all(|&i| i < MAX_LINES)), "{f:?}");
+        assert_eq!(f.iter().find(|x| x.field == "dob"), None, "lines past MAX_LINES are ignored");
+    }
+
+    #[test]
+    fn card_fields_carry_the_check() {
+        let f = |check| PrintedField { field: "id", value: "x".into(), confidence: 0.5, check, lines: vec![0] };
+        assert_eq!(f(FieldCheck::Passed).card_field().confidence_verdict, Some(ConfidenceVerdict::Sure));
+        assert_eq!(f(FieldCheck::Failed).card_field().confidence_verdict, Some(ConfidenceVerdict::Unsure));
+        assert_eq!(f(FieldCheck::NotApplicable).card_field().confidence_verdict, None);
+    }
+}

@@ -1,0 +1,439 @@
+//! Vietnam's citizen identity card (Căn cước công dân, CCCD: the chip card's front and
+//! the older CCCD and CMND fronts, which share its labels), and the issue date on its
+//! back.
+//!
+//! Assumptions:
+//! - Bilingual labels ("Họ và tên / Full name:"), read by the `vie` model with
+//!   diacritics or by `eng` without (labels are folded before matching, so "Ho va ten"
+//!   is "Họ và tên"); each value after its label on the same line ("Số / No.:
+//!   079203001234") or on the next ("Họ và tên / Full name:" over the name), and two
+//!   labelled values may share a line ("Giới tính / Sex: Nam   Quốc tịch /
+//!   Nationality: Việt Nam"). Values are returned as printed (names in capitals on the
+//!   card), NFC, with `Ð` (U+00D0, a common misread) as `Đ`.
+//! - `id`: 12 digits (CCCD), or 9 (old CMND), after "Số / No." or wherever it stands
+//!   alone as one token (never from the back's MRZ); at most two confused letters
+//!   repaired. Its check: [`cccd_consistency`] against the date of birth and sex read
+//!   off the same card (`NotApplicable` for a 9-digit CMND number, or when no date of
+//!   birth was read).
+//! - `gender`: "Nam" → `M`, "Nữ"/"Nu" → `F`. `nationality`: "Việt Nam" for any reading
+//!   within one edit of "Viet Nam" (spaces and diacritics aside); otherwise as printed.
+//! - `place_of_origin`: after "Quê quán / Place of origin" (or the CMND's "Nguyên
+//!   quán"), on the same line or the next. `address`: after "Nơi thường trú / Place of
+//!   residence" (CMND: "Nơi ĐKHK thường trú"), the rest of that line and up to two
+//!   following lines until the next label, joined with ", ".
+//! - `expiry_date`: after "Có giá trị đến" / "Date of expiry".
+//! - Back: `issue_date` after "Ngày, tháng, năm / Date, month, year", or written out
+//!   "Ngày 15 tháng 06 năm 2021" (older backs).
+
+use super::{
+    clean, edit_distance, extract_date, field, fold_for_match, gender_value, name_value, repair_digits, tokens, Doc, FieldCheck, Found,
+    Labels, PrintedField, Side,
+};
+
+pub(crate) const LABELS: Labels = &[
+    ("id", &["Số / No", "Số định danh cá nhân / Personal identification number", "Số định danh cá nhân", "Personal identification number", "Số CCCD", "Số CMND"]),
+    ("name", &["Họ và tên / Full name", "=Họ và tên", "Full name", "=Họ tên", "Họ, chữ đệm và tên khai sinh"]),
+    ("dob", &["Ngày sinh / Date of birth", "Ngày sinh", "Date of birth", "Sinh ngày", "Ngày, tháng, năm sinh"]),
+    ("gender", &["Giới tính / Sex", "Giới tính", "=Sex"]),
+    ("nationality", &["Quốc tịch / Nationality", "Quốc tịch", "Nationality"]),
+    ("place_of_origin", &["Quê quán / Place of origin", "Quê quán", "Place of origin", "=Nguyên quán"]),
+    ("address", &["Nơi thường trú / Place of residence", "Nơi thường trú", "Place of residence", "Nơi ĐKHK thường trú", "Nơi cư trú"]),
+    ("expiry_date", &["Có giá trị đến / Date of expiry", "Có giá trị đến", "Date of expiry", "Giá trị đến"]),
+    ("issue_date", &["Ngày, tháng, năm / Date, month, year", "Ngày, tháng, năm", "Date, month, year"]),
+    (
+        "back",
+        &[
+            "Đặc điểm nhân dạng / Personal identification",
+            "Đặc điểm nhân dạng",
+            "Personal identification",
+            "Cục trưởng cục cảnh sát quản lý hành chính về trật tự xã hội",
+            "Ngón trỏ trái",
+            "Ngón trỏ phải",
+            "Left index finger",
+            "Right index finger",
+        ],
+    ),
+];
+
+/// How a CCCD number agrees with itself and with the card's date of birth and sex.
+///
+/// A CCCD number is `PPP C YY NNNNNN`: `PPP` the province of birth registration
+/// (001-096), `C` the sex and century of birth (0 male / 1 female born 1900-1999, 2 / 3
+/// born 2000-2099), `YY` the last two digits of the year of birth, then a serial.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CccdConsistency {
+    /// 12 ASCII digits.
+    pub well_formed: bool,
+    /// Digits 1-3 are a province code 001-096.
+    pub province: bool,
+    /// Digit 4 is 0-3.
+    pub century_sex_digit: bool,
+    /// Digit 4's century and digits 5-6 agree with the date of birth's year (`None`
+    /// without a date of birth).
+    pub birth_year: Option<bool>,
+    /// Digit 4's sex agrees with the card's sex (`None` without one).
+    pub sex: Option<bool>,
+}
+
+impl CccdConsistency {
+    /// `Failed` when the number is malformed or disagrees with the date of birth or
+    /// sex; `Passed` when it is well formed and agrees with the date of birth (and the
+    /// sex, when known); `NotApplicable` when no date of birth could confirm it.
+    pub fn check(&self) -> FieldCheck {
+        if !self.well_formed || !self.province || !self.century_sex_digit || self.birth_year == Some(false) || self.sex == Some(false) {
+            FieldCheck::Failed
+        } else if self.birth_year == Some(true) {
+            FieldCheck::Passed
+        } else {
+            FieldCheck::NotApplicable
+        }
+    }
+}
+
+/// Checks a CCCD number's structure and its agreement with a date of birth
+/// (`DD/MM/YYYY`) and sex (`M`/`F`) read off the same card; see [`CccdConsistency`].
+pub fn cccd_consistency(id: &str, dob: Option<&str>, gender: Option<&str>) -> CccdConsistency {
+    let well_formed = id.len() == 12 && id.bytes().all(|b| b.is_ascii_digit());
+    if !well_formed {
+        return CccdConsistency { well_formed, province: false, century_sex_digit: false, birth_year: None, sex: None };
+    }
+    let province = id.get(0..3).and_then(|p| p.parse::<u32>().ok()).is_some_and(|p| (1..=96).contains(&p));
+    let c = id.as_bytes().get(3).map_or(9, |b| b - b'0');
+    let century_sex_digit = c <= 3;
+    let year = dob.and_then(|d| d.rsplit('/').next()).filter(|y| y.len() == 4).and_then(|y| y.parse::<u32>().ok());
+    let birth_year = year.map(|y| {
+        let century = match c {
+            0 | 1 => (1900..2000).contains(&y),
+            2 | 3 => (2000..2100).contains(&y),
+            _ => false,
+        };
+        century && id.get(4..6) == Some(format!("{:02}", y % 100).as_str())
+    });
+    let sex = gender.filter(|g| matches!(*g, "M" | "F")).filter(|_| century_sex_digit).map(|g| (c % 2 == 0) == (g == "M"));
+    CccdConsistency { well_formed, province, century_sex_digit, birth_year, sex }
+}
+
+/// A 12- or 9-digit number token in `s` (at most two repairs).
+fn id_token(s: &str) -> Option<(String, usize)> {
+    tokens(s).into_iter().find_map(|(t, _, _)| {
+        let (d, r) = repair_digits(t)?;
+        ((d.len() == 12 || d.len() == 9) && r <= 2).then_some((d, r))
+    })
+}
+
+/// The card's number: after its label, else the first 12-digit token anywhere, else
+/// the first 9-digit one (MRZ lines aside).
+pub(crate) fn find_id(doc: &Doc) -> Option<Found<String>> {
+    let adjust = |f: Found<(String, usize)>| Found { conf: f.conf * (1.0 - 0.1 * f.value.1 as f32), value: f.value.0, lines: f.lines, label_line: f.label_line };
+    if let Some(f) = doc.labelled("id", 1, |s, _| id_token(s)) {
+        return Some(adjust(f));
+    }
+    for len in [12, 9] {
+        for i in 0..doc.len() {
+            if doc.text(i).contains('<') {
+                continue;
+            }
+            let hit = tokens(doc.text(i)).into_iter().find_map(|(t, _, _)| {
+                let (d, r) = repair_digits(t)?;
+                (d.len() == len && r <= 2).then_some((d, r))
+            });
+            if let Some(v) = hit {
+                return Some(adjust(Found { value: v, lines: vec![i], conf: doc.conf(&[i]), label_line: None }));
+            }
+        }
+    }
+    None
+}
+
+fn vn_gender(s: &str) -> Option<&'static str> {
+    let f: String = fold_for_match(s).chars.iter().collect();
+    for w in f.split(' ') {
+        match w {
+            "nam" => return Some("M"),
+            "nu" => return Some("F"),
+            _ => {}
+        }
+    }
+    gender_value(s, false)
+}
+
+fn vn_nationality(s: &str) -> Option<String> {
+    let f: Vec<char> = fold_for_match(s).chars.into_iter().filter(|c| *c != ' ').collect();
+    if edit_distance(&f, &"vietnam".chars().collect::<Vec<_>>()) <= 1 {
+        return Some("Việt Nam".to_string());
+    }
+    name_value(s)
+}
+
+/// Vietnamese text as printed: `Ð`/`ð` (Latin eth, a misread) as `Đ`/`đ`.
+fn vn_text(s: &str) -> String {
+    clean(s).replace('Ð', "Đ").replace('ð', "đ")
+}
+
+fn place_value(s: &str) -> Option<String> {
+    let v = vn_text(s);
+    (v.chars().filter(|c| c.is_alphabetic()).count() >= 2).then_some(v)
+}
+
+/// "Ngày 15 tháng 06 năm 2021" → 15/06/2021.
+fn written_date(s: &str) -> Option<String> {
+    let f: String = fold_for_match(s).chars.iter().collect();
+    let words: Vec<&str> = f.split(' ').collect();
+    words.windows(6).find_map(|w| match w {
+        ["ngay", d, "thang", m, "nam", y] => crate::checked_date(d, m, y).map(|(d, m, y)| format!("{d:02}/{m:02}/{y:04}")),
+        _ => None,
+    })
+}
+
+pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
+    let mut out = Vec::new();
+    let na = FieldCheck::NotApplicable;
+    if side == Side::Back {
+        let issue = doc.labelled_date("issue_date", 1).or_else(|| {
+            (0..doc.len()).find_map(|i| written_date(doc.text(i)).map(|d| Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }))
+        });
+        if let Some(d) = issue {
+            out.push(field("issue_date", d, FieldCheck::Passed));
+        }
+        return out;
+    }
+    let dob = doc.labelled_date("dob", 1);
+    let gender = doc.labelled("gender", 1, |s, _| vn_gender(s));
+    if let Some(id) = find_id(doc) {
+        let check = if id.value.len() == 12 {
+            cccd_consistency(&id.value, dob.as_ref().map(|d| d.value.as_str()), gender.as_ref().map(|g| g.value)).check()
+        } else {
+            na
+        };
+        out.push(field("id", id, check));
+    }
+    if let Some(n) = doc.labelled("name", 2, |s, _| name_value(s).map(|n| vn_text(&n))) {
+        out.push(field("name", n, na));
+    }
+    if let Some(d) = dob {
+        out.push(field("dob", d, FieldCheck::Passed));
+    }
+    if let Some(g) = gender {
+        out.push(field("gender", Found { value: g.value.to_string(), lines: g.lines, conf: g.conf, label_line: g.label_line }, na));
+    }
+    if let Some(n) = doc.labelled("nationality", 1, |s, _| vn_nationality(s)) {
+        out.push(field("nationality", n, na));
+    }
+    if let Some(p) = doc.labelled("place_of_origin", 1, |s, _| place_value(s)) {
+        out.push(field("place_of_origin", p, na));
+    }
+    let date_line = |j: usize| extract_date(doc.text(j)).is_some() && doc.text(j).chars().filter(|c| c.is_alphabetic()).count() < 4;
+    if let Some(block) = doc.block("address", 2, date_line, |_| false) {
+        let parts: Vec<String> = block.value.iter().map(|p| vn_text(p)).collect();
+        let address = super::join_parts(&parts);
+        if !address.is_empty() {
+            out.push(field("address", block.with(address), na));
+        }
+    }
+    if let Some(d) = doc.labelled_date("expiry_date", 1) {
+        out.push(field("expiry_date", d, FieldCheck::Passed));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::*;
+
+    const CHIP: [&str; 16] = [
+        "CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM",
+        "Độc lập - Tự do - Hạnh phúc",
+        "SOCIALIST REPUBLIC OF VIET NAM",
+        "Independence - Freedom - Happiness",
+        "CĂN CƯỚC CÔNG DÂN",
+        "Citizen Identity Card",
+        "Số / No.: 079090001234",
+        "Họ và tên / Full name:",
+        "NGUYỄN VĂN AN",
+        "Ngày sinh / Date of birth: 01/01/1990",
+        "Giới tính / Sex: Nam   Quốc tịch / Nationality: Việt Nam",
+        "Quê quán / Place of origin:",
+        "Tân Chánh, Cần Đước, Long An",
+        "Nơi thường trú / Place of residence: 12 Lê Lợi",
+        "Phường Bến Nghé, Quận 1, TP Hồ Chí Minh",
+        "Có giá trị đến: 01/01/2030",
+    ];
+
+    #[test]
+    fn chip_front_clean() {
+        let l = lines(&CHIP);
+        let f = parse_printed("vn.national_id", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "079090001234", FieldCheck::Passed),
+                ("name", "NGUYỄN VĂN AN", FieldCheck::NotApplicable),
+                ("dob", "01/01/1990", FieldCheck::Passed),
+                ("gender", "M", FieldCheck::NotApplicable),
+                ("nationality", "Việt Nam", FieldCheck::NotApplicable),
+                ("place_of_origin", "Tân Chánh, Cần Đước, Long An", FieldCheck::NotApplicable),
+                ("address", "12 Lê Lợi, Phường Bến Nghé, Quận 1, TP Hồ Chí Minh", FieldCheck::NotApplicable),
+                ("expiry_date", "01/01/2030", FieldCheck::Passed),
+            ],
+        );
+        assert_eq!(get(&f, "address").map(|x| x.lines.clone()), Some(vec![13, 14]));
+        assert_eq!(get(&f, "nationality").map(|x| x.lines.clone()), Some(vec![10]));
+        let c = classify(&l);
+        assert_eq!(c.first().map(|x| x.0), Some("vn.national_id"), "{c:?}");
+        assert!(c.iter().all(|x| x.0 != "in.aadhaar" && x.0 != "in.pan"), "{c:?}");
+    }
+
+    #[test]
+    fn chip_front_without_diacritics_and_noisy() {
+        // eng model: diacritics dropped, "rn" for "m", an O in the number, "Nu", dashes,
+        // the address on the lines after its label.
+        let l = lines(&[
+            "CONG HOA XA HOI CHU NGHIA VIET NAM",
+            "Doc lap - Tu do - Hanh phuc",
+            "CAN CUOC CONG DAN",
+            "So / No: 0013O1012345",
+            "Ho va ten / Full narne",
+            "NGUYEN THI BICH",
+            "Ngay sinh / Date of birth 05-11-2001",
+            "Gioi tinh / Sex: Nu   Quoc tich / Nationality: VIET NAM",
+            "Que quan / Place of origin: Dong Anh, Ha Noi",
+            "Noi thuong tru / Place of residence:",
+            "So 5 ngo 10 Pho Hue,",
+            "Hai Ba Trung, Ha Noi",
+            "Co gia tri den: 05/11/2026",
+        ]);
+        let f = parse_printed("vn.national_id", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "001301012345", FieldCheck::Passed),
+                ("name", "NGUYEN THI BICH", FieldCheck::NotApplicable),
+                ("dob", "05/11/2001", FieldCheck::Passed),
+                ("gender", "F", FieldCheck::NotApplicable),
+                ("nationality", "Việt Nam", FieldCheck::NotApplicable),
+                ("place_of_origin", "Dong Anh, Ha Noi", FieldCheck::NotApplicable),
+                ("address", "So 5 ngo 10 Pho Hue, Hai Ba Trung, Ha Noi", FieldCheck::NotApplicable),
+                ("expiry_date", "05/11/2026", FieldCheck::Passed),
+            ],
+        );
+        assert!(get(&f, "id").is_some_and(|x| x.confidence < 0.9));
+        let c = classify(&l);
+        assert_eq!(c.first().map(|x| x.0), Some("vn.national_id"), "{c:?}");
+        assert!(c.iter().all(|x| x.0 != "in.aadhaar" && x.0 != "in.pan"), "{c:?}");
+    }
+
+    #[test]
+    fn decomposed_diacritics_are_composed() {
+        let mut t = CHIP;
+        t[8] = "NGUYE\u{302}\u{303}N VA\u{306}N AN";
+        t[12] = "Ta\u{302}n Cha\u{301}nh, Ca\u{302}\u{300}n Ðu\u{31B}o\u{31B}\u{301}c, Long An";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "name"), Some("NGUYỄN VĂN AN"));
+        assert_eq!(value(&f, "place_of_origin"), Some("Tân Chánh, Cần Đước, Long An"));
+    }
+
+    #[test]
+    fn names_close_to_labels_are_values() {
+        // "HỒ VĂN TÂN" is two edits from "Họ và tên"; "Cần Đước" one from "Căn cước".
+        let mut t = CHIP;
+        t[8] = "HỒ VĂN TÂN";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "name"), Some("HỒ VĂN TÂN"));
+        assert_eq!(value(&f, "place_of_origin"), Some("Tân Chánh, Cần Đước, Long An"));
+    }
+
+    #[test]
+    fn old_cmnd_front() {
+        let l = lines(&[
+            "CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM",
+            "Độc lập - Tự do - Hạnh phúc",
+            "GIẤY CHỨNG MINH NHÂN DÂN",
+            "SỐ 025123456",
+            "Họ tên: TRẦN VĂN BÌNH",
+            "Sinh ngày: 12-03-1985",
+            "Nguyên quán: Bình Chánh, TP Hồ Chí Minh",
+            "Nơi ĐKHK thường trú: 34 Nguyễn Trãi",
+            "Quận 5, TP Hồ Chí Minh",
+        ]);
+        let f = parse_printed("vn.national_id", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "025123456", FieldCheck::NotApplicable),
+                ("name", "TRẦN VĂN BÌNH", FieldCheck::NotApplicable),
+                ("dob", "12/03/1985", FieldCheck::Passed),
+                ("place_of_origin", "Bình Chánh, TP Hồ Chí Minh", FieldCheck::NotApplicable),
+                ("address", "34 Nguyễn Trãi, Quận 5, TP Hồ Chí Minh", FieldCheck::NotApplicable),
+            ],
+        );
+        assert_eq!(best_type(&l), Some("vn.national_id"));
+    }
+
+    #[test]
+    fn backs() {
+        let l = lines(&[
+            "Đặc điểm nhân dạng / Personal identification:",
+            "Nốt ruồi C:1cm trên sau đuôi mắt trái",
+            "Ngày, tháng, năm / Date, month, year: 15/06/2021",
+            "CỤC TRƯỞNG CỤC CẢNH SÁT",
+            "QUẢN LÝ HÀNH CHÍNH VỀ TRẬT TỰ XÃ HỘI",
+            "Ngón trỏ trái",
+            "Ngón trỏ phải",
+            "IDVNM0900012343079090001234<<8",
+            "9001014M3001012VNM<<<<<<<<<<<4",
+            "NGUYEN<<VAN<AN<<<<<<<<<<<<<<<<",
+        ]);
+        let f = parse_printed("vn.national_id", Side::Back, &l);
+        assert_fields(&f, &[("issue_date", "15/06/2021", FieldCheck::Passed)]);
+        assert_eq!(best_type(&l), Some("vn.national_id"));
+        let l = lines(&["Ngay, thang, nam / Date, month, year:", "15/06/2021"]);
+        assert_eq!(value(&parse_printed("vn.national_id", Side::Back, &l), "issue_date"), Some("15/06/2021"));
+        let l = lines(&["DAN TOC: Kinh", "Ngày 15 tháng 06 năm 2010", "GIÁM ĐỐC CA TỈNH"]);
+        assert_eq!(value(&parse_printed("vn.national_id", Side::Back, &l), "issue_date"), Some("15/06/2010"));
+    }
+
+    #[test]
+    fn id_inconsistent_with_dob_fails() {
+        // 5th-6th digits 03 (and century digit 2: born 2000s) against a 1990 birth.
+        let mut t = CHIP;
+        t[6] = "Số / No.: 079203001234";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("079203001234"), Some(FieldCheck::Failed)));
+        // Same century, other year.
+        t[6] = "Số / No.: 079091001234";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(check(&f, "id"), Some(FieldCheck::Failed));
+        // Sex digit says female, the card says Nam.
+        t[6] = "Số / No.: 079190001234";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(check(&f, "id"), Some(FieldCheck::Failed));
+        // No date of birth read: nothing confirms it.
+        let mut t = CHIP;
+        t[9] = "Ngày sinh / Date of birth: 31/02/1990";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "dob"), None);
+        assert_eq!(check(&f, "id"), Some(FieldCheck::NotApplicable));
+    }
+
+    #[test]
+    fn consistency_check() {
+        let c = cccd_consistency("079090001234", Some("01/01/1990"), Some("M"));
+        assert_eq!(c, CccdConsistency { well_formed: true, province: true, century_sex_digit: true, birth_year: Some(true), sex: Some(true) });
+        assert_eq!(c.check(), FieldCheck::Passed);
+        assert_eq!(cccd_consistency("001301012345", Some("05/11/2001"), Some("F")).check(), FieldCheck::Passed);
+        assert_eq!(cccd_consistency("079203001234", Some("01/01/1990"), None).check(), FieldCheck::Failed);
+        assert_eq!(cccd_consistency("097090001234", Some("01/01/1990"), None).check(), FieldCheck::Failed, "province 097");
+        assert_eq!(cccd_consistency("000090001234", Some("01/01/1990"), None).check(), FieldCheck::Failed, "province 000");
+        assert_eq!(cccd_consistency("079490001234", Some("01/01/1990"), None).check(), FieldCheck::Failed, "century digit 4");
+        assert_eq!(cccd_consistency("07909000123", Some("01/01/1990"), None).check(), FieldCheck::Failed);
+        assert_eq!(cccd_consistency("07909000123x", None, None).check(), FieldCheck::Failed);
+        assert_eq!(cccd_consistency("079090001234", None, Some("M")).check(), FieldCheck::NotApplicable);
+        assert_eq!(cccd_consistency("079090001234", None, Some("F")).check(), FieldCheck::Failed);
+    }
+
+    #[test]
+    fn arbitrary_input_never_panics() {
+        never_panics(&lines(&CHIP), ALPHABET, 71, 80);
+    }
+}

@@ -1,0 +1,1658 @@
+//! Finding an ID card (ID-1, 85.6 x 54 mm) or a passport data page (~125 x 88 mm) in a
+//! photo with classical computer vision, and rectifying it. Pure functions of an
+//! [`RgbImage`]: no IO, no models, no panics on any input (1x1, 1x5000, all black...).
+//!
+//! **[`find_card`]**, on a copy downscaled to a longest side of [`WORK_LONG_SIDE`] px
+//! (area averaging) and smoothed (two 3x3 box passes):
+//!
+//! 1. *Background colours*: k-means (k = 3) over the pixels of a border ring (width 2 %
+//!    of the short side); clusters holding ≥ 12 % of the ring and showing on ≥ 2 of its
+//!    sides (≥ 10 % of each), or holding ≥ 30 % of it, are background colours (a card
+//!    running off one side of the photo does not become background).
+//! 2. *Foreground*: each pixel's RGB distance to the nearest background colour. The
+//!    floor `lo` = max(2 x the ring's 75th percentile of that distance + 2, 4) (a plain
+//!    wall or a tight crop does not split on its noise); the threshold is midway between
+//!    the ring's median and the median of the pixels above `lo` (mostly the card's base
+//!    colour, so the threshold sits at mid-contrast of the card's edge and follows the
+//!    photo's exposure: a card at 15 % brightness on a white table is ~8 levels from it),
+//!    and at least `lo`. Then a 3x3 opening (speckle) and a 5x5 closing (small gaps).
+//! 3. *Candidates*: 8-connected components of ≥ 6 % of the image that cover at most half
+//!    of the image's outermost pixel ring (a component hugging the frame is background
+//!    the clustering missed, or a card filling the frame). Holes in a candidate (the
+//!    portrait and text when they are background-coloured) are filled.
+//! 4. *Quadrilateral*: convex hull (per-row extremes), Douglas-Peucker (tolerance 2 % of
+//!    √area), near-collinear edges merged (< 10°), edges lying on the image frame dropped,
+//!    the 4 longest edges kept (consecutive ones must turn by 35-145°); each is refitted
+//!    by total least squares on the component's boundary pixels near its middle 80 %
+//!    (twice, the second time within 1.5 px + 1 % of its length), pushed out 0.5 px (the
+//!    boundary pixels' centres lie half a pixel inside the edge), and consecutive lines
+//!    are intersected. Fitting on the long straight edges and intersecting them gives the
+//!    true corner where a corner is rounded, cut off, or outside the photo.
+//! 5. *Validation*: the quad is convex; the filled component covers 85-108 % of its area;
+//!    ≥ 80 % of the boundary pixels lie within max(2 px, 1.2 % of the mean side) of its
+//!    sides; its aspect (mean long side / mean short side) is 1.15-2.1 (ID-1 is 1.586,
+//!    passports 1.42, perspective changes both). A face, a hand or a blob fails these.
+//! 6. *Answer*: two or more valid candidates → [`CardFind::Several`]; one →
+//!    [`CardFind::One`] (corners ordered clockwise from the one up and to the left of the
+//!    centre, scaled back to input pixels); none → [`CardFind::FillsFrame`] when the
+//!    photo looks like a tight crop of a card, else [`CardFind::None`].
+//!
+//! **Fills the frame** (no valid candidate): the photo's aspect is 1.36-1.72 (either
+//! orientation; 4:3 and 16:9 photos are excluded), the dominant border colour (the card's
+//! base colour) is ≥ 50 % of each of the four sides of the ring and ≥ 40 % of the image,
+//! there are ≥ 3 small foreground components (0.02-3 % of the image: print) and no
+//! foreground component above 25 % of the image (a face, a landscape's big regions).
+//!
+//! **Coordinates**: continuous pixel coordinates, pixel (x, y) covering [x, x+1) x
+//! [y, y+1): the photo's own top-left corner is (0, 0) and its bottom-right (w, h).
+//!
+//! Cost: one area-downscale pass over the photo, then work on ≤ 640 x 640 px: a few ms
+//! for a 1600 x 1200 photo in an optimized build (`tests::timing`).
+
+use image::{GrayImage, Luma, RgbImage};
+
+/// Longest side of the working copy [`find_card`] searches.
+pub const WORK_LONG_SIDE: u32 = 640;
+/// ID-1 card aspect (85.6 / 54 mm).
+pub const ID1_ASPECT: f32 = 85.6 / 54.0;
+/// Passport data page aspect (125 / 88 mm).
+pub const PASSPORT_ASPECT: f32 = 125.0 / 88.0;
+/// A card candidate covers at least this share of the photo.
+pub const MIN_CARD_SHARE: f32 = 0.06;
+/// Widest output [`rectify`] produces.
+pub const MAX_RECTIFY_WIDTH: u32 = 8192;
+
+const MIN_WORK_SIDE: usize = 24;
+const MAX_FRAME_TOUCH: f32 = 0.5;
+const BG_MIN_SHARE: f32 = 0.12;
+/// A border colour on a single side is background only with this share of the ring (else
+/// it is more likely the card itself, cut by the frame).
+const BG_MAX_ONE_SIDE_SHARE: f32 = 0.3;
+
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Point {
+    pub x: f32,
+    pub y: f32,
+}
+
+impl Point {
+    pub const fn new(x: f32, y: f32) -> Self {
+        Point { x, y }
+    }
+
+    pub fn dist(self, o: Point) -> f32 {
+        ((self.x - o.x).powi(2) + (self.y - o.y).powi(2)).sqrt()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CardQuad {
+    pub top_left: Point,
+    pub top_right: Point,
+    pub bottom_right: Point,
+    pub bottom_left: Point,
+}
+
+impl CardQuad {
+    /// Top left, top right, bottom right, bottom left.
+    pub fn corners(&self) -> [Point; 4] {
+        [self.top_left, self.top_right, self.bottom_right, self.bottom_left]
+    }
+
+    pub fn from_corners(c: [Point; 4]) -> Self {
+        CardQuad { top_left: c[0], top_right: c[1], bottom_right: c[2], bottom_left: c[3] }
+    }
+
+    /// Top, right, bottom, left side lengths.
+    pub fn side_lengths(&self) -> [f32; 4] {
+        let c = self.corners();
+        [c[0].dist(c[1]), c[1].dist(c[2]), c[2].dist(c[3]), c[3].dist(c[0])]
+    }
+
+    /// (top + bottom) / (left + right); 0 for a degenerate quad.
+    pub fn aspect(&self) -> f32 {
+        let s = self.side_lengths();
+        let v = s[1] + s[3];
+        if v > 1e-6 {
+            (s[0] + s[2]) / v
+        } else {
+            0.0
+        }
+    }
+
+    /// Area (shoelace, absolute).
+    pub fn area(&self) -> f32 {
+        let c = self.corners();
+        let mut a = 0.0;
+        for i in 0..4 {
+            let (p, q) = (c[i], c[(i + 1) % 4]);
+            a += p.x * q.y - q.x * p.y;
+        }
+        (a * 0.5).abs()
+    }
+
+    /// Every coordinate multiplied by (`sx`, `sy`).
+    pub fn scaled(&self, sx: f32, sy: f32) -> Self {
+        let f = |p: Point| Point::new(p.x * sx, p.y * sy);
+        CardQuad { top_left: f(self.top_left), top_right: f(self.top_right), bottom_right: f(self.bottom_right), bottom_left: f(self.bottom_left) }
+    }
+}
+
+/// A card found in a photo.
+#[derive(Clone)]
+pub struct CardLocation {
+    /// Corners in input-photo pixels.
+    pub quad: CardQuad,
+    /// The card's pixels as found (255), in the working (downscaled) frame: the pixels
+    /// far from the background colours, in the card's connected component, holes *not*
+    /// filled, so [`crate::card_sanity`] can look for holes and cut corners.
+    pub mask: GrayImage,
+    /// Input pixels per working pixel (working = input / scale).
+    pub scale: f32,
+    /// The dominant background colour (from the photo's border).
+    pub background: [u8; 3],
+    /// Background-like pixels (255): within the noise floor `lo` (module doc, step 2) of
+    /// a background colour, in the working frame: what shows through a hole. Print and a
+    /// portrait darker than a dark table usually are not.
+    pub background_like: GrayImage,
+    /// Every background colour (k-means clusters of the border ring holding ≥ 12 % of it).
+    pub background_colors: Vec<[u8; 3]>,
+    /// Spread of the background around those colours: 75th percentile of the ring's RGB
+    /// distance to the nearest one (working copy, smoothed).
+    pub background_spread: f32,
+}
+
+impl std::fmt::Debug for CardLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CardLocation")
+            .field("quad", &self.quad)
+            .field("mask", &format_args!("{}x{} ({} px set)", self.mask.width(), self.mask.height(), self.mask.as_raw().iter().filter(|v| **v != 0).count()))
+            .field("scale", &self.scale)
+            .field("background", &self.background)
+            .field("background_like", &format_args!("{}x{}", self.background_like.width(), self.background_like.height()))
+            .field("background_colors", &self.background_colors)
+            .field("background_spread", &self.background_spread)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum CardFind {
+    One(CardLocation),
+    /// No background visible: the card (probably) fills the photo.
+    FillsFrame,
+    None,
+    /// This many cards (≥ 2).
+    Several(usize),
+}
+
+// ---------------------------------------------------------------------------------------
+// Working copy
+
+struct Work {
+    w: usize,
+    h: usize,
+    px: Vec<[f32; 3]>,
+    sx: f32,
+    sy: f32,
+}
+
+fn downscale(photo: &RgbImage) -> Option<Work> {
+    let (w, h) = (photo.width() as usize, photo.height() as usize);
+    if w == 0 || h == 0 || photo.as_raw().len() < w * h * 3 {
+        return None;
+    }
+    let s = (w.max(h) as f32 / WORK_LONG_SIDE as f32).max(1.0);
+    let ww = ((w as f32 / s).round() as usize).clamp(1, w);
+    let hh = ((h as f32 / s).round() as usize).clamp(1, h);
+    let sx = w as f32 / ww as f32;
+    let sy = h as f32 / hh as f32;
+    let ranges = |n_src: usize, n_dst: usize, f: f32| -> Vec<(usize, usize)> {
+        (0..n_dst)
+            .map(|d| {
+                let a = ((d as f32 * f).floor() as usize).min(n_src - 1);
+                let b = (((d + 1) as f32 * f).floor() as usize).clamp(a + 1, n_src);
+                (a, b)
+            })
+            .collect()
+    };
+    let xr = ranges(w, ww, sx);
+    let yr = ranges(h, hh, sy);
+    let raw = photo.as_raw();
+    let mut tmp = vec![[0f32; 3]; ww * h];
+    for y in 0..h {
+        let row = &raw[y * w * 3..(y + 1) * w * 3];
+        for (dx, &(a, b)) in xr.iter().enumerate() {
+            let mut acc = [0f32; 3];
+            for p in row[a * 3..b * 3].chunks_exact(3) {
+                acc[0] += f32::from(p[0]);
+                acc[1] += f32::from(p[1]);
+                acc[2] += f32::from(p[2]);
+            }
+            let n = (b - a) as f32;
+            tmp[y * ww + dx] = [acc[0] / n, acc[1] / n, acc[2] / n];
+        }
+    }
+    let mut px = vec![[0f32; 3]; ww * hh];
+    for (dy, &(a, b)) in yr.iter().enumerate() {
+        let out = &mut px[dy * ww..(dy + 1) * ww];
+        for y in a..b {
+            for (o, t) in out.iter_mut().zip(&tmp[y * ww..(y + 1) * ww]) {
+                o[0] += t[0];
+                o[1] += t[1];
+                o[2] += t[2];
+            }
+        }
+        let n = (b - a) as f32;
+        for o in out.iter_mut() {
+            o[0] /= n;
+            o[1] /= n;
+            o[2] /= n;
+        }
+    }
+    Some(Work { w: ww, h: hh, px, sx, sy })
+}
+
+/// 3x3 box filter (edges clamped).
+fn box3(px: &[[f32; 3]], w: usize, h: usize) -> Vec<[f32; 3]> {
+    let mut tmp = vec![[0f32; 3]; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            let (a, b) = (x.saturating_sub(1), (x + 1).min(w - 1));
+            let (p, q, r) = (px[y * w + a], px[y * w + x], px[y * w + b]);
+            tmp[y * w + x] = [(p[0] + q[0] + r[0]) / 3.0, (p[1] + q[1] + r[1]) / 3.0, (p[2] + q[2] + r[2]) / 3.0];
+        }
+    }
+    let mut out = vec![[0f32; 3]; w * h];
+    for y in 0..h {
+        let (a, b) = (y.saturating_sub(1), (y + 1).min(h - 1));
+        for x in 0..w {
+            let (p, q, r) = (tmp[a * w + x], tmp[y * w + x], tmp[b * w + x]);
+            out[y * w + x] = [(p[0] + q[0] + r[0]) / 3.0, (p[1] + q[1] + r[1]) / 3.0, (p[2] + q[2] + r[2]) / 3.0];
+        }
+    }
+    out
+}
+
+fn dist2(a: [f32; 3], b: [f32; 3]) -> f32 {
+    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)
+}
+
+/// k-means with farthest-first initialisation; (centre, share) per non-empty cluster,
+/// largest share first.
+fn kmeans(samples: &[[f32; 3]], k: usize) -> Vec<([f32; 3], f32)> {
+    if samples.is_empty() || k == 0 {
+        return Vec::new();
+    }
+    let n = samples.len() as f32;
+    let mut mean = [0f32; 3];
+    for s in samples {
+        for c in 0..3 {
+            mean[c] += s[c] / n;
+        }
+    }
+    let first = samples.iter().copied().min_by(|a, b| dist2(*a, mean).total_cmp(&dist2(*b, mean))).unwrap_or(mean);
+    let mut cents = vec![first];
+    while cents.len() < k {
+        let far = samples.iter().map(|s| (cents.iter().map(|c| dist2(*s, *c)).fold(f32::MAX, f32::min), *s)).max_by(|a, b| a.0.total_cmp(&b.0));
+        match far {
+            Some((d, s)) if d > 4.0 => cents.push(s),
+            _ => break,
+        }
+    }
+    let mut counts = vec![0usize; cents.len()];
+    for _ in 0..10 {
+        let mut sums = vec![[0f32; 3]; cents.len()];
+        counts.iter_mut().for_each(|c| *c = 0);
+        for s in samples {
+            let j = nearest(&cents, *s).0;
+            counts[j] += 1;
+            for c in 0..3 {
+                sums[j][c] += s[c];
+            }
+        }
+        for j in 0..cents.len() {
+            if counts[j] > 0 {
+                let m = counts[j] as f32;
+                cents[j] = [sums[j][0] / m, sums[j][1] / m, sums[j][2] / m];
+            }
+        }
+    }
+    let mut out: Vec<([f32; 3], f32)> = cents.into_iter().zip(counts).filter(|(_, c)| *c > 0).map(|(c, m)| (c, m as f32 / n)).collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out
+}
+
+/// Index and distance (not squared) of the nearest centre.
+fn nearest(cents: &[[f32; 3]], p: [f32; 3]) -> (usize, f32) {
+    let mut best = (0, f32::MAX);
+    for (j, c) in cents.iter().enumerate() {
+        let d = dist2(p, *c);
+        if d < best.1 {
+            best = (j, d);
+        }
+    }
+    (best.0, best.1.sqrt())
+}
+
+fn percentile(values: &mut [f32], q: f32) -> f32 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let i = ((q * (values.len() - 1) as f32).round() as usize).min(values.len() - 1);
+    *values.select_nth_unstable_by(i, |a, b| a.total_cmp(b)).1
+}
+
+/// Separable square min (erode) / max (dilate) of a 0/1 mask, window 2r+1, edges clamped.
+pub(crate) fn morph(m: &[u8], w: usize, h: usize, r: usize, dilate: bool) -> Vec<u8> {
+    let pick = |a: u8, b: u8| if dilate { a.max(b) } else { a.min(b) };
+    let mut tmp = vec![0u8; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            let mut v = m[y * w + x];
+            for xx in x.saturating_sub(r)..=(x + r).min(w - 1) {
+                v = pick(v, m[y * w + xx]);
+            }
+            tmp[y * w + x] = v;
+        }
+    }
+    let mut out = vec![0u8; w * h];
+    for y in 0..h {
+        for x in 0..w {
+            let mut v = tmp[y * w + x];
+            for yy in y.saturating_sub(r)..=(y + r).min(h - 1) {
+                v = pick(v, tmp[yy * w + x]);
+            }
+            out[y * w + x] = v;
+        }
+    }
+    out
+}
+
+/// A connected component of a mask.
+#[derive(Debug, Clone)]
+pub(crate) struct Comp {
+    pub label: u32,
+    pub area: usize,
+    pub x0: usize,
+    pub y0: usize,
+    pub x1: usize,
+    pub y1: usize,
+    /// Pixels on the image's outermost ring.
+    pub frame: usize,
+}
+
+/// Connected components of the non-zero pixels (`eight`: 8-connectivity, else 4); labels
+/// start at 1 (0 = not in the mask).
+pub(crate) fn components(m: &[u8], w: usize, h: usize, eight: bool) -> (Vec<u32>, Vec<Comp>) {
+    let mut labels = vec![0u32; w * h];
+    let mut comps = Vec::new();
+    let mut stack = Vec::new();
+    for start in 0..w * h {
+        if m[start] == 0 || labels[start] != 0 {
+            continue;
+        }
+        let label = comps.len() as u32 + 1;
+        let mut c = Comp { label, area: 0, x0: usize::MAX, y0: usize::MAX, x1: 0, y1: 0, frame: 0 };
+        labels[start] = label;
+        stack.push(start);
+        while let Some(i) = stack.pop() {
+            let (x, y) = (i % w, i / w);
+            c.area += 1;
+            c.x0 = c.x0.min(x);
+            c.x1 = c.x1.max(x);
+            c.y0 = c.y0.min(y);
+            c.y1 = c.y1.max(y);
+            if x == 0 || y == 0 || x + 1 == w || y + 1 == h {
+                c.frame += 1;
+            }
+            for dy in -1i64..=1 {
+                for dx in -1i64..=1 {
+                    if (dx == 0 && dy == 0) || (!eight && dx != 0 && dy != 0) {
+                        continue;
+                    }
+                    let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                    if nx < 0 || ny < 0 || nx >= w as i64 || ny >= h as i64 {
+                        continue;
+                    }
+                    let j = ny as usize * w + nx as usize;
+                    if m[j] != 0 && labels[j] == 0 {
+                        labels[j] = label;
+                        stack.push(j);
+                    }
+                }
+            }
+        }
+        comps.push(c);
+    }
+    (labels, comps)
+}
+
+/// Fills the holes of a 0/1 mask (`w` x `h`): zero pixels not 4-connected to the mask's
+/// edge become 1.
+pub(crate) fn fill_holes(m: &[u8], w: usize, h: usize) -> Vec<u8> {
+    let mut outside = vec![false; w * h];
+    let mut stack = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            if (x == 0 || y == 0 || x + 1 == w || y + 1 == h) && m[y * w + x] == 0 {
+                outside[y * w + x] = true;
+                stack.push(y * w + x);
+            }
+        }
+    }
+    while let Some(i) = stack.pop() {
+        let (x, y) = (i % w, i / w);
+        let mut visit = |j: usize| {
+            if m[j] == 0 && !outside[j] {
+                outside[j] = true;
+                stack.push(j);
+            }
+        };
+        if x > 0 {
+            visit(i - 1);
+        }
+        if x + 1 < w {
+            visit(i + 1);
+        }
+        if y > 0 {
+            visit(i - w);
+        }
+        if y + 1 < h {
+            visit(i + w);
+        }
+    }
+    (0..w * h).map(|i| u8::from(m[i] != 0 || !outside[i])).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// Geometry
+
+type P = (f32, f32);
+
+fn cross(o: P, a: P, b: P) -> f32 {
+    (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+}
+
+/// Convex hull (Andrew's monotone chain), counter-clockwise in a y-up frame.
+fn convex_hull(mut pts: Vec<P>) -> Vec<P> {
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    pts.dedup();
+    if pts.len() < 3 {
+        return pts;
+    }
+    let mut hull: Vec<P> = Vec::with_capacity(pts.len() * 2);
+    for &p in pts.iter().chain(pts.iter().rev().skip(1)) {
+        // lower hull then upper hull
+        while hull.len() >= 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
+            hull.pop();
+        }
+        hull.push(p);
+    }
+    hull.pop();
+    hull
+}
+
+fn seg_dist(p: P, a: P, b: P) -> f32 {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let l2 = dx * dx + dy * dy;
+    if l2 <= 1e-12 {
+        return ((p.0 - a.0).powi(2) + (p.1 - a.1).powi(2)).sqrt();
+    }
+    let t = (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / l2).clamp(0.0, 1.0);
+    ((p.0 - a.0 - t * dx).powi(2) + (p.1 - a.1 - t * dy).powi(2)).sqrt()
+}
+
+fn dp_open(pts: &[P], eps: f32, keep: &mut [bool], lo: usize, hi: usize) {
+    if hi <= lo + 1 {
+        return;
+    }
+    let (mut best, mut bi) = (0f32, lo);
+    for i in lo + 1..hi {
+        let d = seg_dist(pts[i], pts[lo], pts[hi]);
+        if d > best {
+            best = d;
+            bi = i;
+        }
+    }
+    if best > eps {
+        keep[bi] = true;
+        dp_open(pts, eps, keep, lo, bi);
+        dp_open(pts, eps, keep, bi, hi);
+    }
+}
+
+/// Douglas-Peucker of a closed polygon.
+fn dp_closed(poly: &[P], eps: f32) -> Vec<P> {
+    let n = poly.len();
+    if n <= 4 {
+        return poly.to_vec();
+    }
+    // Start at vertex 0 and the vertex farthest from it.
+    let far = (1..n).max_by(|&a, &b| d2(poly[a], poly[0]).total_cmp(&d2(poly[b], poly[0]))).unwrap_or(n / 2);
+    let mut ext: Vec<P> = poly.to_vec();
+    ext.push(poly[0]);
+    let mut keep = vec![false; n + 1];
+    keep[0] = true;
+    keep[far] = true;
+    dp_open(&ext, eps, &mut keep, 0, far);
+    dp_open(&ext, eps, &mut keep, far, n);
+    (0..n).filter(|&i| keep[i]).map(|i| poly[i]).collect()
+}
+
+fn d2(a: P, b: P) -> f32 {
+    (a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)
+}
+
+/// A line through `c` with unit direction `d`.
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    c: P,
+    d: P,
+}
+
+fn fit_line(pts: &[P]) -> Option<Line> {
+    if pts.len() < 2 {
+        return None;
+    }
+    let n = pts.len() as f64;
+    let (mut mx, mut my) = (0f64, 0f64);
+    for p in pts {
+        mx += f64::from(p.0);
+        my += f64::from(p.1);
+    }
+    mx /= n;
+    my /= n;
+    let (mut sxx, mut sxy, mut syy) = (0f64, 0f64, 0f64);
+    for p in pts {
+        let (dx, dy) = (f64::from(p.0) - mx, f64::from(p.1) - my);
+        sxx += dx * dx;
+        sxy += dx * dy;
+        syy += dy * dy;
+    }
+    let theta = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+    Some(Line { c: (mx as f32, my as f32), d: (theta.cos() as f32, theta.sin() as f32) })
+}
+
+fn intersect(a: Line, b: Line) -> Option<P> {
+    let den = a.d.0 * b.d.1 - a.d.1 * b.d.0;
+    if den.abs() < 1e-4 {
+        return None;
+    }
+    let (ex, ey) = (b.c.0 - a.c.0, b.c.1 - a.c.1);
+    let s = (ex * b.d.1 - ey * b.d.0) / den;
+    Some((a.c.0 + s * a.d.0, a.c.1 + s * a.d.1))
+}
+
+/// Orders 4 corners top-left, top-right, bottom-right, bottom-left: clockwise on screen
+/// (y down) from the corner whose direction from the centre is nearest up-left.
+fn order_corners(c: [P; 4]) -> [P; 4] {
+    let cx = (c[0].0 + c[1].0 + c[2].0 + c[3].0) / 4.0;
+    let cy = (c[0].1 + c[1].1 + c[2].1 + c[3].1) / 4.0;
+    let ang = |p: P| (p.1 - cy).atan2(p.0 - cx);
+    let mut v = c;
+    v.sort_by(|a, b| ang(*a).total_cmp(&ang(*b)));
+    let target = -3.0 * std::f32::consts::FRAC_PI_4;
+    let adiff = |a: f32| {
+        let d = (a - target).rem_euclid(2.0 * std::f32::consts::PI);
+        d.min(2.0 * std::f32::consts::PI - d)
+    };
+    let start = (0..4).min_by(|&i, &j| adiff(ang(v[i])).total_cmp(&adiff(ang(v[j])))).unwrap_or(0);
+    [v[start], v[(start + 1) % 4], v[(start + 2) % 4], v[(start + 3) % 4]]
+}
+
+/// Result of fitting a quad to one component.
+struct QuadFit {
+    /// Working-frame corners, ordered.
+    corners: [P; 4],
+}
+
+/// Fits and validates a card quadrilateral to a filled component (`f`, `bw` x `bh` at
+/// (`ox`, `oy`) in an image `iw` x `ih`).
+fn fit_quad(f: &[u8], bw: usize, bh: usize, ox: usize, oy: usize, iw: usize, ih: usize) -> Option<QuadFit> {
+    let at = |x: i64, y: i64| -> bool {
+        // inside the image but outside the bbox: not filled; outside the image: filled
+        if x < -(ox as i64) || y < -(oy as i64) || x >= (iw - ox) as i64 || y >= (ih - oy) as i64 {
+            return true;
+        }
+        if x < 0 || y < 0 || x >= bw as i64 || y >= bh as i64 {
+            return false;
+        }
+        f[y as usize * bw + x as usize] != 0
+    };
+    let mut extremes = Vec::new();
+    let mut boundary: Vec<P> = Vec::new();
+    let mut area = 0usize;
+    for y in 0..bh {
+        let row = &f[y * bw..(y + 1) * bw];
+        let mut first = None;
+        let mut last = None;
+        for (x, &v) in row.iter().enumerate() {
+            if v == 0 {
+                continue;
+            }
+            area += 1;
+            first.get_or_insert(x);
+            last = Some(x);
+            let (xi, yi) = (x as i64, y as i64);
+            if !at(xi - 1, yi) || !at(xi + 1, yi) || !at(xi, yi - 1) || !at(xi, yi + 1) {
+                boundary.push(((ox + x) as f32 + 0.5, (oy + y) as f32 + 0.5));
+            }
+        }
+        if let (Some(a), Some(b)) = (first, last) {
+            extremes.push(((ox + a) as f32 + 0.5, (oy + y) as f32 + 0.5));
+            extremes.push(((ox + b) as f32 + 0.5, (oy + y) as f32 + 0.5));
+        }
+    }
+    if area < 16 || boundary.len() < 16 {
+        return None;
+    }
+    let hull = convex_hull(extremes);
+    if hull.len() < 4 {
+        return None;
+    }
+    let eps = (0.02 * (area as f32).sqrt()).max(1.0);
+    let mut poly = dp_closed(&hull, eps);
+    // Merge near-collinear consecutive edges.
+    loop {
+        let n = poly.len();
+        if n <= 4 {
+            break;
+        }
+        let mut removed = false;
+        for i in 0..n {
+            let (a, b, c) = (poly[(i + n - 1) % n], poly[i], poly[(i + 1) % n]);
+            let a1 = (b.1 - a.1).atan2(b.0 - a.0);
+            let a2 = (c.1 - b.1).atan2(c.0 - b.0);
+            let mut t = (a2 - a1).abs();
+            if t > std::f32::consts::PI {
+                t = 2.0 * std::f32::consts::PI - t;
+            }
+            if t < 10f32.to_radians() {
+                poly.remove(i);
+                removed = true;
+                break;
+            }
+        }
+        if !removed {
+            break;
+        }
+    }
+    let n = poly.len();
+    if n < 4 {
+        return None;
+    }
+    let on_frame = |p: P, side: usize| match side {
+        0 => p.0 <= 2.0,
+        1 => p.0 >= iw as f32 - 2.0,
+        2 => p.1 <= 2.0,
+        _ => p.1 >= ih as f32 - 2.0,
+    };
+    // (start index, length) of the non-frame edges that the boundary backs (an edge along
+    // the photo's frame has no boundary pixels: they count as inside).
+    let backed = |a: P, b: P, len: f32| {
+        let d = ((b.0 - a.0) / len, (b.1 - a.1) / len);
+        let tol = 2.5 + 0.03 * len;
+        boundary
+            .iter()
+            .filter(|p| {
+                let t = ((p.0 - a.0) * d.0 + (p.1 - a.1) * d.1) / len;
+                let dist = ((p.0 - a.0) * -d.1 + (p.1 - a.1) * d.0).abs();
+                (0.1..=0.9).contains(&t) && dist <= tol
+            })
+            .count() as f32
+            >= (0.3 * len).max(5.0)
+    };
+    let mut edges: Vec<(usize, f32)> = (0..n)
+        .filter(|&i| {
+            let (a, b) = (poly[i], poly[(i + 1) % n]);
+            !(0..4).any(|s| on_frame(a, s) && on_frame(b, s))
+        })
+        .map(|i| (i, d2(poly[i], poly[(i + 1) % n]).sqrt()))
+        .filter(|&(i, len)| len > 1.0 && backed(poly[i], poly[(i + 1) % n], len))
+        .collect();
+    if edges.len() < 4 {
+        return None;
+    }
+    edges.sort_by(|a, b| b.1.total_cmp(&a.1));
+    edges.truncate(4);
+    edges.sort_by_key(|e| e.0);
+    let seg = |e: (usize, f32)| (poly[e.0], poly[(e.0 + 1) % n]);
+    // Consecutive chosen edges must turn like a quadrilateral's sides.
+    for k in 0..4 {
+        let (a0, a1) = seg(edges[k]);
+        let (b0, b1) = seg(edges[(k + 1) % 4]);
+        let u = ((a1.0 - a0.0) / edges[k].1, (a1.1 - a0.1) / edges[k].1);
+        let v = ((b1.0 - b0.0) / edges[(k + 1) % 4].1, (b1.1 - b0.1) / edges[(k + 1) % 4].1);
+        let cosang = (u.0 * v.0 + u.1 * v.1).clamp(-1.0, 1.0);
+        let ang = cosang.acos().to_degrees();
+        if !(35.0..=145.0).contains(&ang) {
+            return None;
+        }
+    }
+    // Refit each side on the boundary pixels near its middle.
+    let mut lines = Vec::with_capacity(4);
+    for &e in &edges {
+        let (a, b) = seg(e);
+        let len = e.1;
+        let mut line = Line { c: a, d: ((b.0 - a.0) / len, (b.1 - a.1) / len) };
+        for tol in [2.5 + 0.03 * len, 1.5 + 0.01 * len] {
+            let pts: Vec<P> = boundary
+                .iter()
+                .copied()
+                .filter(|p| {
+                    let t = ((p.0 - a.0) * line.d.0 + (p.1 - a.1) * line.d.1) / len;
+                    let dist = ((p.0 - line.c.0) * -line.d.1 + (p.1 - line.c.1) * line.d.0).abs();
+                    (0.1..=0.9).contains(&t) && dist <= tol
+                })
+                .collect();
+            if pts.len() < 5 {
+                return None;
+            }
+            let mut l = fit_line(&pts)?;
+            // keep the direction of the DP edge
+            if l.d.0 * line.d.0 + l.d.1 * line.d.1 < 0.0 {
+                l.d = (-l.d.0, -l.d.1);
+            }
+            line = l;
+        }
+        lines.push(line);
+    }
+    // Push each line out by half a pixel (away from the polygon's centre).
+    let cx = poly.iter().map(|p| p.0).sum::<f32>() / n as f32;
+    let cy = poly.iter().map(|p| p.1).sum::<f32>() / n as f32;
+    for l in lines.iter_mut() {
+        let nrm = (-l.d.1, l.d.0);
+        let side = (cx - l.c.0) * nrm.0 + (cy - l.c.1) * nrm.1;
+        let s = if side > 0.0 { -0.5 } else { 0.5 };
+        l.c = (l.c.0 + s * nrm.0, l.c.1 + s * nrm.1);
+    }
+    let mut corners = [(0f32, 0f32); 4];
+    for k in 0..4 {
+        corners[k] = intersect(lines[(k + 3) % 4], lines[k])?;
+    }
+    // Validation: convex, plausible size, agrees with the component.
+    let mut sign = 0f32;
+    for k in 0..4 {
+        let c = cross(corners[k], corners[(k + 1) % 4], corners[(k + 2) % 4]);
+        if c.abs() < 1e-3 || (sign != 0.0 && c.signum() != sign) {
+            return None;
+        }
+        sign = c.signum();
+    }
+    let ordered = order_corners(corners);
+    let quad = CardQuad::from_corners(ordered.map(|p| Point::new(p.0, p.1)));
+    let qa = quad.area();
+    if qa < 16.0 {
+        return None;
+    }
+    let ratio = area as f32 / qa;
+    if !(0.85..=1.08).contains(&ratio) {
+        return None;
+    }
+    let sides = quad.side_lengths();
+    let tol = (0.012 * (sides.iter().sum::<f32>() / 4.0)).max(2.0);
+    let near = boundary
+        .iter()
+        .filter(|p| (0..4).any(|k| seg_dist(**p, ordered[k], ordered[(k + 1) % 4]) <= tol))
+        .count();
+    if (near as f32) < 0.8 * boundary.len() as f32 {
+        return None;
+    }
+    let a = quad.aspect();
+    let aspect = if a > 0.0 { a.max(1.0 / a) } else { 0.0 };
+    if !(1.15..=2.1).contains(&aspect) {
+        return None;
+    }
+    Some(QuadFit { corners: ordered })
+}
+
+// ---------------------------------------------------------------------------------------
+
+/// Finds the card in `photo`: see the module documentation.
+pub fn find_card(photo: &RgbImage) -> CardFind {
+    let Some(work) = downscale(photo) else {
+        return CardFind::None;
+    };
+    let (w, h) = (work.w, work.h);
+    if w < MIN_WORK_SIDE || h < MIN_WORK_SIDE {
+        return CardFind::None;
+    }
+    let px = box3(&box3(&work.px, w, h), w, h);
+    let n = w * h;
+
+    // 1. Background colours from the border ring.
+    let b = (w.min(h) / 50).max(1);
+    let ring: Vec<usize> = (0..n)
+        .filter(|&i| {
+            let (x, y) = (i % w, i / w);
+            x < b || y < b || x + b >= w || y + b >= h
+        })
+        .collect();
+    let step = (ring.len() / 6000).max(1);
+    let samples: Vec<[f32; 3]> = ring.iter().step_by(step).map(|&i| px[i]).collect();
+    let clusters = kmeans(&samples, 3);
+    // Which sides of the ring each cluster shows on (≥ 10 % of that side's samples).
+    let centres: Vec<[f32; 3]> = clusters.iter().map(|c| c.0).collect();
+    let mut side_counts = vec![[0usize; 4]; centres.len()];
+    let mut side_totals = [0usize; 4];
+    for (&i, s) in ring.iter().step_by(step).zip(&samples) {
+        let (x, y) = (i % w, i / w);
+        let j = nearest(&centres, *s).0;
+        for (k, on) in [x < b, x + b >= w, y < b, y + b >= h].into_iter().enumerate() {
+            if on {
+                side_totals[k] += 1;
+                side_counts[j][k] += 1;
+            }
+        }
+    }
+    let mut bg: Vec<[f32; 3]> = clusters
+        .iter()
+        .enumerate()
+        .filter(|(j, c)| {
+            let sides = (0..4).filter(|&k| side_totals[k] > 0 && side_counts[*j][k] * 10 >= side_totals[k]).count();
+            c.1 >= BG_MAX_ONE_SIDE_SHARE || (c.1 >= BG_MIN_SHARE && sides >= 2)
+        })
+        .map(|(_, c)| c.0)
+        .collect();
+    if bg.is_empty() {
+        match clusters.first() {
+            Some(c) => bg.push(c.0),
+            None => return CardFind::None,
+        }
+    }
+    let background = bg[0].map(|v| v.round().clamp(0.0, 255.0) as u8);
+
+    // 2. Foreground: far from every background colour.
+    let dist: Vec<f32> = px.iter().map(|p| nearest(&bg, *p).1).collect();
+    let mut ring_d: Vec<f32> = samples.iter().map(|s| nearest(&bg, *s).1).collect();
+    let ring_q = percentile(&mut ring_d, 0.75);
+    let ring_med = percentile(&mut ring_d, 0.5);
+    let lo = (2.0 * ring_q + 2.0).max(4.0);
+    // Midway between the background's level and the foreground's (the card's base colour
+    // dominates the pixels above `lo`; print and portrait are a minority).
+    let mut above: Vec<f32> = dist.iter().copied().filter(|&d| d > lo).collect();
+    let t = if above.len() * 200 < n { lo } else { lo.max(0.5 * (ring_med + percentile(&mut above, 0.5))) };
+    let raw: Vec<u8> = dist.iter().map(|&d| u8::from(d > t)).collect();
+    let opened = morph(&morph(&raw, w, h, 1, false), w, h, 1, true);
+    let mask = morph(&morph(&opened, w, h, 2, true), w, h, 2, false);
+
+    // 3. Candidates.
+    let (labels, comps) = components(&mask, w, h, true);
+    let frame_len = (2 * (w + h)).saturating_sub(4).max(1);
+    let mut found: Vec<(QuadFit, &Comp)> = Vec::new();
+    for c in &comps {
+        if (c.area as f32) < MIN_CARD_SHARE * n as f32 || c.frame as f32 > MAX_FRAME_TOUCH * frame_len as f32 {
+            continue;
+        }
+        let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);
+        let mut sub = vec![0u8; bw * bh];
+        for y in 0..bh {
+            for x in 0..bw {
+                sub[y * bw + x] = u8::from(labels[(c.y0 + y) * w + c.x0 + x] == c.label);
+            }
+        }
+        let filled = fill_holes(&sub, bw, bh);
+        if let Some(q) = fit_quad(&filled, bw, bh, c.x0, c.y0, w, h) {
+            found.push((q, c));
+        }
+    }
+    if found.len() >= 2 {
+        return CardFind::Several(found.len());
+    }
+    if let Some((q, c)) = found.pop() {
+        let mut m = GrayImage::new(w as u32, h as u32);
+        for (i, &l) in labels.iter().enumerate() {
+            if l == c.label {
+                m.put_pixel((i % w) as u32, (i / w) as u32, Luma([255]));
+            }
+        }
+        let corners = q.corners.map(|p| Point::new(p.0 * work.sx, p.1 * work.sy));
+        return CardFind::One(CardLocation {
+            quad: CardQuad::from_corners(corners),
+            mask: m,
+            scale: (work.sx + work.sy) * 0.5,
+            background,
+            background_like: {
+                let mut g = GrayImage::new(w as u32, h as u32);
+                for (o, &d) in g.iter_mut().zip(&dist) {
+                    *o = if d <= lo { 255 } else { 0 };
+                }
+                g
+            },
+            background_colors: bg.iter().map(|c| c.map(|v| v.round().clamp(0.0, 255.0) as u8)).collect(),
+            background_spread: ring_q,
+        });
+    }
+
+    // 4. Fills the frame?
+    let long = w.max(h) as f32 / w.min(h) as f32;
+    if !(1.36..=1.72).contains(&long) {
+        return CardFind::None;
+    }
+    let base = clusters.first().map(|c| c.0).unwrap_or([0.0; 3]);
+    let near_base = |i: usize| dist2(px[i], base).sqrt() <= t;
+    let mut side_ok = true;
+    for s in 0..4 {
+        let (mut tot, mut hit) = (0usize, 0usize);
+        for &i in &ring {
+            let (x, y) = (i % w, i / w);
+            let on = match s {
+                0 => x < b,
+                1 => x + b >= w,
+                2 => y < b,
+                _ => y + b >= h,
+            };
+            if on {
+                tot += 1;
+                hit += usize::from(near_base(i));
+            }
+        }
+        if tot == 0 || (hit as f32) < 0.5 * tot as f32 {
+            side_ok = false;
+        }
+    }
+    let base_share = (0..n).filter(|&i| near_base(i)).count() as f32 / n as f32;
+    let small = comps.iter().filter(|c| (c.area as f32) >= 0.0002 * n as f32 && (c.area as f32) <= 0.03 * n as f32).count();
+    let big = comps.iter().any(|c| c.area as f32 > 0.25 * n as f32);
+    if side_ok && base_share >= 0.4 && small >= 3 && !big {
+        CardFind::FillsFrame
+    } else {
+        CardFind::None
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Homography and rectification
+
+/// A 3x3 projective transform (row-major, h[8] = 1).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Homography([f64; 9]);
+
+impl Homography {
+    /// The transform taking each `src[i]` to `dst[i]`; `None` when degenerate.
+    pub(crate) fn from_points(src: [P; 4], dst: [P; 4]) -> Option<Self> {
+        let mut a = [[0f64; 9]; 8];
+        for i in 0..4 {
+            let (x, y) = (f64::from(src[i].0), f64::from(src[i].1));
+            let (u, v) = (f64::from(dst[i].0), f64::from(dst[i].1));
+            a[2 * i] = [x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y, u];
+            a[2 * i + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, v];
+        }
+        // Gaussian elimination with partial pivoting.
+        for col in 0..8 {
+            let piv = (col..8).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+            if a[piv][col].abs() < 1e-10 {
+                return None;
+            }
+            a.swap(col, piv);
+            for r in 0..8 {
+                if r != col {
+                    let f = a[r][col] / a[col][col];
+                    if f != 0.0 {
+                        for k in col..9 {
+                            a[r][k] -= f * a[col][k];
+                        }
+                    }
+                }
+            }
+        }
+        let mut h = [0f64; 9];
+        for i in 0..8 {
+            h[i] = a[i][8] / a[i][i];
+        }
+        h[8] = 1.0;
+        if h.iter().all(|v| v.is_finite()) {
+            Some(Homography(h))
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn apply(&self, x: f64, y: f64) -> (f64, f64) {
+        let h = &self.0;
+        let w = h[6] * x + h[7] * y + h[8];
+        let w = if w.abs() < 1e-12 { 1e-12 } else { w };
+        ((h[0] * x + h[1] * y + h[2]) / w, (h[3] * x + h[4] * y + h[5]) / w)
+    }
+}
+
+/// The aspect (≥ 1) [`rectify`] uses for `quad`: ID-1's 1.586, or the passport page's
+/// 1.42 when the quad's own aspect is closer to that.
+pub fn rectified_aspect(quad: &CardQuad) -> f32 {
+    let a = quad.aspect();
+    let a = if a > 0.0 { a.max(1.0 / a) } else { ID1_ASPECT };
+    if (a - PASSPORT_ASPECT).abs() < (a - ID1_ASPECT).abs() {
+        PASSPORT_ASPECT
+    } else {
+        ID1_ASPECT
+    }
+}
+
+/// Bilinear sample at continuous pixel position (x, y) (pixel centres at +0.5), edges
+/// clamped.
+fn sample(raw: &[u8], w: usize, h: usize, x: f64, y: f64) -> [u8; 3] {
+    let fx = (x as f32 - 0.5).clamp(0.0, (w - 1) as f32);
+    let fy = (y as f32 - 0.5).clamp(0.0, (h - 1) as f32);
+    let (x0, y0) = (fx as usize, fy as usize);
+    let dx = if x0 + 1 < w { 3 } else { 0 };
+    let dy = if y0 + 1 < h { w * 3 } else { 0 };
+    let (ax, ay) = (fx - x0 as f32, fy - y0 as f32);
+    let i = (y0 * w + x0) * 3;
+    let (Some(r0), Some(r1)) = (raw.get(i..i + dx + 3), raw.get(i + dy..i + dy + dx + 3)) else {
+        return [0; 3];
+    };
+    let mut out = [0u8; 3];
+    for c in 0..3 {
+        let top = f32::from(r0[c]) + (f32::from(r0[dx + c]) - f32::from(r0[c])) * ax;
+        let bot = f32::from(r1[c]) + (f32::from(r1[dx + c]) - f32::from(r1[c])) * ax;
+        out[c] = (top + (bot - top) * ay + 0.5) as u8;
+    }
+    out
+}
+
+/// The card warped flat to `width` x round(width / aspect), aspect from
+/// [`rectified_aspect`], bilinear sampling (positions outside the photo take the nearest
+/// edge pixel). `width` is clamped to 1..=[`MAX_RECTIFY_WIDTH`]; an empty photo or a
+/// degenerate quad gives a black image of that size.
+pub fn rectify(photo: &RgbImage, quad: &CardQuad, width: u32) -> RgbImage {
+    let width = width.clamp(1, MAX_RECTIFY_WIDTH);
+    let aspect = rectified_aspect(quad);
+    let height = ((width as f32 / aspect).round() as u32).max(1);
+    let mut out = RgbImage::new(width, height);
+    let (pw, ph) = (photo.width() as usize, photo.height() as usize);
+    if pw == 0 || ph == 0 || photo.as_raw().len() < pw * ph * 3 {
+        return out;
+    }
+    let (wf, hf) = (width as f32, height as f32);
+    let c = quad.corners();
+    let Some(hm) = Homography::from_points([(0.0, 0.0), (wf, 0.0), (wf, hf), (0.0, hf)], c.map(|p| (p.x, p.y))) else {
+        return out;
+    };
+    let raw = photo.as_raw();
+    let h = hm.0;
+    let (wu, hu) = (width as usize, height as usize);
+    let out_raw: &mut [u8] = &mut out;
+    for y in 0..hu {
+        let yf = y as f64 + 0.5;
+        let (bx, by, bw) = (h[1] * yf + h[2], h[4] * yf + h[5], h[7] * yf + h[8]);
+        let row = &mut out_raw[y * wu * 3..(y + 1) * wu * 3];
+        for (x, px) in row.chunks_exact_mut(3).enumerate() {
+            let xf = x as f64 + 0.5;
+            let d = h[6] * xf + bw;
+            let d = if d.abs() < 1e-12 { 1e-12 } else { d };
+            let (sx, sy) = ((h[0] * xf + bx) / d, (h[3] * xf + by) / d);
+            if sx.is_finite() && sy.is_finite() {
+                px.copy_from_slice(&sample(raw, pw, ph, sx, sy));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod synth {
+    use super::{Homography, P};
+    use image::{Rgb, RgbImage};
+
+    /// splitmix64.
+    pub struct Rng(pub u64);
+
+    impl Rng {
+        pub fn next_u64(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        pub fn uniform(&mut self) -> f32 {
+            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+        }
+        pub fn gauss(&mut self) -> f32 {
+            let u1 = self.uniform().max(1e-7);
+            let u2 = self.uniform();
+            (-2.0 * u1.ln()).sqrt() * (2.0 * std::f32::consts::PI * u2).cos()
+        }
+    }
+
+    fn hash(x: i64, y: i64) -> f32 {
+        let mut r = Rng((x as u64).wrapping_mul(73_856_093) ^ (y as u64).wrapping_mul(19_349_663));
+        r.uniform() * 2.0 - 1.0
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub enum Bg {
+        /// Dark wood: brown with grain.
+        Dark,
+        /// A light table / paper, lighter than the card.
+        Light,
+        /// Mid-grey striped cloth with a weave.
+        Cloth,
+    }
+
+    impl Bg {
+        pub fn name(self) -> &'static str {
+            match self {
+                Bg::Dark => "dark wood",
+                Bg::Light => "light table",
+                Bg::Cloth => "striped cloth",
+            }
+        }
+
+        pub fn color(self, x: f32, y: f32) -> [f32; 3] {
+            let n = hash(x as i64, y as i64);
+            match self {
+                Bg::Dark => {
+                    let g = 14.0 * (0.09 * x + 3.0 * (0.013 * y).sin()).sin() + 8.0 * n + 10.0 * (y / 900.0 - 0.5);
+                    [70.0 + g, 50.0 + 0.8 * g, 38.0 + 0.6 * g]
+                }
+                Bg::Light => {
+                    let g = 5.0 * (0.05 * x + 0.03 * y).sin() + 5.0 * n;
+                    [238.0 + g, 235.0 + g, 228.0 + g]
+                }
+                Bg::Cloth => {
+                    let stripe = if (0.035 * (x + 0.3 * y)).sin() > 0.0 { 22.0 } else { -22.0 };
+                    let weave = 10.0 * (0.9 * x).sin() * (0.9 * y).sin() + 6.0 * n;
+                    [110.0 + stripe + weave, 116.0 + stripe + weave, 128.0 + 0.5 * stripe + weave]
+                }
+            }
+        }
+
+        /// The card base colour the tests use on this background.
+        pub fn card_base(self) -> [f32; 3] {
+            match self {
+                Bg::Light => [192.0, 208.0, 232.0],
+                _ => [228.0, 226.0, 212.0],
+            }
+        }
+    }
+
+    #[derive(Debug, Clone)]
+    pub struct CardSpec {
+        /// TL, TR, BR, BL in photo pixels.
+        pub corners: [P; 4],
+        /// Physical size in mm.
+        pub size: (f32, f32),
+        pub base: [f32; 3],
+        /// A round hole: centre (fraction of width, of height), radius mm.
+        pub hole: Option<(f32, f32, f32)>,
+        /// A cut corner (0 = TL .. 3 = BL) with legs of this many mm.
+        pub cut: Option<(usize, f32)>,
+        /// Specular glare: centre (fractions), semi-axes (fractions of width, height).
+        pub glare: Option<(f32, f32, f32, f32)>,
+    }
+
+    impl CardSpec {
+        pub fn new(corners: [P; 4], base: [f32; 3]) -> Self {
+            CardSpec { corners, size: (85.6, 54.0), base, hole: None, cut: None, glare: None }
+        }
+
+        /// Card colour at (X, Y) mm, `None` off the card.
+        pub fn color(&self, x: f32, y: f32) -> Option<[f32; 3]> {
+            let (w, h) = self.size;
+            if !(0.0..w).contains(&x) || !(0.0..h).contains(&y) {
+                return None;
+            }
+            let r = 3.0;
+            let (cx, cy) = (x.clamp(r, w - r), y.clamp(r, h - r));
+            if (x - cx).powi(2) + (y - cy).powi(2) > r * r {
+                return None;
+            }
+            if let Some((k, leg)) = self.cut {
+                let d = match k {
+                    0 => x + y,
+                    1 => (w - x) + y,
+                    2 => (w - x) + (h - y),
+                    _ => x + (h - y),
+                };
+                if d < leg {
+                    return None;
+                }
+            }
+            if let Some((hx, hy, hr)) = self.hole {
+                if (x - hx * w).powi(2) + (y - hy * h).powi(2) < hr * hr {
+                    return None;
+                }
+            }
+            let (u, v) = (x / w, y / h);
+            let ell = |cu: f32, cv: f32, ru: f32, rv: f32| ((u - cu) / ru).powi(2) + ((v - cv) / rv).powi(2) < 1.0;
+            let b = self.base;
+            let pat = 5.0 * (x * 0.9).sin() * (y * 0.7).sin();
+            let mut c = [b[0] + pat, b[1] + pat, b[2] + pat];
+            if ell(0.2, 0.52, 0.065, 0.15) {
+                c = [190.0, 158.0, 138.0];
+            } else if ell(0.2, 0.56, 0.12, 0.27) {
+                c = [75.0, 62.0, 58.0];
+            } else if (0.35..0.9).contains(&u) && (0.08..0.17).contains(&v) {
+                c = [45.0, 55.0, 115.0];
+            } else {
+                let lens = [0.45, 0.3, 0.5, 0.25, 0.4, 0.35];
+                for (k, len) in lens.iter().enumerate() {
+                    let v0 = 0.3 + 0.1 * k as f32;
+                    if (v0..v0 + 0.045).contains(&v) && (0.38..0.38 + len).contains(&u) {
+                        // broken into "words"
+                        if ((u - 0.38) * 40.0).fract() < 0.8 {
+                            c = [35.0, 35.0, 45.0];
+                        }
+                    }
+                }
+            }
+            if let Some((gu, gv, ru, rv)) = self.glare {
+                let d = (((u - gu) / ru).powi(2) + ((v - gv) / rv).powi(2)).sqrt();
+                let wgt = if d < 0.8 { 1.0 } else if d < 1.0 { (1.0 - d) / 0.2 } else { 0.0 };
+                for ch in c.iter_mut() {
+                    *ch = *ch + (300.0 - *ch) * wgt;
+                }
+            }
+            Some(c)
+        }
+    }
+
+    /// Corners of a card `width_frac` of the photo's width wide (ID-1 aspect unless
+    /// `aspect`), centred at (`fx`, `fy`) (fractions), rotated `angle` degrees, its top
+    /// side `keystone` shorter (perspective).
+    pub fn place(w: u32, h: u32, width_frac: f32, aspect: f32, fx: f32, fy: f32, angle: f32, keystone: f32) -> [P; 4] {
+        let cw = width_frac * w as f32;
+        let ch = cw / aspect;
+        let k = keystone * cw / 2.0;
+        let pts = [(-cw / 2.0 + k, -ch / 2.0), (cw / 2.0 - k, -ch / 2.0), (cw / 2.0, ch / 2.0), (-cw / 2.0, ch / 2.0)];
+        let (s, c) = angle.to_radians().sin_cos();
+        let (ox, oy) = (fx * w as f32, fy * h as f32);
+        pts.map(|(x, y)| (ox + c * x - s * y, oy + s * x + c * y))
+    }
+
+    pub fn render(w: u32, h: u32, bg: Bg, cards: &[CardSpec]) -> RgbImage {
+        let maps: Vec<Option<Homography>> = cards
+            .iter()
+            .map(|c| Homography::from_points(c.corners, [(0.0, 0.0), (c.size.0, 0.0), (c.size.0, c.size.1), (0.0, c.size.1)]))
+            .collect();
+        let mut img = RgbImage::new(w, h);
+        for (x, y, p) in img.enumerate_pixels_mut() {
+            let mut acc = [0f32; 3];
+            for (ox, oy) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
+                let (px, py) = (x as f32 + ox, y as f32 + oy);
+                let mut col = None;
+                for (card, m) in cards.iter().zip(&maps) {
+                    if let Some(m) = m {
+                        let (u, v) = m.apply(f64::from(px), f64::from(py));
+                        if let Some(c) = card.color(u as f32, v as f32) {
+                            col = Some(c);
+                        }
+                    }
+                }
+                let c = col.unwrap_or_else(|| bg.color(px, py));
+                for k in 0..3 {
+                    acc[k] += c[k] / 4.0;
+                }
+            }
+            *p = Rgb(acc.map(|v| v.round().clamp(0.0, 255.0) as u8));
+        }
+        img
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    pub enum Degradation {
+        Clean,
+        Blur(f32),
+        Jpeg(u8),
+        Noise(f32),
+        Brightness(f32),
+        /// Glare is a card property ([`CardSpec::glare`]); listed for tables.
+        Glare,
+    }
+
+    impl Degradation {
+        pub fn name(self) -> String {
+            match self {
+                Degradation::Clean => "clean".into(),
+                Degradation::Blur(s) => format!("blur σ{s}"),
+                Degradation::Jpeg(q) => format!("JPEG q{q}"),
+                Degradation::Noise(s) => format!("noise σ{s}"),
+                Degradation::Brightness(f) => format!("brightness {:.0}%", f * 100.0),
+                Degradation::Glare => "glare".into(),
+            }
+        }
+
+        pub fn apply(self, img: &RgbImage, seed: u64) -> RgbImage {
+            match self {
+                Degradation::Clean | Degradation::Glare => img.clone(),
+                Degradation::Blur(s) => blur(img, s),
+                Degradation::Jpeg(q) => jpeg(img, q),
+                Degradation::Noise(s) => noise(img, s, seed),
+                Degradation::Brightness(f) => map(img, |v| v * f),
+            }
+        }
+    }
+
+    pub fn map(img: &RgbImage, f: impl Fn(f32) -> f32) -> RgbImage {
+        let mut out = img.clone();
+        for p in out.pixels_mut() {
+            p.0 = p.0.map(|v| f(f32::from(v)).round().clamp(0.0, 255.0) as u8);
+        }
+        out
+    }
+
+    pub fn noise(img: &RgbImage, sigma: f32, seed: u64) -> RgbImage {
+        let mut rng = Rng(seed);
+        let mut out = img.clone();
+        for p in out.pixels_mut() {
+            p.0 = p.0.map(|v| (f32::from(v) + sigma * rng.gauss()).round().clamp(0.0, 255.0) as u8);
+        }
+        out
+    }
+
+    pub fn jpeg(img: &RgbImage, q: u8) -> RgbImage {
+        let mut buf = Vec::new();
+        let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, q);
+        match img.write_with_encoder(enc) {
+            Ok(()) => image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg).map(|i| i.to_rgb8()).unwrap_or_else(|_| img.clone()),
+            Err(_) => img.clone(),
+        }
+    }
+
+    pub fn blur(img: &RgbImage, sigma: f32) -> RgbImage {
+        let r = (3.0 * sigma).ceil() as i64;
+        let k: Vec<f32> = (-r..=r).map(|i| (-(i * i) as f32 / (2.0 * sigma * sigma)).exp()).collect();
+        let ks: f32 = k.iter().sum();
+        let (w, h) = (img.width() as i64, img.height() as i64);
+        let src: Vec<[f32; 3]> = img.pixels().map(|p| p.0.map(f32::from)).collect();
+        let mut tmp = vec![[0f32; 3]; src.len()];
+        for y in 0..h {
+            for x in 0..w {
+                let mut a = [0f32; 3];
+                for (j, kv) in k.iter().enumerate() {
+                    let xx = (x + j as i64 - r).clamp(0, w - 1);
+                    let s = src[(y * w + xx) as usize];
+                    for c in 0..3 {
+                        a[c] += kv * s[c];
+                    }
+                }
+                tmp[(y * w + x) as usize] = a.map(|v| v / ks);
+            }
+        }
+        let mut out = img.clone();
+        for y in 0..h {
+            for x in 0..w {
+                let mut a = [0f32; 3];
+                for (j, kv) in k.iter().enumerate() {
+                    let yy = (y + j as i64 - r).clamp(0, h - 1);
+                    let s = tmp[(yy * w + x) as usize];
+                    for c in 0..3 {
+                        a[c] += kv * s[c];
+                    }
+                }
+                out.put_pixel(x as u32, y as u32, Rgb(a.map(|v| (v / ks).round().clamp(0.0, 255.0) as u8)));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::synth::{place, render, Bg, CardSpec, Degradation, Rng};
+    use super::*;
+    use image::Rgb;
+
+    const W: u32 = 1200;
+    const H: u32 = 900;
+
+    fn geometries() -> Vec<(&'static str, f32, f32, f32, f32, f32)> {
+        // name, width share, centre x, centre y, angle, keystone
+        vec![
+            ("straight", 0.55, 0.5, 0.5, 0.0, 0.0),
+            ("rot 8°", 0.6, 0.46, 0.54, 8.0, 0.0),
+            ("rot -15°", 0.5, 0.52, 0.48, -15.0, 0.0),
+            ("perspective", 0.6, 0.5, 0.5, 5.0, 0.14),
+        ]
+    }
+
+    /// Largest corner error as a share of the true card's top side.
+    fn corner_error(found: &CardQuad, truth: [P; 4]) -> f32 {
+        let width = ((truth[1].0 - truth[0].0).powi(2) + (truth[1].1 - truth[0].1).powi(2)).sqrt();
+        found.corners().iter().zip(truth).map(|(p, t)| ((p.x - t.0).powi(2) + (p.y - t.1).powi(2)).sqrt()).fold(0.0, f32::max) / width
+    }
+
+    fn scene(bg: Bg, g: (&str, f32, f32, f32, f32, f32), deg: Degradation, seed: u64) -> (RgbImage, [P; 4]) {
+        let corners = place(W, H, g.1, ID1_ASPECT, g.2, g.3, g.4, g.5);
+        let mut card = CardSpec::new(corners, bg.card_base());
+        if deg == Degradation::Glare {
+            card.glare = Some((0.6, 0.45, 0.25, 0.35));
+        }
+        (deg.apply(&render(W, H, bg, &[card]), seed), corners)
+    }
+
+    #[test]
+    fn card_find_accuracy_table() {
+        let degs = [
+            Degradation::Clean,
+            Degradation::Blur(3.5),
+            Degradation::Jpeg(35),
+            Degradation::Noise(12.0),
+            Degradation::Brightness(0.15),
+            Degradation::Brightness(0.5),
+            Degradation::Glare,
+        ];
+        let bgs = [Bg::Dark, Bg::Light, Bg::Cloth];
+        let mut failures = Vec::new();
+        println!("\ncard_box: corners within 2% of the card width ({}x{} photos, {} geometries each)", W, H, geometries().len());
+        println!("{:<16} | {:>14} | {:>14} | {:>14} | worst error", "degradation", bgs[0].name(), bgs[1].name(), bgs[2].name());
+        for (di, deg) in degs.iter().enumerate() {
+            let mut cells = Vec::new();
+            let mut worst = 0f32;
+            for bg in bgs {
+                let mut ok = 0;
+                for (gi, g) in geometries().into_iter().enumerate() {
+                    let (img, truth) = scene(bg, g, *deg, (di * 10 + gi) as u64);
+                    match find_card(&img) {
+                        CardFind::One(loc) => {
+                            let e = corner_error(&loc.quad, truth);
+                            worst = worst.max(e);
+                            if e <= 0.02 {
+                                ok += 1;
+                            } else {
+                                failures.push(format!("{} / {} / {}: error {:.3}", deg.name(), bg.name(), g.0, e));
+                            }
+                        }
+                        other => failures.push(format!("{} / {} / {}: {other:?}", deg.name(), bg.name(), g.0)),
+                    }
+                }
+                cells.push(format!("{ok}/{}", geometries().len()));
+            }
+            println!("{:<16} | {:>14} | {:>14} | {:>14} | {:.2}%", deg.name(), cells[0], cells[1], cells[2], worst * 100.0);
+        }
+        assert!(failures.is_empty(), "failures: {failures:#?}");
+    }
+
+    #[test]
+    fn card_cut_corner_and_corner_outside_frame_still_give_full_quad() {
+        // A physically cut corner (legs 7 mm).
+        let corners = place(W, H, 0.55, ID1_ASPECT, 0.5, 0.5, 6.0, 0.0);
+        let mut card = CardSpec::new(corners, Bg::Dark.card_base());
+        card.cut = Some((1, 7.0));
+        let CardFind::One(loc) = find_card(&render(W, H, Bg::Dark, &[card])) else { panic!("cut card not found") };
+        let e = corner_error(&loc.quad, corners);
+        assert!(e <= 0.02, "cut corner error {e}");
+        // The bottom-right corner outside the photo.
+        let corners = place(W, H, 0.6, ID1_ASPECT, 0.7, 0.68, -6.0, 0.0);
+        assert!(corners[2].0 > W as f32 && corners[..2].iter().chain(&corners[3..]).all(|p| p.0 < W as f32 && p.1 < H as f32));
+        let card = CardSpec::new(corners, Bg::Light.card_base());
+        let CardFind::One(loc) = find_card(&render(W, H, Bg::Light, &[card])) else { panic!("cropped card not found") };
+        let e = corner_error(&loc.quad, corners);
+        assert!(e <= 0.02, "outside corner error {e}");
+    }
+
+    #[test]
+    fn card_passport_page() {
+        let corners = place(W, H, 0.6, PASSPORT_ASPECT, 0.5, 0.5, 3.0, 0.0);
+        let mut card = CardSpec::new(corners, Bg::Dark.card_base());
+        card.size = (125.0, 88.0);
+        let CardFind::One(loc) = find_card(&render(W, H, Bg::Dark, &[card])) else { panic!("passport not found") };
+        assert!(corner_error(&loc.quad, corners) <= 0.02);
+        assert_eq!(rectified_aspect(&loc.quad), PASSPORT_ASPECT);
+        let r = rectify(&render(W, H, Bg::Dark, &[]), &loc.quad, 1000);
+        assert_eq!((r.width(), r.height()), (1000, 704));
+    }
+
+    #[test]
+    fn card_fills_frame_for_tight_crops() {
+        for (name, deg) in [("clean", Degradation::Clean), ("blur", Degradation::Blur(3.5)), ("jpeg", Degradation::Jpeg(35)), ("noise", Degradation::Noise(12.0))] {
+            let (w, h) = (1000, 631);
+            // The card slightly larger than the frame: no background at all.
+            let corners = [(-8.0, -8.0), (w as f32 + 8.0, -8.0), (w as f32 + 8.0, h as f32 + 8.0), (-8.0, h as f32 + 8.0)];
+            let img = deg.apply(&render(w, h, Bg::Dark, &[CardSpec::new(corners, Bg::Dark.card_base())]), 7);
+            let r = find_card(&img);
+            assert!(matches!(r, CardFind::FillsFrame), "{name}: {r:?}");
+        }
+    }
+
+    #[test]
+    fn card_none_without_a_card() {
+        let uniform = RgbImage::from_pixel(800, 530, Rgb([128, 128, 128]));
+        assert!(matches!(find_card(&uniform), CardFind::None));
+        let wall = synth::noise(&RgbImage::from_pixel(900, 600, Rgb([200, 196, 188])), 4.0, 1);
+        assert!(matches!(find_card(&wall), CardFind::None));
+        // A face-like blob on a wall, in a 3:2 frame (the aspect does not rule it out).
+        let (w, h) = (900u32, 600u32);
+        let mut face = RgbImage::new(w, h);
+        for (x, y, p) in face.enumerate_pixels_mut() {
+            let (x, y) = (x as f32, y as f32);
+            let e = |cx: f32, cy: f32, rx: f32, ry: f32| ((x - cx) / rx).powi(2) + ((y - cy) / ry).powi(2) < 1.0;
+            let mut c = [205.0, 205.0, 200.0 + 10.0 * (y / 600.0)];
+            if e(450.0, 640.0, 300.0, 160.0) {
+                c = [60.0, 70.0, 110.0]; // shoulders
+            }
+            if e(450.0, 250.0, 150.0, 200.0) {
+                c = [90.0, 60.0, 40.0]; // hair
+            }
+            if e(450.0, 290.0, 125.0, 165.0) {
+                c = [210.0, 160.0, 130.0]; // skin
+                if e(400.0, 260.0, 18.0, 9.0) || e(500.0, 260.0, 18.0, 9.0) {
+                    c = [40.0, 30.0, 30.0];
+                }
+                if e(450.0, 370.0, 40.0, 12.0) {
+                    c = [150.0, 60.0, 60.0];
+                }
+            }
+            *p = Rgb(c.map(|v: f32| v as u8));
+        }
+        let r = find_card(&face);
+        assert!(matches!(r, CardFind::None), "face: {r:?}");
+        // A landscape: sky over textured ground, 3:2.
+        let mut land = RgbImage::new(w, h);
+        for (x, y, p) in land.enumerate_pixels_mut() {
+            let (xf, yf) = (x as f32, y as f32);
+            let horizon = 330.0 + 30.0 * (xf * 0.01).sin();
+            let c = if yf < horizon {
+                [120.0 + yf * 0.2, 160.0 + yf * 0.15, 230.0]
+            } else {
+                let t = 20.0 * ((xf * 0.07).sin() * (yf * 0.05).cos());
+                [70.0 + t, 120.0 + t, 50.0 + t]
+            };
+            *p = Rgb(c.map(|v: f32| v.clamp(0.0, 255.0) as u8));
+        }
+        let r = find_card(&land);
+        assert!(matches!(r, CardFind::None), "landscape: {r:?}");
+    }
+
+    #[test]
+    fn card_several_for_two_cards() {
+        for bg in [Bg::Dark, Bg::Light, Bg::Cloth] {
+            let a = CardSpec::new(place(W, H, 0.42, ID1_ASPECT, 0.26, 0.5, 4.0, 0.0), bg.card_base());
+            let b = CardSpec::new(place(W, H, 0.42, ID1_ASPECT, 0.74, 0.5, -6.0, 0.0), bg.card_base());
+            let r = find_card(&render(W, H, bg, &[a, b]));
+            assert!(matches!(r, CardFind::Several(2)), "{}: {r:?}", bg.name());
+        }
+    }
+
+    #[test]
+    fn card_no_panic_on_odd_images() {
+        let mut rng = Rng(5);
+        let mut noise = RgbImage::new(640, 480);
+        for p in noise.pixels_mut() {
+            p.0 = [0, 0, 0].map(|_: u8| (rng.next_u64() & 255) as u8);
+        }
+        let images = [
+            RgbImage::new(0, 0),
+            RgbImage::new(1, 1),
+            RgbImage::new(1, 5000),
+            RgbImage::new(5000, 1),
+            RgbImage::new(3, 2),
+            RgbImage::new(30, 2000),
+            RgbImage::new(800, 600),
+            RgbImage::from_pixel(800, 600, Rgb([255, 255, 255])),
+            noise,
+        ];
+        let quad = CardQuad::from_corners([Point::new(0.0, 0.0), Point::new(10.0, 0.0), Point::new(10.0, 10.0), Point::new(0.0, 10.0)]);
+        let flat = CardQuad::from_corners([Point::new(1.0, 1.0); 4]);
+        for img in &images {
+            let r = find_card(img);
+            assert!(!matches!(r, CardFind::One(_) | CardFind::Several(_)), "{}x{}: {r:?}", img.width(), img.height());
+            for q in [&quad, &flat] {
+                let out = rectify(img, q, 100);
+                assert_eq!(out.width(), 100);
+                let _ = crate::card_sanity::card_sanity(&out, None);
+            }
+            let _ = crate::card_sanity::card_sanity(img, None);
+            let _ = rectify(img, &quad, 0);
+        }
+    }
+
+    #[test]
+    fn card_rectify_matches_the_card() {
+        let corners = place(W, H, 0.6, ID1_ASPECT, 0.5, 0.5, 10.0, 0.04);
+        let card = CardSpec::new(corners, Bg::Dark.card_base());
+        let photo = render(W, H, Bg::Dark, &[card.clone()]);
+        let quad = CardQuad::from_corners(corners.map(|p| Point::new(p.0, p.1)));
+        let r = rectify(&photo, &quad, 856);
+        assert_eq!((r.width(), r.height()), (856, 540));
+        // Compare with the card drawn directly in its own frame (away from the rounded corners).
+        let (mut diff, mut n) = (0f64, 0f64);
+        for y in (20..520).step_by(7) {
+            for x in (20..836).step_by(7) {
+                let want = card.color((x as f32 + 0.5) / 10.0, (y as f32 + 0.5) / 10.0).unwrap_or([0.0; 3]);
+                let got = r.get_pixel(x, y).0;
+                for c in 0..3 {
+                    diff += f64::from((want[c] - f32::from(got[c])).abs());
+                    n += 1.0;
+                }
+            }
+        }
+        let mean = diff / n;
+        assert!(mean < 12.0, "mean abs difference {mean}");
+    }
+
+    #[test]
+    fn card_timing_1600x1200() {
+        let (w, h) = (1600, 1200);
+        let corners = place(w, h, 0.55, ID1_ASPECT, 0.5, 0.5, 7.0, 0.05);
+        let img = synth::jpeg(&render(w, h, Bg::Cloth, &[CardSpec::new(corners, Bg::Cloth.card_base())]), 80);
+        // This thread's CPU time (Linux schedstat, ns), so that other builds running beside
+        // the tests do not count; wall time where it is not available. Best of 5.
+        let cpu_ns = || -> Option<u64> { std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split_whitespace().next()?.parse().ok() };
+        let best = |f: &mut dyn FnMut()| {
+            (0..5)
+                .map(|_| {
+                    let (t, c) = (std::time::Instant::now(), cpu_ns());
+                    f();
+                    match (c, cpu_ns()) {
+                        (Some(a), Some(b)) => (b - a) as f64 / 1e6,
+                        _ => t.elapsed().as_secs_f64() * 1000.0,
+                    }
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        let mut r = CardFind::None;
+        let find_ms = best(&mut || r = find_card(&img));
+        let CardFind::One(loc) = r else { panic!("not found: {r:?}") };
+        let mut card = RgbImage::new(1, 1);
+        let rect_ms = best(&mut || card = rectify(&img, &loc.quad, 1000));
+        let mut s = crate::card_sanity::card_sanity(&card, None);
+        let san_ms = best(&mut || s = crate::card_sanity::card_sanity(&card, Some(&loc)));
+        println!("1600x1200: find_card {find_ms:.1} ms, rectify(1000) {rect_ms:.1} ms, card_sanity {san_ms:.1} ms ({:?}); CPU time, best of 5", s.verdict);
+        // Generous: this runs beside other builds on a 2-core machine.
+        assert!(find_ms + rect_ms + san_ms < 300.0);
+    }
+}
+

@@ -1,0 +1,595 @@
+//! Card sanity: is the photographed ID card usable? A pure function of the rectified card
+//! ([`crate::card_box::rectify`], or the whole photo when the card fills the frame) and,
+//! when the card was found on a background, its [`CardLocation`] (for holes and cuts).
+//!
+//! **Checks, in order; the first that fails is the verdict** (hole and cut together give
+//! `image_has_hole_and_cut`):
+//!
+//! | # | verdict | measured | fails when |
+//! |---|---|---|---|
+//! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards) | σ̂ > [`BLUR_SIGMA`]; or no structure at all (mean \|∇L\|² < 0.5) |
+//! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
+//! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] (exposure blown everywhere) |
+//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5) inside it, and the holes of the mask itself that are ≥ 50 % background-like | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), roughly round (bbox aspect ≤ 1.5, fills ≥ 60 % of its bbox, no island inside it: its own filled area ≤ 1.1 x its area), 60 % of whose pixels (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not) |
+//! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that the (filled) mask covers; pixels outside the photo count as missing | coverage < [`CUT_COVERAGE`] at some corner (an intact ID-1 corner, radius 3 mm, covers ~0.87) |
+//! | — | `good` | | none failed |
+//!
+//! Holes and cuts need the mask: with `location` `None` (the card fills the frame) they
+//! are not checked and not listed in `details`.
+//!
+//! **Scores.** Each check's entry in [`CardSanity::details`] is how certain *that problem*
+//! is, 0 to 1: 0.5 at the threshold, 0 comfortably on the good side, 1 far on the bad
+//! side (piecewise linear between the anchors in the code). A check fails when its score
+//! is ≥ 0.5. [`CardSanity::score`] = 1 − the highest problem score: the confidence the
+//! card image is good (> 0.5 for `good`, ≤ 0.5 otherwise).
+//!
+//! Calibration: the synthetic card photos of [`crate::card_box`]'s tests (`synth`), see
+//! `tests::card_sanity_table`.
+
+use crate::card_box::{components, fill_holes, morph, CardLocation, Homography};
+use image::RgbImage;
+
+/// Width the blur and exposure checks resample the card to.
+pub const WORK_WIDTH: u32 = 1000;
+/// Tallest working copy (a strange aspect is squeezed to fit).
+pub const MAX_WORK_HEIGHT: u32 = 2000;
+/// Largest acceptable edge blur σ̂, working pixels.
+pub const BLUR_SIGMA: f32 = 1.4;
+/// The extra blur of the blur measure (working pixels).
+pub const REBLUR_SIGMA: f32 = 2.5;
+/// 90th percentile of luminance below which the card is too dark.
+pub const DARK_P90: f32 = 60.0;
+/// Share of clipped (≥ 250) pixels above which the card is too bright.
+pub const BRIGHT_CLIPPED_SHARE: f32 = 0.38;
+/// 10th percentile of luminance above which the card is too bright.
+pub const BRIGHT_P10: f32 = 240.0;
+/// Smallest hole, share of the card's area.
+pub const HOLE_MIN_SHARE: f32 = 0.0015;
+/// Largest hole, share of the card's area.
+pub const HOLE_MAX_SHARE: f32 = 0.05;
+/// Legs of the corner triangle, share of the quad's short side.
+pub const CUT_LEG: f32 = 0.10;
+/// Corner coverage below which the corner is cut.
+pub const CUT_COVERAGE: f32 = 0.40;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CardSanityVerdict {
+    Good,
+    ImageTooBlur,
+    ImageTooDark,
+    ImageTooBright,
+    ImageHasHole,
+    ImageHasCut,
+    ImageHasHoleAndCut,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CardSanity {
+    pub verdict: CardSanityVerdict,
+    /// 0-1: confidence the card image is good (1 = clearly good): 1 − the highest problem
+    /// score in `details`.
+    pub score: f32,
+    /// Every check that ran, in order, with how certain its problem is (0-1, higher =
+    /// that problem more certain, 0.5 at the threshold; fails at ≥ 0.5). Holes and cuts
+    /// only with a location.
+    pub details: Vec<(CardSanityVerdict, f32)>,
+    /// The measurements behind the scores.
+    pub measures: CardMeasures,
+}
+
+/// What the checks measured (see the module table).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CardMeasures {
+    /// Edge blur σ̂ in working pixels (infinite for a card with no structure).
+    pub blur_sigma: f32,
+    pub luma_p10: f32,
+    pub luma_p90: f32,
+    pub clipped_share: f32,
+    /// Largest hole-like region, share of the card (0 when none or not checked).
+    pub hole_share: f32,
+    /// Lowest corner coverage (1 when not checked).
+    pub corner_coverage: f32,
+}
+
+/// Piecewise linear problem score: 0 at `good`, 0.5 at `thr`, 1 at `bad` (either
+/// direction), clamped.
+fn ramp(x: f32, good: f32, thr: f32, bad: f32) -> f32 {
+    if !x.is_finite() {
+        return if x.is_nan() { 1.0 } else if (bad > good) == (x > 0.0) { 1.0 } else { 0.0 };
+    }
+    let up = bad > good;
+    let t = |a: f32, b: f32, v: f32| ((v - a) / (b - a)).clamp(0.0, 1.0);
+    let on_good_side = if up { x <= thr } else { x >= thr };
+    if on_good_side {
+        0.5 * t(good, thr, x)
+    } else {
+        0.5 + 0.5 * t(thr, bad, x)
+    }
+}
+
+fn luma(p: &[u8]) -> f32 {
+    0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2])
+}
+
+/// 1D resampling taps: per destination index, (source index, weight) pairs. Area average
+/// when shrinking, linear interpolation otherwise.
+fn taps(n_src: usize, n_dst: usize) -> Vec<Vec<(usize, f32)>> {
+    let f = n_src as f64 / n_dst as f64;
+    (0..n_dst)
+        .map(|d| {
+            if f > 1.0 {
+                let (a, b) = (d as f64 * f, (d + 1) as f64 * f);
+                let mut v = Vec::new();
+                let mut i = a.floor() as usize;
+                while (i as f64) < b && i < n_src {
+                    let w = (b.min(i as f64 + 1.0) - a.max(i as f64)) / f;
+                    if w > 0.0 {
+                        v.push((i, w as f32));
+                    }
+                    i += 1;
+                }
+                v
+            } else {
+                let x = ((d as f64 + 0.5) * f - 0.5).clamp(0.0, (n_src - 1) as f64);
+                let i = x.floor() as usize;
+                let j = (i + 1).min(n_src - 1);
+                let a = (x - i as f64) as f32;
+                vec![(i, 1.0 - a), (j, a)]
+            }
+        })
+        .collect()
+}
+
+/// Luminance of `img` resampled to `dw` x `dh`.
+fn luma_resized(img: &RgbImage, dw: usize, dh: usize) -> Vec<f32> {
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    let raw = img.as_raw();
+    let src: Vec<f32> = raw.chunks_exact(3).map(luma).collect();
+    let tx = taps(w, dw);
+    let ty = taps(h, dh);
+    let mut tmp = vec![0f32; dw * h];
+    for y in 0..h {
+        let row = &src[y * w..(y + 1) * w];
+        for (x, t) in tx.iter().enumerate() {
+            tmp[y * dw + x] = t.iter().map(|&(i, wgt)| row[i] * wgt).sum();
+        }
+    }
+    let mut out = vec![0f32; dw * dh];
+    for (y, t) in ty.iter().enumerate() {
+        for &(i, wgt) in t {
+            let src_row = &tmp[i * dw..(i + 1) * dw];
+            for (o, s) in out[y * dw..(y + 1) * dw].iter_mut().zip(src_row) {
+                *o += s * wgt;
+            }
+        }
+    }
+    out
+}
+
+/// Gradient energy Σ|∇L|² (central differences) over the interior (3 % margins).
+fn grad_energy(l: &[f32], w: usize, h: usize) -> (f64, f64) {
+    let (mx, my) = ((w * 3 / 100).max(1), (h * 3 / 100).max(1));
+    let (mut sg, mut n) = (0f64, 0f64);
+    for y in my..h.saturating_sub(my) {
+        for x in mx..w.saturating_sub(mx) {
+            let gx = 0.5 * (l[y * w + x + 1] - l[y * w + x - 1]);
+            let gy = 0.5 * (l[(y + 1) * w + x] - l[(y - 1) * w + x]);
+            sg += f64::from(gx * gx + gy * gy);
+            n += 1.0;
+        }
+    }
+    (sg, n)
+}
+
+/// Separable Gaussian blur (edges clamped).
+fn gauss(l: &[f32], w: usize, h: usize, sigma: f32) -> Vec<f32> {
+    let r = (3.0 * sigma).ceil() as usize;
+    let k: Vec<f32> = (0..=2 * r).map(|i| (-((i as f32 - r as f32).powi(2)) / (2.0 * sigma * sigma)).exp()).collect();
+    let ks: f32 = k.iter().sum();
+    let k: Vec<f32> = k.iter().map(|v| v / ks).collect();
+    let mut tmp = vec![0f32; w * h];
+    let mut padded = vec![0f32; w + 2 * r];
+    for y in 0..h {
+        let row = &l[y * w..(y + 1) * w];
+        for (i, p) in padded.iter_mut().enumerate() {
+            *p = row[i.saturating_sub(r).min(w - 1)];
+        }
+        for (x, o) in tmp[y * w..(y + 1) * w].iter_mut().enumerate() {
+            *o = padded[x..x + 2 * r + 1].iter().zip(&k).map(|(a, b)| a * b).sum();
+        }
+    }
+    let mut out = vec![0f32; w * h];
+    for y in 0..h {
+        let dst = &mut out[y * w..(y + 1) * w];
+        for (j, kv) in k.iter().enumerate() {
+            let yy = (y + j).saturating_sub(r).min(h - 1);
+            for (o, s) in dst.iter_mut().zip(&tmp[yy * w..(yy + 1) * w]) {
+                *o += kv * s;
+            }
+        }
+    }
+    out
+}
+
+/// Edge blur σ̂ (see the module table); infinite when there is no structure.
+fn blur_sigma(l: &[f32], w: usize, h: usize) -> f32 {
+    let (e1, n) = grad_energy(l, w, h);
+    if n < 1.0 || e1 / n < 0.5 {
+        return f32::INFINITY;
+    }
+    let (e2, _) = grad_energy(&gauss(l, w, h, REBLUR_SIGMA), w, h);
+    let r = e2 / e1;
+    if !(r.is_finite() && r < 0.9999) {
+        return f32::INFINITY;
+    }
+    (f64::from(REBLUR_SIGMA) * r / (1.0 - r * r).sqrt()) as f32
+}
+
+fn percentile_u(hist: &[u64; 256], n: u64, q: f64) -> f32 {
+    let target = (q * n as f64).ceil().max(1.0) as u64;
+    let mut acc = 0;
+    for (level, &c) in hist.iter().enumerate() {
+        acc += c;
+        if acc >= target {
+            return level as f32;
+        }
+    }
+    255.0
+}
+
+/// Largest qualifying hole's share of the card (0 when none).
+fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> f32 {
+    let (w, h) = (loc.mask.width() as usize, loc.mask.height() as usize);
+    if w < 3 || h < 3 || loc.scale <= 0.0 || !loc.scale.is_finite() || loc.background_like.dimensions() != loc.mask.dimensions() {
+        return 0.0;
+    }
+    let card_area = filled.iter().filter(|&&v| v != 0).count();
+    if card_area == 0 {
+        return 0.0;
+    }
+    let cand: Vec<u8> = filled.iter().zip(loc.background_like.as_raw()).map(|(&f, &b)| u8::from(f != 0 && b != 0)).collect();
+    // Close thin gaps (a stripe's edge seen through the hole), inside the card only.
+    let cand: Vec<u8> = morph(&morph(&cand, w, h, 2, true), w, h, 2, false).iter().zip(filled).map(|(&c, &f)| c & f).collect();
+    // Also the mask's own holes (non-card regions enclosed by the card) that are mostly
+    // background-like: a hole that shows a textured background is one such region even
+    // where the texture's edges are not background-like.
+    let mask_holes: Vec<u8> = filled.iter().zip(m).map(|(&f, &k)| u8::from(f != 0 && k == 0)).collect();
+    let bgl = loc.background_like.as_raw();
+    // working frame -> rectified card
+    let q = loc.quad.scaled(1.0 / loc.scale, 1.0 / loc.scale).corners().map(|p| (p.x, p.y));
+    let (cw, ch) = (card.width() as f32, card.height() as f32);
+    let to_card = if card.width() > 0 && card.height() > 0 { Homography::from_points(q, [(0.0, 0.0), (cw, 0.0), (cw, ch), (0.0, ch)]) } else { None };
+    // the card's median colour (for the "looks like background" test)
+    let median_rgb = {
+        let mut ch3: [Vec<u8>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+        for p in card.as_raw().chunks_exact(3).step_by(7) {
+            for c in 0..3 {
+                ch3[c].push(p[c]);
+            }
+        }
+        ch3.map(|mut v| {
+            v.sort_unstable();
+            v.get(v.len() / 2).copied().map_or(0.0, f32::from)
+        })
+    };
+    let bg: Vec<[f32; 3]> = if loc.background_colors.is_empty() { vec![loc.background.map(f32::from)] } else { loc.background_colors.iter().map(|c| c.map(f32::from)).collect() };
+    let dist = |a: [f32; 3], b: [f32; 3]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+    let bg_tol = (2.0 * loc.background_spread + 10.0).max(24.0);
+    let mut best = 0f32;
+    for (path, cmask) in [cand, mask_holes].iter().enumerate() {
+    let (labels, comps) = components(cmask, w, h, false);
+    for c in &comps {
+        let share = c.area as f32 / card_area as f32;
+        if share > HOLE_MAX_SHARE || share < 0.3 * HOLE_MIN_SHARE || c.frame > 0 {
+            continue;
+        }
+        let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);
+        let aspect = bw.max(bh) as f32 / bw.min(bh) as f32;
+        let extent = c.area as f32 / (bw * bh) as f32;
+        if aspect > 1.5 || extent < 0.6 {
+            continue;
+        }
+        // Enclosed by card pixels: no pixel next to one outside the card.
+        let mut sub = vec![0u8; bw * bh];
+        let mut enclosed = true;
+        for y in c.y0..=c.y1 {
+            for x in c.x0..=c.x1 {
+                if labels[y * w + x] != c.label {
+                    continue;
+                }
+                sub[(y - c.y0) * bw + x - c.x0] = 1;
+                if filled[y * w + x - 1] == 0 || filled[y * w + x + 1] == 0 || filled[(y - 1) * w + x] == 0 || filled[(y + 1) * w + x] == 0 {
+                    enclosed = false;
+                }
+            }
+        }
+        if !enclosed {
+            continue;
+        }
+        // Solid: no big island inside it (the portrait's face in a dark frame).
+        let solid = fill_holes(&sub, bw, bh).iter().filter(|&&v| v != 0).count();
+        if solid as f32 > 1.1 * c.area as f32 {
+            continue;
+        }
+        // Its colour in the rectified card must look like the background: most of its
+        // pixels (3x3 means) within `bg_tol` of a background colour and nearer to it than
+        // to the card's median colour.
+        if let Some(hm) = to_card {
+            let (mut near, mut k) = (0u32, 0u32);
+            let step = (c.area / 300).max(1);
+            let pixels = (c.y0..=c.y1).flat_map(|y| (c.x0..=c.x1).map(move |x| (x, y))).filter(|&(x, y)| labels[y * w + x] == c.label);
+            for (x, y) in pixels.step_by(step) {
+                let (u, v) = hm.apply(x as f64 + 0.5, y as f64 + 0.5);
+                if !(u.is_finite() && v.is_finite()) {
+                    continue;
+                }
+                let (ui, vi) = (u.floor().clamp(0.0, f64::from(cw - 1.0)) as i64, v.floor().clamp(0.0, f64::from(ch - 1.0)) as i64);
+                let mut acc = [0f32; 3];
+                for dy in -1..=1 {
+                    for dx in -1..=1 {
+                        let p = card.get_pixel((ui + dx).clamp(0, cw as i64 - 1) as u32, (vi + dy).clamp(0, ch as i64 - 1) as u32).0;
+                        for c in 0..3 {
+                            acc[c] += f32::from(p[c]) / 9.0;
+                        }
+                    }
+                }
+                let d_bg = bg.iter().map(|b| dist(acc, *b)).fold(f32::MAX, f32::min);
+                near += u32::from(d_bg <= bg_tol && d_bg <= dist(acc, median_rgb));
+                k += 1;
+            }
+            if k > 0 && (near as f32) < 0.6 * k as f32 {
+                continue;
+            }
+        }
+        if path == 1 {
+            let bg_px = (c.y0..=c.y1).flat_map(|y| (c.x0..=c.x1).map(move |x| y * w + x)).filter(|&i| labels[i] == c.label && bgl[i] != 0).count();
+            if (bg_px as f32) < 0.5 * c.area as f32 {
+                continue;
+            }
+        }
+        best = best.max(share);
+    }
+    }
+    best
+}
+
+/// Lowest corner-triangle coverage of the filled mask (1 when it cannot be measured).
+fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> f32 {
+    let (w, h) = (loc.mask.width() as usize, loc.mask.height() as usize);
+    if w < 3 || h < 3 || loc.scale <= 0.0 || !loc.scale.is_finite() || filled.len() != w * h {
+        return 1.0;
+    }
+    let q = loc.quad.scaled(1.0 / loc.scale, 1.0 / loc.scale);
+    let c = q.corners();
+    let mut sides = q.side_lengths();
+    sides.sort_by(|a, b| a.total_cmp(b));
+    let short = 0.5 * (sides[0] + sides[1]);
+    if !(short.is_finite() && short > 1.0) {
+        return 1.0;
+    }
+    let leg = CUT_LEG * short;
+    const N: usize = 24;
+    let mut worst = 1f32;
+    for k in 0..4 {
+        let (p, a, b) = (c[k], c[(k + 1) % 4], c[(k + 3) % 4]);
+        let ua = ((a.x - p.x) / p.dist(a).max(1e-6), (a.y - p.y) / p.dist(a).max(1e-6));
+        let ub = ((b.x - p.x) / p.dist(b).max(1e-6), (b.y - p.y) / p.dist(b).max(1e-6));
+        let (mut tot, mut hit) = (0u32, 0u32);
+        for i in 0..N {
+            for j in 0..N {
+                let (s, t) = ((i as f32 + 0.5) / N as f32, (j as f32 + 0.5) / N as f32);
+                if s + t >= 1.0 {
+                    continue;
+                }
+                let x = p.x + leg * (s * ua.0 + t * ub.0);
+                let y = p.y + leg * (s * ua.1 + t * ub.1);
+                tot += 1;
+                if x >= 0.0 && y >= 0.0 && (x as usize) < w && (y as usize) < h && filled[y as usize * w + x as usize] != 0 {
+                    hit += 1;
+                }
+            }
+        }
+        if tot > 0 {
+            worst = worst.min(hit as f32 / tot as f32);
+        }
+    }
+    worst
+}
+
+/// Judges the card: see the module documentation. `card` is the rectified card (or the
+/// whole photo when it fills the frame); `location` (from [`crate::card_box::find_card`],
+/// `None` when the card fills the frame) gives the mask for holes and cuts.
+pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSanity {
+    let (w, h) = (card.width() as usize, card.height() as usize);
+    let mut m = CardMeasures { blur_sigma: f32::INFINITY, luma_p10: 0.0, luma_p90: 0.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0 };
+    if w > 0 && h > 0 && card.as_raw().len() >= w * h * 3 {
+        let scale = (WORK_WIDTH as f32 / w as f32).min(MAX_WORK_HEIGHT as f32 / h as f32);
+        let dw = ((w as f32 * scale).round() as usize).max(1);
+        let dh = ((h as f32 * scale).round() as usize).max(1);
+        let l = luma_resized(card, dw, dh);
+        if dw >= 8 && dh >= 8 {
+            m.blur_sigma = blur_sigma(&l, dw, dh);
+        }
+        let mut hist = [0u64; 256];
+        let mut clipped = 0u64;
+        for p in card.as_raw().chunks_exact(3) {
+            let v = luma(p);
+            hist[(v.round() as usize).min(255)] += 1;
+            clipped += u64::from(v >= 250.0);
+        }
+        let n = (w * h) as u64;
+        m.luma_p10 = percentile_u(&hist, n, 0.1);
+        m.luma_p90 = percentile_u(&hist, n, 0.9);
+        m.clipped_share = clipped as f32 / n as f32;
+        if let Some(loc) = location {
+            let (mw, mh) = (loc.mask.width() as usize, loc.mask.height() as usize);
+            let mask: Vec<u8> = loc.mask.as_raw().iter().map(|&v| u8::from(v != 0)).collect();
+            if mw > 0 && mh > 0 && mask.len() == mw * mh {
+                let filled = fill_holes(&mask, mw, mh);
+                m.hole_share = hole_share(card, loc, &mask, &filled);
+                m.corner_coverage = corner_coverage(loc, &filled);
+            }
+        }
+    }
+    use CardSanityVerdict as V;
+    let mut details = vec![
+        (V::ImageTooBlur, ramp(m.blur_sigma, 0.6 * BLUR_SIGMA, BLUR_SIGMA, 1.6 * BLUR_SIGMA)),
+        (V::ImageTooDark, ramp(m.luma_p90, 90.0, DARK_P90, 30.0)),
+        (V::ImageTooBright, ramp(m.clipped_share, 0.2, BRIGHT_CLIPPED_SHARE, 0.6).max(ramp(m.luma_p10, 215.0, BRIGHT_P10, 252.0))),
+    ];
+    if location.is_some() {
+        details.push((V::ImageHasHole, if m.hole_share > 0.0 { ramp(m.hole_share, 0.3 * HOLE_MIN_SHARE, HOLE_MIN_SHARE, 3.0 * HOLE_MIN_SHARE) } else { 0.0 }));
+        details.push((V::ImageHasCut, ramp(m.corner_coverage, 0.65, CUT_COVERAGE, 0.2)));
+    }
+    let fails = |v: V| details.iter().any(|(k, s)| *k == v && *s >= 0.5);
+    let verdict = if fails(V::ImageTooBlur) {
+        V::ImageTooBlur
+    } else if fails(V::ImageTooDark) {
+        V::ImageTooDark
+    } else if fails(V::ImageTooBright) {
+        V::ImageTooBright
+    } else if fails(V::ImageHasHole) && fails(V::ImageHasCut) {
+        V::ImageHasHoleAndCut
+    } else if fails(V::ImageHasHole) {
+        V::ImageHasHole
+    } else if fails(V::ImageHasCut) {
+        V::ImageHasCut
+    } else {
+        V::Good
+    };
+    let worst = details.iter().map(|d| d.1).fold(0f32, f32::max);
+    CardSanity { verdict, score: 1.0 - worst, details, measures: m }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::card_box::synth::{place, render, Bg, CardSpec, Degradation};
+    use crate::card_box::{find_card, rectify, CardFind, ID1_ASPECT};
+
+    const W: u32 = 1200;
+    const H: u32 = 900;
+
+    struct Case {
+        name: &'static str,
+        deg: Degradation,
+        edit: fn(&mut CardSpec),
+        /// Place the card so its bottom-right corner is outside the photo.
+        outside: bool,
+        want: CardSanityVerdict,
+    }
+
+    fn run(bg: Bg, c: &Case, seed: u64) -> Result<CardSanity, String> {
+        let corners = if c.outside { place(W, H, 0.6, ID1_ASPECT, 0.7, 0.68, -6.0, 0.0) } else { place(W, H, 0.6, ID1_ASPECT, 0.48, 0.52, 7.0, 0.05) };
+        let mut card = CardSpec::new(corners, bg.card_base());
+        (c.edit)(&mut card);
+        let photo = c.deg.apply(&render(W, H, bg, &[card]), seed);
+        match find_card(&photo) {
+            CardFind::One(loc) => {
+                let r = rectify(&photo, &loc.quad, 1000);
+                Ok(card_sanity(&r, Some(&loc)))
+            }
+            other => Err(format!("find_card: {other:?}")),
+        }
+    }
+
+    fn cases() -> Vec<Case> {
+        use CardSanityVerdict as V;
+        let none: fn(&mut CardSpec) = |_| {};
+        vec![
+            Case { name: "clean", deg: Degradation::Clean, edit: none, outside: false, want: V::Good },
+            Case { name: "noise σ12", deg: Degradation::Noise(12.0), edit: none, outside: false, want: V::Good },
+            Case { name: "JPEG q35", deg: Degradation::Jpeg(35), edit: none, outside: false, want: V::Good },
+            Case { name: "brightness 50%", deg: Degradation::Brightness(0.5), edit: none, outside: false, want: V::Good },
+            Case { name: "blur σ1", deg: Degradation::Blur(1.0), edit: none, outside: false, want: V::Good },
+            Case { name: "small glare", deg: Degradation::Clean, edit: |c| c.glare = Some((0.65, 0.4, 0.2, 0.3)), outside: false, want: V::Good },
+            Case { name: "blur σ3.5", deg: Degradation::Blur(3.5), edit: none, outside: false, want: V::ImageTooBlur },
+            Case { name: "blur σ5", deg: Degradation::Blur(5.0), edit: none, outside: false, want: V::ImageTooBlur },
+            Case { name: "brightness 12%", deg: Degradation::Brightness(0.12), edit: none, outside: false, want: V::ImageTooDark },
+            Case { name: "brightness 18%", deg: Degradation::Brightness(0.18), edit: none, outside: false, want: V::ImageTooDark },
+            Case { name: "big glare", deg: Degradation::Clean, edit: |c| c.glare = Some((0.55, 0.5, 0.5, 0.75)), outside: false, want: V::ImageTooBright },
+            Case { name: "hole r3mm", deg: Degradation::Clean, edit: |c| c.hole = Some((0.72, 0.8, 3.0)), outside: false, want: V::ImageHasHole },
+            Case { name: "hole r2mm+JPEG", deg: Degradation::Jpeg(35), edit: |c| c.hole = Some((0.85, 0.35, 2.0)), outside: false, want: V::ImageHasHole },
+            Case { name: "cut 8mm", deg: Degradation::Clean, edit: |c| c.cut = Some((1, 8.0)), outside: false, want: V::ImageHasCut },
+            Case { name: "cut 8mm+noise", deg: Degradation::Noise(12.0), edit: |c| c.cut = Some((3, 8.0)), outside: false, want: V::ImageHasCut },
+            Case { name: "corner off photo", deg: Degradation::Clean, edit: none, outside: true, want: V::ImageHasCut },
+            Case {
+                name: "hole + cut",
+                deg: Degradation::Clean,
+                edit: |c| {
+                    c.hole = Some((0.72, 0.8, 3.0));
+                    c.cut = Some((0, 8.0));
+                },
+                outside: false,
+                want: V::ImageHasHoleAndCut,
+            },
+        ]
+    }
+
+    #[test]
+    fn card_sanity_table() {
+        let bgs = [Bg::Dark, Bg::Light, Bg::Cloth];
+        let mut failures = Vec::new();
+        println!("\ncard_sanity: verdicts on synthetic photos ({W}x{H}, card 60 % of the width, rotated 7°, slight perspective; rectified to 1000 px)");
+        println!("{:<18} {:<24} | {:^13} | {:^13} | {:^13} | blur σ̂ / p90 / clipped / hole / corner (dark wood)", "case", "expected", bgs[0].name(), bgs[1].name(), bgs[2].name());
+        for (ci, c) in cases().iter().enumerate() {
+            let mut cells = Vec::new();
+            let mut meas = String::new();
+            for bg in bgs {
+                match run(bg, c, ci as u64) {
+                    Ok(s) => {
+                        if bg == Bg::Dark {
+                            let m = s.measures;
+                            meas = format!("{:.2} / {:.0} / {:.2} / {:.4} / {:.2}", m.blur_sigma, m.luma_p90, m.clipped_share, m.hole_share, m.corner_coverage);
+                        }
+                        if s.verdict == c.want {
+                            cells.push("ok".to_string());
+                        } else {
+                            cells.push(format!("{:?}", s.verdict));
+                            failures.push(format!("{} / {}: {:?} (score {:.2}, {:?}, {:?})", c.name, bg.name(), s.verdict, s.score, s.details, s.measures));
+                        }
+                    }
+                    Err(e) => {
+                        cells.push("not found".into());
+                        failures.push(format!("{} / {}: {e}", c.name, bg.name()));
+                    }
+                }
+            }
+            println!("{:<18} {:<24} | {:^13} | {:^13} | {:^13} | {meas}", c.name, format!("{:?}", c.want), cells[0], cells[1], cells[2]);
+        }
+        assert!(failures.is_empty(), "failures: {failures:#?}");
+    }
+
+    #[test]
+    fn card_sanity_fills_frame_and_scores() {
+        // A tight crop judged without a location: good, holes and cuts not checked.
+        let (w, h) = (1000, 631);
+        let corners = [(-8.0, -8.0), (w as f32 + 8.0, -8.0), (w as f32 + 8.0, h as f32 + 8.0), (-8.0, h as f32 + 8.0)];
+        let img = render(w, h, Bg::Dark, &[CardSpec::new(corners, Bg::Dark.card_base())]);
+        let s = card_sanity(&img, None);
+        assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
+        assert_eq!(s.details.len(), 3);
+        assert!(s.score > 0.5 && s.score <= 1.0);
+        let dark = crate::card_box::synth::map(&img, |v| v * 0.12);
+        let s = card_sanity(&dark, None);
+        assert_eq!(s.verdict, CardSanityVerdict::ImageTooDark, "{s:?}");
+        assert!(s.score < 0.5);
+        // Blank: no structure at all is "too blur" (the blur check comes first and there
+        // is nothing in focus).
+        let blank = RgbImage::from_pixel(800, 500, image::Rgb([200, 200, 200]));
+        assert_eq!(card_sanity(&blank, None).verdict, CardSanityVerdict::ImageTooBlur);
+        let json = serde_json::to_value(card_sanity(&img, None)).unwrap_or_default();
+        assert_eq!(json["verdict"], "good");
+        assert_eq!(json["details"][1][0], "image_too_dark");
+    }
+
+    #[test]
+    fn card_sanity_ramp() {
+        assert_eq!(ramp(60.0, 90.0, 60.0, 30.0), 0.5);
+        assert_eq!(ramp(100.0, 90.0, 60.0, 30.0), 0.0);
+        assert_eq!(ramp(0.0, 90.0, 60.0, 30.0), 1.0);
+        assert_eq!(ramp(f32::INFINITY, 1.0, 2.0, 3.0), 1.0);
+        assert!((ramp(2.5, 1.0, 2.0, 3.0) - 0.75).abs() < 1e-6);
+    }
+}

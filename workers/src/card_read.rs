@@ -1,0 +1,412 @@
+//! From scanned sides to the answer of `read_id_card_info_with_sanity` (issue 8), as one
+//! pure function ([`read_card`]) that the card handler, the eKYC check and the tests call:
+//! every side's QR codes through the card type's codec, its machine-readable zone through
+//! the MRZ parser, its printed text through `idv_cards::printed`; the card type checked
+//! against what the text looks like; the values merged (`idv_cards::merge`: QR, then MRZ,
+//! then print, with `SURE` only where a machine check or a second source vouches); card
+//! sanity and tampering from the same evidence. Which failure wins is one ordered list
+//! ([`read_card`]'s body, documented in docs/API.md "Card reading in detail").
+
+use crate::card::{Codec, SIGNATURE_FAILED};
+use crate::card_mrz::{cccd_fields, mrz_json, not_an_indian_passport, passport_fields};
+use crate::card_scan::{Located, MrzOutcome, OcrOutcome, SideScan};
+use idv_cards::in_aadhaar_secure::Signature;
+use idv_cards::merge::{Check, Reading, Source};
+use idv_cards::printed::{FieldCheck, PrintedField, Side, TextLine};
+use idv_cards::tampering::Tampering;
+use idv_cards::{CardField, CodecError, ConfidenceVerdict};
+use idv_schemas::FailureCode;
+use idv_vision::card_sanity::{CardSanity, CardSanityVerdict};
+use idv_vision::ocr::OcrLine;
+use serde_json::{json, Value};
+
+/// One side as the handler hands it over.
+pub struct SideInput<'a> {
+    /// The uploaded image's id.
+    pub id: Option<&'a str>,
+    pub scan: &'a SideScan,
+    /// QR texts of the side's close-ups (`qr1_images` / `qr2_images`), after the photo's.
+    pub close_up_qr_texts: Vec<String>,
+    /// Where the flattened card was stored (`transformed_image_id`).
+    pub transformed_image_id: Option<String>,
+}
+
+/// Everything the answer needs.
+#[derive(Debug)]
+pub struct CardReading {
+    pub image1: Value,
+    pub image2: Value,
+    pub card_information: Vec<CardField>,
+    /// `status: failure` with this code and message (the fields stay in the answer).
+    pub failure: Option<(FailureCode, String)>,
+    /// Nothing could be read because a needed stage is not in this build: 501
+    /// `not_performed` with this reason.
+    pub not_available: Option<String>,
+    /// The first side's sanity issue, else the front's verdict (`None`: no card found).
+    pub sanity: Option<CardSanity>,
+    pub tampering: Tampering,
+    /// Stages that could have run and did not.
+    pub not_performed: Vec<&'static str>,
+}
+
+/// A printed-text check strong enough to make an OCR-read value `SURE` on its own: the
+/// Verhoeff digit of Aadhaar-style numbers (one in ten misreads would pass a single check
+/// digit, far fewer than the plausibility checks of dates and names let through).
+fn printed_check(card_type: &str, f: &PrintedField) -> Check {
+    match f.check {
+        FieldCheck::Failed => Check::Failed,
+        FieldCheck::Passed if f.field == "id" && matches!(card_type, "in.aadhaar" | "in.national_id") => Check::Strong,
+        FieldCheck::Passed | FieldCheck::NotApplicable => Check::Weak,
+    }
+}
+
+fn text_lines(lines: &[OcrLine]) -> Vec<TextLine> {
+    lines
+        .iter()
+        .map(|l| TextLine {
+            text: l.text.clone(),
+            confidence: (l.confidence / 100.0).clamp(0.0, 1.0),
+            x: l.bbox.x,
+            y: l.bbox.y,
+            width: l.bbox.width,
+            height: l.bbox.height,
+        })
+        .collect()
+}
+
+/// The side's `ocr.raw` text boxes (the contract's shape: `text`, `bounding_box` as four
+/// points, `label` the field the line was read into or "", `line`, `group`), in the
+/// flattened card's pixels (`transformed_image_id`).
+fn raw_boxes(lines: &[OcrLine], printed: &[PrintedField]) -> Value {
+    let boxes: Vec<Value> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let label = printed.iter().find(|f| f.lines.contains(&i)).map_or("", |f| f.field);
+            let (x0, y0, x1, y1) = (l.bbox.x as f32, l.bbox.y as f32, l.bbox.right() as f32, l.bbox.bottom() as f32);
+            json!({
+                "text": l.text,
+                "bounding_box": [{"x": x0, "y": y0}, {"x": x1, "y": y0}, {"x": x1, "y": y1}, {"x": x0, "y": y1}],
+                "label": label, "line": i, "group": 0,
+                "confidence": (l.confidence.clamp(0.0, 100.0) / 100.0 * 1000.0).round() / 1000.0,
+            })
+        })
+        .collect();
+    Value::Array(boxes)
+}
+
+/// What one side contributed.
+#[derive(Default)]
+struct SideRead {
+    json: Value,
+    readings: Vec<Reading>,
+    /// Card numbers (`id`) and Aadhaar last-4s seen in machine-checked sources.
+    ids: Vec<String>,
+    last4s: Vec<String>,
+    signature: Option<Signature>,
+    qr_wrong_card: bool,
+    qr_invalid: Option<String>,
+    qr_unsupported: Option<String>,
+    mrz_checks: Option<(usize, usize)>,
+    mrz_refusal: Option<(FailureCode, String)>,
+    printed_id_check: Option<bool>,
+    types: Vec<(&'static str, f32)>,
+    ocr_not_performed: bool,
+    mrz_not_performed: bool,
+    /// A zone was searched for (found or not).
+    mrz_searched: bool,
+    anything_read: bool,
+}
+
+fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &SideInput<'_>, year: u32) -> SideRead {
+    let scan = input.scan;
+    let mut out = SideRead::default();
+    let card_box = match &scan.located {
+        Located::Card(q) => json!(q),
+        Located::FillsFrame => {
+            let (w, h) = (scan.photo_width as f32, scan.photo_height as f32);
+            json!({"top_left": {"x": 0.0, "y": 0.0}, "top_right": {"x": w, "y": 0.0}, "bottom_right": {"x": w, "y": h}, "bottom_left": {"x": 0.0, "y": h}})
+        }
+        Located::NoCard | Located::Several(_) => Value::Null,
+    };
+
+    // QR: the first text the codec reads (the photo's codes, then the close-ups').
+    let mut qr = Value::Null;
+    if let Some(codec) = codec {
+        for text in scan.qr_texts.iter().chain(input.close_up_qr_texts.iter()) {
+            match codec.parse(text) {
+                Ok(read) => {
+                    out.signature = read.signature.or(out.signature);
+                    for f in &read.fields {
+                        if f.field == "id" {
+                            out.ids.push(f.value.clone());
+                        }
+                        if f.field == "id_last4" {
+                            out.last4s.push(f.value.clone());
+                        }
+                        out.readings.push(Reading::qr(f));
+                    }
+                    let mut q = serde_json::Map::new();
+                    q.insert("parsed".into(), json!(read.fields));
+                    q.insert("raw".into(), json!(text));
+                    q.extend(read.extra);
+                    qr = Value::Object(q);
+                    out.anything_read = true;
+                    break;
+                }
+                Err(CodecError::NotThisCard(_)) => out.qr_wrong_card = true,
+                Err(e @ CodecError::InvalidField { .. }) => out.qr_invalid = Some(e.to_string()),
+                Err(e @ CodecError::Unsupported(_)) => out.qr_unsupported = Some(e.to_string()),
+            }
+        }
+    }
+
+    // The machine-readable zone.
+    let mut mrz = Value::Null;
+    match &scan.mrz {
+        MrzOutcome::NotSearched => {}
+        MrzOutcome::NotFound => out.mrz_searched = true,
+        MrzOutcome::NotPerformed(_) => out.mrz_not_performed = true,
+        MrzOutcome::Found(zone) => {
+            out.mrz_searched = true;
+            let year_parsed = idv_cards::mrz::parse_with_repair(&zone.zone.lines.join("\n"), year);
+            let fields = match &year_parsed {
+                Ok(m) => {
+                    out.mrz_checks = Some((m.check_digits.iter().filter(|c| c.passed).count(), m.check_digits.len()));
+                    match card_type {
+                        "in.passport" => match not_an_indian_passport(m) {
+                            None => passport_fields(m),
+                            Some(why) => {
+                                out.mrz_refusal = Some((FailureCode::IncorrectCardType, why));
+                                Vec::new()
+                            }
+                        },
+                        "vn.national_id" => cccd_fields(m).unwrap_or_else(|why| {
+                            out.mrz_refusal = Some((FailureCode::IncorrectCardType, why));
+                            Vec::new()
+                        }),
+                        _ => crate::card_mrz::td1_fields(m, "IND").unwrap_or_else(|why| {
+                            out.mrz_refusal = Some((FailureCode::IncorrectCardType, why));
+                            Vec::new()
+                        }),
+                    }
+                }
+                Err(CodecError::Unsupported(what)) => {
+                    out.mrz_refusal = Some((FailureCode::IncorrectCardType, format!("the machine-readable zone is not this card's ({what} are not read)")));
+                    Vec::new()
+                }
+                Err(e) => {
+                    out.mrz_refusal = Some((FailureCode::BadQualityCardImage, format!("the machine-readable zone could not be read: {e}")));
+                    Vec::new()
+                }
+            };
+            let confidence = (zone.zone.confidence / 100.0).clamp(0.0, 1.0);
+            for f in &fields {
+                if f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) {
+                    out.ids.push(f.value.clone());
+                }
+                out.readings.push(Reading::mrz(f, confidence));
+            }
+            out.anything_read |= !fields.is_empty();
+            mrz = mrz_json(zone, year_parsed.as_ref().ok(), &fields);
+        }
+    }
+
+    // The printed text.
+    let mut ocr = Value::Null;
+    match &scan.ocr {
+        OcrOutcome::NotPerformed(_) => out.ocr_not_performed = true,
+        OcrOutcome::Lines(lines) => {
+            let text = text_lines(lines);
+            let printed = idv_cards::printed::parse_printed(card_type, side, &text);
+            out.types = idv_cards::printed::classify(&text);
+            for f in &printed {
+                if f.field == "id" {
+                    out.printed_id_check = match f.check {
+                        FieldCheck::Passed => Some(true),
+                        FieldCheck::Failed => Some(false),
+                        FieldCheck::NotApplicable => out.printed_id_check,
+                    };
+                }
+                out.readings.push(Reading {
+                    source: Source::Printed,
+                    field: f.field.to_string(),
+                    value: f.value.clone(),
+                    confidence: f.confidence,
+                    check: printed_check(card_type, f),
+                });
+            }
+            out.anything_read |= !printed.is_empty();
+            let parsed: Vec<Value> = printed.iter().map(|f| json!({"field": f.field, "value": f.value, "confidence_score": (f.confidence * 1000.0).round() / 1000.0})).collect();
+            ocr = json!({"parsed": parsed, "raw": raw_boxes(lines, &printed)});
+        }
+    }
+
+    out.json = json!({
+        "id": input.id, "transformed_image_id": input.transformed_image_id, "card_box": card_box,
+        "qr": qr, "ocr": ocr, "mrz": mrz, "nfc": null,
+        "card_sanity": scan.sanity.as_ref().map(sanity_json),
+    });
+    out
+}
+
+/// A side's (or the answer's) `card_sanity` object: the verdict, its score, and every
+/// check's own score (`score_details`, the eKYC contract's shape).
+pub fn sanity_json(s: &CardSanity) -> Value {
+    json!({
+        "verdict": s.verdict,
+        "score": (s.score * 1000.0).round() / 1000.0,
+        "score_details": s.details.iter().map(|(v, score)| json!({"verdict": v, "score": (score * 1000.0).round() / 1000.0})).collect::<Vec<_>>(),
+    })
+}
+
+/// The failure code of a card sanity verdict (`None` for `good`).
+pub fn sanity_failure(v: CardSanityVerdict) -> Option<FailureCode> {
+    Some(match v {
+        CardSanityVerdict::Good => return None,
+        CardSanityVerdict::ImageTooBlur => FailureCode::ImageTooBlur,
+        CardSanityVerdict::ImageTooDark => FailureCode::ImageTooDark,
+        CardSanityVerdict::ImageTooBright => FailureCode::ImageTooBright,
+        CardSanityVerdict::ImageHasHole => FailureCode::ImageHasHole,
+        CardSanityVerdict::ImageHasCut => FailureCode::ImageHasCut,
+        CardSanityVerdict::ImageHasHoleAndCut => FailureCode::ImageHasHoleAndCut,
+    })
+}
+
+/// How sure the text must be of another type, and how unsure of the requested one,
+/// before the photo is refused as `incorrect_card_type` (a misread keyword must not
+/// refuse a real card).
+const OTHER_TYPE_SCORE: f32 = 0.5;
+const REQUESTED_TYPE_SCORE: f32 = 0.2;
+/// Two types scoring this high in one photo's text: two cards.
+const MULTICARD_TYPE_SCORE: f32 = 0.6;
+
+/// The whole reading (module doc). `portrait`: whether a face was found on the front
+/// (`None` when not looked for; tampering then leaves the check out). `year`: the
+/// two-digit-year pivot of MRZ dates (`crate::card_mrz::reference_year`).
+pub fn read_card(
+    card_type: &str,
+    codec: Option<Codec<'_>>,
+    front: &SideInput<'_>,
+    back: Option<&SideInput<'_>>,
+    portrait: Option<Result<bool, String>>,
+    year: u32,
+) -> CardReading {
+    let f = read_side(card_type, codec, Side::Front, front, year);
+    let b = back.map(|b| read_side(card_type, codec, Side::Back, b, year));
+    let sides: Vec<&SideRead> = std::iter::once(&f).chain(b.as_ref()).collect();
+    let readings: Vec<Reading> = sides.iter().flat_map(|s| s.readings.iter().cloned()).collect();
+    let merged = idv_cards::merge::merge(&readings);
+
+    let signature = sides.iter().filter_map(|s| s.signature).find(|s| *s == Signature::Failed).or_else(|| sides.iter().find_map(|s| s.signature));
+    let mrz_checks = sides.iter().find_map(|s| s.mrz_checks);
+    let tampering = idv_cards::tampering::assess(&idv_cards::tampering::Evidence {
+        qr_signature: match signature {
+            Some(Signature::Verified) => Some(true),
+            Some(Signature::Failed) => Some(false),
+            _ => None,
+        },
+        mrz_check_digits: mrz_checks,
+        id_checksum: sides.iter().find_map(|s| s.printed_id_check),
+        agreements: &merged.agreements,
+        disagreements: &merged.disagreements,
+        portrait,
+    });
+    // The first side with a sanity issue; else the front's.
+    let sanity = std::iter::once(front.scan)
+        .chain(back.map(|b| b.scan))
+        .filter_map(|scan| scan.sanity.clone())
+        .find(|s| s.verdict != CardSanityVerdict::Good)
+        .or_else(|| front.scan.sanity.clone());
+
+    let mut not_performed: Vec<&'static str> = vec!["nfc"];
+    if sides.iter().any(|s| s.ocr_not_performed) {
+        not_performed.push("ocr");
+    }
+    if sides.iter().any(|s| s.mrz_not_performed) {
+        not_performed.push("mrz");
+    }
+
+    // Failures, first match wins.
+    let mut ids: Vec<String> = Vec::new();
+    let mut last4s: Vec<String> = Vec::new();
+    for s in &sides {
+        for id in &s.ids {
+            if !ids.contains(id) {
+                ids.push(id.clone());
+            }
+        }
+        for l in &s.last4s {
+            if !last4s.contains(l) {
+                last4s.push(l.clone());
+            }
+        }
+    }
+    let anything_read = sides.iter().any(|s| s.anything_read);
+    let best_other = f.types.iter().find(|(t, _)| *t != card_type).copied();
+    let requested_score = f.types.iter().find(|(t, _)| *t == card_type).map_or(0.0, |(_, s)| *s);
+    let failure: Option<(FailureCode, String)> = if let Located::Several(n) = front.scan.located {
+        Some((FailureCode::NocardOrMulticardImage, format!("{n} cards in image1")))
+    } else if matches!(back.map(|b| &b.scan.located), Some(Located::Several(_))) {
+        Some((FailureCode::NocardOrMulticardImage, "several cards in image2".into()))
+    } else if let [(first, a), (second, b), ..] = f.types.as_slice().iter().filter(|(_, s)| *s >= MULTICARD_TYPE_SCORE).copied().collect::<Vec<_>>().as_slice() {
+        // The finder saw no two shapes (cards touching, or laid on another card), but
+        // the text holds two card types, each strongly.
+        Some((FailureCode::NocardOrMulticardImage, format!("image1 holds the text of two cards ({first} {a:.2}, {second} {b:.2})")))
+    } else if front.scan.located == Located::NoCard
+        && !anything_read
+        && !f.ocr_not_performed
+        && f.types.is_empty()
+        && front.scan.qr_texts.is_empty()
+        // A photo too dark or too bright to find a card in gets that answer instead (a
+        // plain wall measures "blurred": no edges at all, which is what no card means).
+        && !front.scan.sanity.as_ref().is_some_and(|s| matches!(s.verdict, CardSanityVerdict::ImageTooDark | CardSanityVerdict::ImageTooBright))
+    {
+        // No card shape, and the text (read) holds nothing card-like either: both must
+        // agree, so a card the finder missed is still read, and a build without OCR
+        // answers "not performed" rather than "no card".
+        Some((FailureCode::NocardOrMulticardImage, "no card found in image1".into()))
+    } else if let Some((other, score)) = best_other.filter(|(_, s)| *s >= OTHER_TYPE_SCORE && requested_score < REQUESTED_TYPE_SCORE) {
+        Some((FailureCode::IncorrectCardType, format!("image1 looks like {other} (score {score:.2}), not {card_type}")))
+    } else if let Some(refusal) = sides.iter().find_map(|s| s.mrz_refusal.clone().filter(|(c, _)| *c == FailureCode::IncorrectCardType)) {
+        Some(refusal)
+    } else if ids.len() > 1 || last4s.len() > 1 || ids.iter().any(|id| last4s.iter().any(|l| !id.ends_with(l.as_str()))) {
+        Some((FailureCode::NocardOrMulticardImage, "the QR codes or the machine-readable zone belong to different cards".into()))
+    } else if let Some(code) = sanity.as_ref().and_then(|s| sanity_failure(s.verdict)) {
+        Some((code, format!("card sanity: {}", code.as_str())))
+    } else if signature == Some(Signature::Failed) {
+        Some((FailureCode::BadQualityCardImage, SIGNATURE_FAILED.into()))
+    } else if merged.fields.is_empty() {
+        if let Some(why) = sides.iter().find_map(|s| s.qr_invalid.clone()) {
+            Some((FailureCode::BadQualityCardImage, why))
+        } else if sides.iter().any(|s| s.qr_wrong_card) {
+            Some((FailureCode::IncorrectCardType, format!("the QR code is not a {card_type} QR code")))
+        } else if let Some(refusal) = sides.iter().find_map(|s| s.mrz_refusal.clone()) {
+            Some(refusal)
+        } else if sides.iter().all(|s| s.ocr_not_performed && !s.mrz_searched) {
+            // Nothing that reads print ran: "not performed" below, not a bad image.
+            None
+        } else {
+            Some((FailureCode::BadQualityCardImage, "no field of the card could be read".into()))
+        }
+    } else {
+        None
+    };
+    // Nothing read, and the stage that would have read it is not in this build.
+    let not_available = (failure.is_none() && merged.fields.is_empty()).then(|| {
+        sides
+            .iter()
+            .find_map(|s| s.qr_unsupported.clone())
+            .unwrap_or_else(|| format!("no {card_type} QR code could be read, and OCR is not in this build"))
+    });
+    CardReading {
+        image1: f.json,
+        image2: b.map_or(Value::Null, |b| b.json),
+        card_information: merged.fields,
+        failure,
+        not_available,
+        sanity,
+        tampering,
+        not_performed,
+    }
+}

@@ -1,0 +1,222 @@
+//! One side of a card, looked at once (issue 8): the photo decoded, the card found
+//! (`idv_vision::card_box`: its four corners, or "fills the frame", or no card, or
+//! several), warped flat, judged (`idv_vision::card_sanity`), its QR codes decoded (in the
+//! photo, then in the flattened card, which undoes perspective for the decoder), its
+//! printed text read by OCR, and its machine-readable zone read where the card type
+//! carries one. Blocking CPU work, run by the card handler on a blocking thread within
+//! [`SCAN_TIME_BUDGET`]; every stage that cannot run says why instead of guessing
+//! ([`OcrOutcome::NotPerformed`], [`MrzOutcome::NotPerformed`]).
+//!
+//! What each card type's scan does is one table, [`ScanPlan::for_card_type`].
+
+use idv_vision::card_box::{CardFind, CardQuad};
+use idv_vision::card_sanity::{CardSanity, CardSanityVerdict};
+use idv_vision::mrz::ZoneRead;
+use idv_vision::ocr::{Layout, OcrError, OcrLine, OcrParams, TextRecognizer};
+use image::RgbImage;
+
+/// Longest one side's decode, card finding, QR search, OCR and MRZ reading may take before
+/// the job stops waiting for it ("not performed"). Neither rqrr nor Tesseract can be
+/// interrupted: the blocking thread finishes on its own, its cost bounded by the image
+/// sizes handed to them.
+pub const SCAN_TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Width of the flattened card: OCR reads it (value text ~25-35 px high on an ID-1 card)
+/// and it is the stored `transformed_image_id`.
+pub const FLAT_WIDTH: u32 = 1200;
+
+/// What a scan of one side of a card type does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanPlan {
+    /// Tesseract language of the printed text (`None`: no printed field is read).
+    pub ocr_lang: Option<&'static str>,
+    /// Whether the side may carry a machine-readable zone.
+    pub mrz: bool,
+    /// The two-digit-year pivot for MRZ dates.
+    pub year: u32,
+}
+
+impl ScanPlan {
+    /// The one table of what is read on each side (`back`: image2) of each card type.
+    pub fn for_card_type(card_type: &str, back: bool, year: u32) -> ScanPlan {
+        let (ocr_lang, mrz) = match (card_type, back) {
+            ("vn.national_id", false) => (Some("vie"), false),
+            // The chip CCCD's back: the TD1 zone and the issue date.
+            ("vn.national_id", true) => (Some("vie"), true),
+            ("in.passport", _) => (Some("eng"), true),
+            // The national identity card carries a TD1 zone on its back.
+            ("in.national_id", true) => (Some("eng"), true),
+            _ => (Some("eng"), false),
+        };
+        ScanPlan { ocr_lang, mrz, year }
+    }
+}
+
+/// Where the card is in the photo.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Located {
+    /// One card, these corners in the photo's pixels.
+    Card(CardQuad),
+    /// The card fills the photo (a scan or a tight crop): the photo is the card.
+    FillsFrame,
+    /// Nothing card-like.
+    NoCard,
+    /// This many cards.
+    Several(usize),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum OcrOutcome {
+    /// The lines read on the flattened card (boxes in its pixels).
+    Lines(Vec<OcrLine>),
+    NotPerformed(String),
+}
+
+#[derive(Debug)]
+pub enum MrzOutcome {
+    /// The card type has no zone on this side.
+    NotSearched,
+    Found(ZoneRead),
+    NotFound,
+    NotPerformed(String),
+}
+
+/// Everything one side's scan found.
+#[derive(Debug)]
+pub struct SideScan {
+    pub photo_width: u32,
+    pub photo_height: u32,
+    pub located: Located,
+    /// The card warped flat ([`FLAT_WIDTH`] wide), or the photo itself scaled to that
+    /// width when the card fills the frame; `None` when no card was found.
+    pub flat: Option<RgbImage>,
+    /// `None` when no card was found (nothing to judge).
+    pub sanity: Option<CardSanity>,
+    pub qr_texts: Vec<String>,
+    pub ocr: OcrOutcome,
+    pub mrz: MrzOutcome,
+}
+
+/// Scans a decoded photo (module doc). `judge` parses a zone's lines (see
+/// `crate::card_mrz::judge`).
+pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> SideScan {
+    let (photo_width, photo_height) = photo.dimensions();
+    let Judged { located, flat, sanity } = locate_and_judge(photo);
+
+    // QR: the photo as sent, then the flattened card (perspective undone).
+    let mut qr_texts = idv_vision::qr::decode_qr_codes(photo);
+    if qr_texts.is_empty() {
+        if let Some(card) = &flat {
+            qr_texts = idv_vision::qr::decode_qr_codes(card);
+        }
+    }
+
+    // OCR reads the flattened card; with no card found, the whole photo (so a card the
+    // finder missed can still be recognised by its text, and "no card" rests on both).
+    let ocr_outcome = match (plan.ocr_lang, ocr) {
+        (None, _) => OcrOutcome::NotPerformed("this card type has no printed fields read in this build".into()),
+        (Some(_), None) => OcrOutcome::NotPerformed("OCR (Tesseract) is not in this build".into()),
+        (Some(lang), Some(engine)) => {
+            let page = match &flat {
+                Some(card) => card.clone(),
+                None => scaled_to_width(photo, FLAT_WIDTH.max(photo_width.min(1600))),
+            };
+            read_printed(&page, lang, engine)
+        }
+    };
+
+    let mrz = match (plan.mrz, ocr) {
+        (false, _) => MrzOutcome::NotSearched,
+        (true, None) => MrzOutcome::NotPerformed("reading the machine-readable zone needs OCR (Tesseract), which is not in this build".into()),
+        (true, Some(engine)) => {
+            let year = plan.year;
+            let judge = move |lines: &[String]| crate::card_mrz::judge(lines, year);
+            // The flattened card when there is one (straight, the zone at a known scale).
+            let page = flat.as_ref().unwrap_or(photo);
+            match idv_vision::mrz::read_zone(page, engine, &judge) {
+                Ok(Some(z)) => MrzOutcome::Found(z),
+                Ok(None) if flat.is_some() => match idv_vision::mrz::read_zone(photo, engine, &judge) {
+                    Ok(Some(z)) => MrzOutcome::Found(z),
+                    Ok(None) => MrzOutcome::NotFound,
+                    Err(e) => MrzOutcome::NotPerformed(e.to_string()),
+                },
+                Ok(None) => MrzOutcome::NotFound,
+                Err(e) => MrzOutcome::NotPerformed(e.to_string()),
+            }
+        }
+    };
+    SideScan { photo_width, photo_height, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz }
+}
+
+/// Where the card is, flattened, and judged.
+pub struct Judged {
+    pub located: Located,
+    pub flat: Option<RgbImage>,
+    pub sanity: Option<CardSanity>,
+}
+
+/// Finds the card in `photo`, flattens it ([`FLAT_WIDTH`] wide) and judges its sanity:
+/// the first stage of every card read, and all that `mix_compare_faces_sync`'s
+/// `card_sanity` needs.
+pub fn locate_and_judge(photo: &RgbImage) -> Judged {
+    let (located, flat, location) = match idv_vision::card_box::find_card(photo) {
+        CardFind::One(loc) => {
+            let flat = idv_vision::card_box::rectify(photo, &loc.quad, FLAT_WIDTH);
+            (Located::Card(loc.quad), Some(flat), Some(loc))
+        }
+        CardFind::FillsFrame => (Located::FillsFrame, Some(scaled_to_width(photo, FLAT_WIDTH)), None),
+        CardFind::None => (Located::NoCard, None, None),
+        CardFind::Several(n) => (Located::Several(n), None, None),
+    };
+    let sanity = match (&flat, &located) {
+        (Some(card), _) => Some(idv_vision::card_sanity::card_sanity(card, location.as_ref())),
+        // No card shape found: the whole photo is judged, and the answer kept only when
+        // it is too dark or too bright (a photo too dark to find the card in deserves
+        // that answer rather than "no card"). Blur is not judged without a card (a plain
+        // wall has no edges and would measure "blurred"), nor holes and cuts (they need
+        // the card's outline): no card sanity then.
+        (None, Located::NoCard) => Some(idv_vision::card_sanity::card_sanity(&scaled_to_width(photo, FLAT_WIDTH), None))
+            .filter(|s| matches!(s.verdict, CardSanityVerdict::ImageTooDark | CardSanityVerdict::ImageTooBright)),
+        (None, _) => None,
+    };
+    Judged { located, flat, sanity }
+}
+
+/// The printed text of a flattened card, as lines with boxes in its pixels.
+fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> OcrOutcome {
+    if !engine.has_language(lang) {
+        return OcrOutcome::NotPerformed(format!("OCR language data {lang:?} is not installed"));
+    }
+    let gray = image::DynamicImage::ImageRgb8(page.clone()).into_luma8();
+    match engine.read_lines(&gray, &OcrParams { lang, char_whitelist: None, layout: Layout::Auto }) {
+        Ok(lines) => OcrOutcome::Lines(lines),
+        Err(e @ (OcrError::Unavailable(_) | OcrError::LanguageMissing { .. } | OcrError::BadInput(_) | OcrError::Failed(_))) => {
+            OcrOutcome::NotPerformed(e.to_string())
+        }
+    }
+}
+
+/// `img` resized to `width` (aspect kept), or as is when it already is that wide.
+fn scaled_to_width(img: &RgbImage, width: u32) -> RgbImage {
+    let (w, h) = img.dimensions();
+    if w == width || w == 0 || h == 0 {
+        return img.clone();
+    }
+    let height = ((u64::from(h) * u64::from(width)) / u64::from(w)).clamp(1, u64::from(idv_vision::ocr::MAX_SIDE)) as u32;
+    image::imageops::resize(img, width, height, image::imageops::FilterType::Triangle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_reads_zones_only_where_cards_carry_them() {
+        let plan = |t: &str, back: bool| ScanPlan::for_card_type(t, back, 2026);
+        assert!(plan("in.passport", false).mrz);
+        assert!(plan("vn.national_id", true).mrz && !plan("vn.national_id", false).mrz);
+        assert!(!plan("in.pan", false).mrz && !plan("in.aadhaar", true).mrz);
+        assert_eq!(plan("vn.national_id", false).ocr_lang, Some("vie"));
+        assert_eq!(plan("in.voter", true).ocr_lang, Some("eng"));
+    }
+}
