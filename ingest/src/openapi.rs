@@ -186,8 +186,25 @@ fn ekyc_envelope() -> Value {
                     "compare_faces": {"type": "array"},
                     "liveness_check": {"type": ["object", "null"]},
                     "portrait_sanity": {"type": ["object", "null"]},
-                    "card_sanity": {"type": "null"},
-                    "card_tampering": {"type": "null"},
+                    "card_sanity": {
+                        "type": ["object", "null"],
+                        "required": ["verdict", "score", "score_details", "verdict_details"],
+                        "properties": {
+                            "verdict": {"enum": ["good", "image_too_blur", "image_too_dark", "image_too_bright", "image_has_hole", "image_has_cut", "image_has_hole_and_cut"]},
+                            "score": {"type": "number", "minimum": 0, "maximum": 1},
+                            "score_details": {"type": "array", "items": {"type": "object", "required": ["verdict", "score"]}},
+                            "verdict_details": {"type": "object"}
+                        }
+                    },
+                    "card_tampering": {
+                        "type": ["object", "null"],
+                        "required": ["verdict", "score", "details"],
+                        "properties": {
+                            "verdict": {"enum": ["good", "tampered", "incomplete"]},
+                            "score": {"type": "number", "minimum": 0, "maximum": 1},
+                            "details": {"type": "array", "items": {"type": "object", "required": ["verdict", "score", "name", "info"]}}
+                        }
+                    },
                     "not_performed": {"type": "array", "items": {"type": "string"}}
                 }
             },
@@ -820,6 +837,13 @@ mod response_tests {
             (
                 "/portal/ekyc/full_checks",
                 json!({"data": {"request_id": "r", "card_information": [], "compare_faces": [], "liveness_check": null, "portrait_sanity": null, "card_sanity": null, "card_tampering": null, "not_performed": ["card_sanity"]}, "errors": [], "message": "m", "time": "2026-01-01T00:00:00Z", "verdict": "failure"}),
+            ),
+            (
+                "/portal/ekyc/full_checks",
+                json!({"data": {"request_id": "r", "card_information": [], "compare_faces": [], "liveness_check": null, "portrait_sanity": null,
+                                "card_sanity": {"verdict": "good", "score": 1.0, "score_details": [{"verdict": "image_too_blur", "score": 0.0}], "verdict_details": {"first_issue": "good"}},
+                                "card_tampering": {"verdict": "good", "score": 0.0, "details": [{"verdict": "good", "score": 0.0, "name": "portrait", "info": "a face on the card"}]},
+                                "not_performed": []}, "errors": [], "message": "every check ran and passed", "time": "2026-01-01T00:00:00Z", "verdict": "success"}),
             ),
             ("/v1/get_request_result", json!({"data": {"status": "processing", "request_id": "r", "operation": "face_auth"}, "errors": []})),
             ("/v1/get_request_result", Envelope::ok(Group::Behavior, json!({"customer_user_device_id": "d", "status": "success"})).body),

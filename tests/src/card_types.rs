@@ -122,6 +122,10 @@ pub async fn run(bus_url: &str) {
         assert_eq!((r.status, r.code()), (200, Some(d.expected_sanity())), "{}: {}", d.name(), r.body["data"]["card_sanity"]);
         assert_eq!(r.body["data"]["status"], "failure");
     }
+    // The SDK's sanity-only operation judges without reading.
+    let r = h.client.call(&key, "/v1/verify_id_card_sanity_sync", &body("in.pan", &photo(&pan.front, Degradation::Hole, 31), None)).await;
+    assert_eq!((r.status, r.body["data"]["card_sanity"]["verdict"].as_str()), (200, Some("image_has_hole")), "{}", r.body);
+    assert!(r.body["data"].get("card_information").is_none(), "{}", r.body);
     // A dim (50%) photo is not too dark.
     let dim = RgbImage::from_fn(pan.front.width(), pan.front.height(), |x, y| {
         let p = pan.front.get_pixel(x, y).0;

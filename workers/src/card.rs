@@ -247,6 +247,43 @@ impl CardHandler {
         Ok(read_card(card_type, codec, front, inputs.get(1), portrait, year))
     }
 
+    /// `verify_id_card_sanity_sync` (the published SDK's): each side's card found and
+    /// judged (`card_scan::locate_and_judge`), nothing read. `card_sanity` is the first
+    /// side with an issue, else the front's; no card in `image1`: `failure`
+    /// `nocard_or_multicard_image`.
+    async fn sanity_only(&self, job: &Job) -> Result<Envelope, Stop> {
+        let group = Group::CompareCard;
+        let req: ReadIdCardRequest = serde_json::from_value(job.payload.clone())
+            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
+        let mut sides = Vec::new();
+        for (n, image) in [(1, Some(&req.image1)), (2, req.image2.as_ref())] {
+            let Some(image) = image else { continue };
+            let field = format!("image{n}");
+            let bytes = self.image_bytes(group, &field, image).await?;
+            let task = tokio::task::spawn_blocking(move || {
+                idv_vision::decode(&bytes, &idv_vision::DecodeLimits::cards()).map(|photo| crate::card_scan::locate_and_judge(&photo).sanity)
+            });
+            let sanity = match tokio::time::timeout(SCAN_TIME_BUDGET, task).await {
+                Ok(Ok(Ok(s))) => s,
+                Ok(Ok(Err(e))) => return Err(Stop::Answer(Envelope::error(group, &ErrorKind::invalid(field, e.to_string())))),
+                _ => return Err(Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason: format!("judging {field} failed or took too long") }))),
+            };
+            sides.push((image.id.clone(), sanity));
+        }
+        let first = sides
+            .iter()
+            .filter_map(|(_, s)| s.as_ref())
+            .find(|s| s.verdict != idv_vision::card_sanity::CardSanityVerdict::Good)
+            .or_else(|| sides.first().and_then(|(_, s)| s.as_ref()));
+        let side_json = |i: usize| sides.get(i).map_or(Value::Null, |(id, s)| json!({"id": id, "card_sanity": s.as_ref().map(sanity_json)}));
+        let mut data = json!({"request_id": job.request_id, "status": "success", "image1": side_json(0), "image2": side_json(1), "card_sanity": first.map(sanity_json)});
+        if first.is_none() {
+            data["status"] = json!("failure");
+            return Ok(Envelope::finished(group, data, vec![ApiError::failure(idv_schemas::FailureCode::NocardOrMulticardImage, "no card found in image1")]));
+        }
+        Ok(Envelope::ok(group, data))
+    }
+
     async fn read(&self, job: &Job) -> Result<Envelope, Stop> {
         let group = Group::CompareCard;
         let req: ReadIdCardRequest = serde_json::from_value(job.payload.clone())
@@ -312,9 +349,10 @@ impl JobHandler for CardHandler {
         match job.operation {
             // read_id_card_info_sync is the published SDK's name for the same reading.
             Operation::ReadIdCardInfoWithSanity | Operation::ReadIdCardInfoSync => finish(self.read(job).await),
-            Operation::VerifyIdCardSanitySync | Operation::DetectIdCardTamperingSync => Ok(Envelope::error(
+            Operation::VerifyIdCardSanitySync => finish(self.sanity_only(job).await),
+            Operation::DetectIdCardTamperingSync => Ok(Envelope::error(
                 job.operation.group(),
-                &ErrorKind::NotAvailable { reason: "card sanity and tampering detection are not in this build (docs/STATUS.md)".into() },
+                &ErrorKind::NotAvailable { reason: "tampering detection from a single image without its card type is not in this build; the eKYC full check reports card_tampering (docs/STATUS.md)".into() },
             )),
             Operation::EkycFullChecks => finish(self.full_checks(job).await),
             other => Ok(Envelope::error(other.group(), &ErrorKind::Internal { message: format!("{} is not a card job", other.name()) })),
