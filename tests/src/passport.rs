@@ -297,12 +297,12 @@ fn field<'a>(data: &'a Value, name: &str) -> Option<(&'a str, Option<&'a str>)> 
 }
 
 /// How many of `p`'s expected entries `data` holds exactly (value, and SURE where a check
-/// digit covers it), and their number.
+/// digit covers it; entries no check digit covers may be either), and their number.
 pub fn exact_matches(data: &Value, p: &Passport) -> (usize, usize) {
     let expected = p.expected();
     let ok = expected
         .iter()
-        .filter(|(name, value, sure)| field(data, name) == Some((value.as_str(), if *sure { Some("SURE") } else { None })))
+        .filter(|(name, value, sure)| field(data, name).is_some_and(|(v, verdict)| v == value.as_str() && (!*sure || verdict == Some("SURE"))))
         .count();
     (ok, expected.len())
 }
@@ -347,8 +347,8 @@ pub async fn run(bus_url: &str) {
         assert_eq!(zone["format"], "TD3", "{zone}");
         assert_eq!(zone["raw"].as_str().map(|s| s.lines().count()), Some(2), "{zone}");
         assert!(zone["check_digits"].as_object().is_some_and(|o| o.len() == 5 && o.values().all(|v| v == true)), "{zone}");
-        assert_eq!(zone["parsed"], data["card_information"]);
-        assert_eq!(data["not_performed"], json!(["ocr", "nfc", "card_box", "card_sanity"]), "{data}");
+        assert_eq!(zone["parsed"].as_array().map(Vec::len), Some(10), "{zone}");
+        assert_eq!(data["not_performed"], json!(["nfc"]), "{data}");
         assert!(data["image1"]["qr"].is_null() && data["image2"].is_null());
     }
 
@@ -366,10 +366,12 @@ pub async fn run(bus_url: &str) {
     assert_eq!((data["image1"]["mrz"]["check_digits"]["dob"].as_bool(), data["image1"]["mrz"]["check_digits"]["composite"].as_bool()), (Some(false), Some(false)), "{data}");
 
     // A data page without a zone: the zone was searched and not found.
+    // What the print says may be read, but nothing is vouched for: no entry SURE.
     let r = c.call(&acme, PATH, &body("in.passport", &degrade(&passport_photo(&fonts, &sample, None), Degradation::Clean), None)).await;
-    assert_eq!((r.status, r.code(), r.body["data"]["status"].as_str()), (200, Some("bad_quality_card_image"), Some("failure")), "{:?}", r.body);
-    assert!(r.body["data"]["card_information"].as_array().is_some_and(|a| a.is_empty()) && r.body["data"]["image1"]["mrz"].is_null(), "{:?}", r.body);
-    assert_eq!(r.body["data"]["not_performed"], json!(["ocr", "nfc", "card_box", "card_sanity"]));
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    assert!(r.body["data"]["image1"]["mrz"].is_null(), "{:?}", r.body);
+    assert!(r.body["data"]["card_information"].as_array().is_some_and(|a| a.iter().all(|e| e["confidence_verdict"] != "SURE")), "{:?}", r.body);
+    assert_eq!(r.body["data"]["not_performed"], json!(["nfc"]));
 
     // Another state's passport, and an ID card's zone, sent as in.passport.
     let uto = Passport { state: "UTO".into(), ..Passport::sample() };
@@ -378,19 +380,19 @@ pub async fn run(bus_url: &str) {
     assert_eq!(r.body["data"]["image1"]["mrz"]["parsed"].as_array().map(Vec::len), Some(10), "{:?}", r.body);
 
     // The chip CCCD: the QR on the front, the TD1 zone on the back. The zone's entries add
-    // to the QR's (the QR's exact ones stay: name with its diacritics, Nam); its number
+    // to the QR's (the QR's exact ones stay: name with its diacritics); its number
     // must be the QR's.
     let front = crate::card::card_photo_with(None, Some(&crate::card::qr(crate::card::CCCD)));
     let back = cccd_mrz("079203001234", "900101", 'M', "300101", "NGUYEN<<VAN<A");
     let r = c.call(&acme, PATH, &body("vn.national_id", &front, Some(&jpeg(&cccd_back_photo(&fonts, &back), 90)))).await;
     let data = &r.body["data"];
     assert_eq!((r.status, data["status"].as_str()), (200, Some("success")), "{:?}", r.body);
-    assert_eq!(field(data, "id"), Some(("079203001234", None)), "{data}");
-    assert_eq!(field(data, "name"), Some(("Nguyễn Văn A", None)), "{data}");
+    assert_eq!(field(data, "id"), Some(("079203001234", Some("SURE"))), "{data}");
+    assert_eq!(field(data, "name"), Some(("Nguyễn Văn A", Some("SURE"))), "{data}");
     assert_eq!(field(data, "expiry_date"), Some(("01/01/2030", Some("SURE"))), "{data}");
-    assert_eq!(field(data, "nationality"), Some(("VNM", None)), "{data}");
+    assert_eq!(field(data, "nationality").map(|f| f.0), Some("Việt Nam"), "{data}");
     assert_eq!(data["image2"]["mrz"]["format"], "TD1", "{data}");
-    assert_eq!(data["not_performed"], json!(["ocr", "nfc", "card_box", "card_sanity"]));
+    assert_eq!(data["not_performed"], json!(["nfc"]));
     let other = cccd_mrz("001099012345", "900101", 'M', "300101", "NGUYEN<<VAN<A");
     let r = c.call(&acme, PATH, &body("vn.national_id", &front, Some(&jpeg(&cccd_back_photo(&fonts, &other), 90)))).await;
     assert_eq!((r.status, r.code()), (200, Some("nocard_or_multicard_image")), "{:?}", r.body);

@@ -226,7 +226,9 @@ fn blur_sigma(l: &[f32], w: usize, h: usize) -> f32 {
     (f64::from(REBLUR_SIGMA) * r / (1.0 - r * r).sqrt()) as f32
 }
 
-fn percentile_u(hist: &[u64; 256], n: u64, q: f64) -> f32 {
+/// The `q` quantile (0–1) of `n` values counted in a 256-level histogram (portrait
+/// exposure in `crate::quality` uses it too).
+pub(crate) fn histogram_percentile(hist: &[u64; 256], n: u64, q: f64) -> f32 {
     let target = (q * n as f64).ceil().max(1.0) as u64;
     let mut acc = 0;
     for (level, &c) in hist.iter().enumerate() {
@@ -419,8 +421,8 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
             clipped += u64::from(v >= 250.0);
         }
         let n = (w * h) as u64;
-        m.luma_p10 = percentile_u(&hist, n, 0.1);
-        m.luma_p90 = percentile_u(&hist, n, 0.9);
+        m.luma_p10 = histogram_percentile(&hist, n, 0.1);
+        m.luma_p90 = histogram_percentile(&hist, n, 0.9);
         m.clipped_share = clipped as f32 / n as f32;
         if let Some(loc) = location {
             let (mw, mh) = (loc.mask.width() as usize, loc.mask.height() as usize);

@@ -312,17 +312,7 @@ pub fn exposure(image: &RgbImage, region: Option<BoundingBox>) -> Exposure {
     if n == 0 {
         return Exposure { mean: 0.0, clipped_share: 0.0, p10: 0.0, p90: 0.0 };
     }
-    let percentile = |q: f64| {
-        let target = (q * n as f64).ceil().max(1.0) as u64;
-        let mut acc = 0;
-        for (level, &c) in hist.iter().enumerate() {
-            acc += c;
-            if acc >= target {
-                return level as f32;
-            }
-        }
-        255.0
-    };
+    let percentile = |q: f64| crate::card_sanity::histogram_percentile(&hist, n, q);
     Exposure { mean: (sum / n as f64) as f32, clipped_share: (clipped as f64 / n as f64) as f32, p10: percentile(0.1), p90: percentile(0.9) }
 }
 

@@ -170,6 +170,9 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         MrzOutcome::Found(zone) => {
             out.mrz_searched = true;
             let year_parsed = idv_cards::mrz::parse_with_repair(&zone.zone.lines.join("\n"), year);
+            // A refused zone's entries are shown in `mrz.parsed` (what it says) but not
+            // merged into the card's.
+            let mut shown: Option<Vec<CardField>> = None;
             let fields = match &year_parsed {
                 Ok(m) => {
                     out.mrz_checks = Some((m.check_digits.iter().filter(|c| c.passed).count(), m.check_digits.len()));
@@ -178,6 +181,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                             None => passport_fields(m),
                             Some(why) => {
                                 out.mrz_refusal = Some((FailureCode::IncorrectCardType, why));
+                                shown = Some(passport_fields(m));
                                 Vec::new()
                             }
                         },
@@ -208,7 +212,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 out.readings.push(Reading::mrz(f, confidence));
             }
             out.anything_read |= !fields.is_empty();
-            mrz = mrz_json(zone, year_parsed.as_ref().ok(), &fields);
+            mrz = mrz_json(zone, year_parsed.as_ref().ok(), shown.as_deref().unwrap_or(&fields));
         }
     }
 
