@@ -168,9 +168,8 @@ fn is_exact_field(field: &str) -> bool {
 
 /// [`comparable`] keeping one space between words.
 fn spaced(s: &str) -> String {
-    s.chars()
-        .flat_map(char::to_lowercase)
-        .map(fold_diacritic)
+    crate::printed::fold(s)
+        .chars()
         .map(|c| if c.is_alphanumeric() { c } else { ' ' })
         .collect::<String>()
         .split_whitespace()
@@ -185,24 +184,10 @@ fn words(s: &str) -> Vec<&str> {
     w
 }
 
-/// Lower case, Vietnamese (and other Latin) diacritics removed, letters and digits only.
+/// Lower case, diacritics removed (`printed::fold`, the parsers' own folding), letters
+/// and digits only.
 pub fn comparable(s: &str) -> String {
-    s.chars().flat_map(char::to_lowercase).map(fold_diacritic).filter(|c| c.is_alphanumeric()).collect()
-}
-
-/// The base letter of a Latin letter with diacritics (the Vietnamese alphabet and the
-/// common Western ones); other characters unchanged.
-pub fn fold_diacritic(c: char) -> char {
-    const GROUPS: [(&str, char); 7] = [
-        ("àáảãạăằắẳẵặâầấẩẫậäåā", 'a'),
-        ("èéẻẽẹêềếểễệëē", 'e'),
-        ("ìíỉĩịïî", 'i'),
-        ("òóỏõọôồốổỗộơờớởỡợöø", 'o'),
-        ("ùúủũụưừứửữựüû", 'u'),
-        ("ỳýỷỹỵÿ", 'y'),
-        ("đ", 'd'),
-    ];
-    GROUPS.iter().find(|(set, _)| set.contains(c)).map_or(c, |(_, base)| *base)
+    crate::printed::fold(s).chars().filter(|c| c.is_alphanumeric()).collect()
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
