@@ -216,3 +216,27 @@ mod tests {
         never_panics(&lines(&FRONT), ALPHABET, 41, 80);
     }
 }
+
+/// Lines as Tesseract 5 (`eng`) read a generated voter card (card_eval): "Iyer" as "lyer".
+#[cfg(test)]
+mod tesseract_lines {
+    use super::super::test_support::{lines, value};
+    use super::super::{parse_printed, Side};
+
+    #[test]
+    fn a_capital_i_read_as_l_is_repaired_in_names() {
+        let l = lines(&[
+            "ELECTION COMMISSION OF INDIA",
+            "ueum ux / IDENTITY CARD",
+            "JHX9168915",
+            "Elector's Name : Meera lyer",
+            "Father's Name : Pradeep lyer",
+            "Sex : Female",
+            "Date of Birth : 17/04/1971",
+        ]);
+        let f = parse_printed("in.voter", Side::Front, &l);
+        assert_eq!(value(&f, "name"), Some("Meera Iyer"));
+        assert_eq!(value(&f, "father_name"), Some("Pradeep Iyer"));
+        assert_eq!(value(&f, "id"), Some("JHX9168915"));
+    }
+}

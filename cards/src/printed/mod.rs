@@ -792,7 +792,16 @@ pub fn name_value(s: &str) -> Option<String> {
         let letters = w.chars().filter(|c| c.is_alphabetic()).count();
         w.chars().next().is_some_and(char::is_uppercase) && (letters >= 2 || (letters == 1 && w.chars().count() <= 2))
     };
-    let cleaned = clean(s);
+    // A capital I read as a lowercase l ("lyer" for "Iyer"): no printed name word starts
+    // with a lowercase letter, so an `l` opening an otherwise lowercase word is an `I`.
+    let repaired: Vec<String> = clean(s)
+        .split_whitespace()
+        .map(|w| match w.strip_prefix('l') {
+            Some(rest) if !rest.is_empty() && rest.chars().all(char::is_lowercase) => format!("I{rest}"),
+            _ => w.to_string(),
+        })
+        .collect();
+    let cleaned = repaired.join(" ");
     let words: Vec<&str> = cleaned.split_whitespace().collect();
     let start = words.iter().position(|w| word_like(w)).unwrap_or(0);
     let end = words.iter().rposition(|w| word_like(w)).map_or(words.len(), |e| e + 1);
