@@ -68,6 +68,23 @@ fn flash_frames(base: &RgbImage, shown: &[&str], declared: &[&str]) -> Value {
     json!([{"frames": frames, "metadata": {"capture": "flash"}}])
 }
 
+/// Four frames of `frames` replayed on a phone screen and filmed again (synthetic,
+/// `attack_synth`), as inline video frames.
+fn screen_replay(frames: &[idv_vision::video::SampledFrame]) -> Value {
+    use idv_vision::attack_synth::{synthesize, AttackKind};
+    let rt = idv_vision::OrtRuntime::from_env();
+    let mtcnn = idv_vision::detect::Mtcnn::load(&rt).expect("MTCNN");
+    let frames: Vec<Value> = (0..4)
+        .map(|k| {
+            let img = &frames[k * 3].image;
+            let faces = mtcnn.detect(img, &idv_vision::DetectParams::default()).expect("detect");
+            let face = faces.first().expect("a face in the test video's frame");
+            json!({"base64": B64.encode(jpeg(&synthesize(AttackKind::Screen, img, face.rect, k as u64))), "index": k})
+        })
+        .collect();
+    json!([{"frames": frames, "metadata": {"source": "sdk"}}])
+}
+
 pub async fn run(bus_url: &str) {
     let (Some(obama), Some(obama2)) = (photo("testimg-fr-obama"), photo("testimg-fr-obama2")) else { return };
     let Some((video, decoder)) = video_and_decoder("testvid-pyfeat-single-face") else { return };
@@ -88,15 +105,24 @@ pub async fn run(bus_url: &str) {
     let reg = c.call(&acme, "/v1/face_auth_register", &json!({"cus_user_id": "feat", "faces": [{"base64": B64.encode(&first)}]})).await;
     assert_eq!(reg.body["data"]["status"], "success", "{:?}", reg.body);
 
-    // An uploaded video of the same person: decoded, 12 frames, all the same face. The
-    // passive liveness model calls this real, compressed webcam video "not live" (frame
-    // scores ~0.2, the selfie frame too: docs/VISION.md records it as a false reject), so
-    // the request fails with the reason the video check gives.
+    // An uploaded video of the same person: decoded, 12 frames, all the same face. Real
+    // camera video, so the passive check (docs/VISION.md: BGR model + periodic cue) calls
+    // it live and the login succeeds.
     let with_video = |videos: Value| json!({"cus_user_id": "feat", "faces": [{"base64": B64.encode(&last)}], "videos": videos});
     let res = c.call(&acme, "/v1/face_auth", &with_video(json!([{"id": video_id}]))).await;
-    assert_eq!((res.status, res.code()), (200, Some("image_non_liveness")), "{:?}", res.body);
+    assert_eq!((res.status, res.body["data"]["status"].as_str()), (200, Some("success")), "{:?}", res.body);
     let v = &res.body["data"]["validate_faces_result"]["liveness_check"]["videos"][0];
     assert_eq!((v["frames"].as_u64(), v["frames_with_face"].as_u64(), &v["same_person"]), (Some(12), Some(12), &json!(true)), "{v}");
+    assert_eq!(&v["is_live"], &json!(true), "{v}");
+    assert_eq!(res.body["data"]["validate_faces_result"]["is_live"], true, "{:?}", res.body);
+
+    // A replay of the same person on a phone screen (synthetic: vision/src/attack_synth.rs),
+    // as inline frames: the display's pixel grid makes the passive check call every frame
+    // a spoof, and the request fails with the reason the video check gives.
+    let replay = screen_replay(&frames);
+    let res = c.call(&acme, "/v1/face_auth", &with_video(replay.clone())).await;
+    assert_eq!((res.status, res.code()), (200, Some("image_non_liveness")), "{:?}", res.body);
+    let v = &res.body["data"]["validate_faces_result"]["liveness_check"]["videos"][0];
     assert_eq!((&v["is_live"], v["reason"].as_str()), (&json!(false), Some("videos[0] is not live")), "{v}");
     assert!(v["score"].as_f64().is_some_and(|s| (0.0..0.5).contains(&s)), "{v}");
 
@@ -184,8 +210,8 @@ pub async fn run(bus_url: &str) {
     assert_eq!((bad_colour.status, bad_colour.code()), (400, Some("invalid_parameter_exception")), "{:?}", bad_colour.body);
     h.stop().await;
 
-    // Report-only passive liveness (IDV_PASSIVE_LIVENESS_BLOCKS=false): the same video
-    // no longer fails the request and the match decides, but the model's verdict is
+    // Report-only passive liveness (IDV_PASSIVE_LIVENESS_BLOCKS=false): the same replay
+    // no longer fails the request and the match decides, but the passive verdict is
     // still the liveness verdict: the video did not pass and is_live is false.
     let h = Harness::start(bus_url, |s| {
         s.request_timeout_ms = Some(120_000);
@@ -196,10 +222,7 @@ pub async fn run(bus_url: &str) {
     let acme = h.create_key("acme").await;
     let reg = c.call(&acme, "/v1/face_auth_register", &json!({"cus_user_id": "feat", "faces": [{"base64": B64.encode(&first)}]})).await;
     assert_eq!(reg.body["data"]["status"], "success", "{:?}", reg.body);
-    let up = c.call(&acme, "/v1/upload_file", &upload(&video, "single_face.mp4")).await;
-    let res = c
-        .call(&acme, "/v1/face_auth", &json!({"cus_user_id": "feat", "faces": [{"base64": B64.encode(&last)}], "videos": [{"id": up.body["data"]["id"]}]}))
-        .await;
+    let res = c.call(&acme, "/v1/face_auth", &json!({"cus_user_id": "feat", "faces": [{"base64": B64.encode(&last)}], "videos": replay})).await;
     let d = &res.body["data"];
     assert_eq!((d["status"].as_str(), d["auth_check"]["result"].as_str()), (Some("success"), Some("matched")), "{:?}", res.body);
     let v = &d["validate_faces_result"]["liveness_check"]["videos"][0];

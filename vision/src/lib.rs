@@ -11,6 +11,7 @@
 //! installed: run scripts/models.sh") that callers turn into "not performed"; nothing in
 //! this crate panics on missing files or bad input.
 
+pub mod attack_synth;
 pub mod card_box;
 pub mod card_sanity;
 pub mod chip;
@@ -34,6 +35,7 @@ pub mod registry;
 pub mod resize;
 pub mod runtime;
 pub mod shape_predictor;
+pub mod spoof_cues;
 pub mod testdata;
 pub mod video;
 

@@ -1,14 +1,20 @@
-//! Passive liveness (pipeline stage 6, one selfie) with `fr_liveness.onnx` of npm
-//! `faceplugin-face-recognition-js` 0.0.1, run as the package's `lib/fr_liveness.js` runs
-//! it: the face box scaled 2.7× about its centre and shifted inside the image
-//! ([`crate::faceplugin::js_align_window`]), resized to 128×128 (INTER_LINEAR), raw RGB
-//! values 0–255 as `[1, 3, 128, 128]` (no normalisation), 3 logits, softmax; the JS
-//! reports `p[0]` as the live score.
+//! Passive liveness (pipeline stage 6, one selfie): `fr_liveness.onnx` of npm
+//! `faceplugin-face-recognition-js` 0.0.1 beside physical cues of a medium
+//! (`spoof_cues.rs`), combined by one policy ([`passive_verdict`]).
 //!
-//! **Never evaluated on spoofs here**: no spoof data set exists in any registry this
-//! project can use. What was measured (docs/VISION.md): the scores on the real faces of
-//! the test photos. The package claims iBeta level 2 for its commercial SDKs; nothing
-//! says this npm model is that one. Treat `is_live` as an unvalidated signal.
+//! The model is run as the package's `lib/fr_liveness.js` crops for it — the face box
+//! scaled 2.7× about its centre and shifted inside the image
+//! ([`crate::faceplugin::js_align_window`]), 128×128 (INTER_LINEAR), raw values 0–255 as
+//! `[1, 3, 128, 128]`, 3 logits, softmax, class 0 = live — but with the channels in
+//! **BGR** order, where the JS passes RGB. Why (docs/VISION.md, "Passive liveness"): the
+//! crop is Silent-Face-Anti-Spoofing's (`CropImage`, scale 2.7), whose training and test
+//! code read images with OpenCV, i.e. BGR; and on the real faces here RGB refuses 207 of
+//! 330 real video frames where BGR refuses none. The other order is still run: the model
+//! alone refuses a face only when both orders call it not live with near certainty.
+//!
+//! Evaluated on real faces (BPCER) and on a **synthetic** attack set
+//! (`attack_synth.rs`, APCER); no real spoof data exists in any registry this project
+//! can use.
 //!
 //! A missing model, a failed inference or a face that cannot be cropped is
 //! [`LivenessResult::NotPerformed`] — never a guess.
@@ -16,6 +22,7 @@
 use crate::detect::Face;
 use crate::faceplugin::{clamp_box, faceplugin_box, js_align_window, js_int_box, resize_linear_rgb, run_single, softmax, FaceModelError};
 use crate::registry::ids;
+use crate::spoof_cues::SpoofCues;
 use crate::runtime::{Model, ModelError, ModelRuntime};
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
@@ -25,28 +32,77 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ChannelOrder {
-    /// What the package's JS feeds (channels 0, 1, 2 of OpenCV.js's RGBA image). Default.
+    /// What the package's JS feeds (channels 0, 1, 2 of OpenCV.js's RGBA image).
     Rgb,
-    /// Reversed. Measured to give higher live scores on the real test faces (the model
-    /// may have been trained on OpenCV's BGR images), but unvalidated either way.
+    /// Reversed: what OpenCV's `imread` gives the training code of Silent-Face-Anti-
+    /// Spoofing, whose crop this model uses. Default (module doc).
     Bgr,
 }
 
 /// Liveness settings.
 #[derive(Debug, Clone)]
 pub struct LivenessParams {
-    /// `is_live` when the live score is at least this. 0.5: the live class holds the
-    /// majority of the probability (the JS sets no threshold).
+    /// Below this live-class probability the model's answer is "not live" (0.5: the
+    /// live class holds the majority; the JS sets no threshold). On its own that makes
+    /// the passive verdict `uncertain`, not `spoof`.
     pub threshold: f32,
     /// Scale of the crop around the face box (the JS: 2.7).
     pub crop_scale: f64,
     pub channel_order: ChannelOrder,
+    /// The model alone calls a face a spoof only when its live class is below this in
+    /// *both* channel orders (docs/VISION.md: no real face here goes below 0.045).
+    pub certain_spoof: f32,
 }
 
 impl Default for LivenessParams {
     fn default() -> Self {
-        LivenessParams { threshold: 0.5, crop_scale: 2.7, channel_order: ChannelOrder::Rgb }
+        LivenessParams { threshold: 0.5, crop_scale: 2.7, channel_order: ChannelOrder::Bgr, certain_spoof: 0.03 }
     }
+}
+
+/// The passive check's three-way answer (docs/VISION.md, "Passive liveness: the
+/// policy"). Only `Spoof` refuses: the model's "not live" on its own is `Uncertain`,
+/// because on real faces it is wrong too often to refuse anyone on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PassiveVerdict {
+    Live,
+    Uncertain,
+    Spoof,
+}
+
+/// Periodic-structure cue (`spoof_cues::periodic_peak`, log10 of peak over ring median)
+/// from which a face is called a spoof whatever the model says. Real faces here: at most
+/// 1.13 over 468 faces and variants (docs/VISION.md).
+pub const PERIODIC_PEAK_SPOOF: f32 = 1.3;
+/// Below this the cue does not lower the score at all (the bulk of real faces: p95 0.93).
+const PERIODIC_PEAK_CLEAN: f32 = 0.9;
+
+/// The policy (docs/VISION.md, "Passive liveness: the policy"): a screen's or a print's
+/// periodic structure → `Spoof`; the model sure in both channel orders (live class
+/// below `certain_spoof` in each) → `Spoof`; the model's live class below its threshold
+/// in the configured order → `Uncertain`; else `Live`.
+pub fn passive_verdict(model_live: f32, other_order_live: f32, cues: &SpoofCues, params: &LivenessParams) -> PassiveVerdict {
+    if cues.periodic_peak.is_some_and(|p| p >= PERIODIC_PEAK_SPOOF) || model_live.max(other_order_live) < params.certain_spoof {
+        PassiveVerdict::Spoof
+    } else if model_live < params.threshold {
+        PassiveVerdict::Uncertain
+    } else {
+        PassiveVerdict::Live
+    }
+}
+
+/// The reported score: the model's live probability, capped by the cue's own score
+/// (1 up to [`PERIODIC_PEAK_CLEAN`], 0.5 at [`PERIODIC_PEAK_SPOOF`], 0 at 0.4 above it),
+/// so that a face refused on the cue never shows a live-looking score.
+pub fn combined_score(model_live: f32, cues: &SpoofCues) -> f32 {
+    let cue = match cues.periodic_peak {
+        None => 1.0,
+        Some(p) if p <= PERIODIC_PEAK_CLEAN => 1.0,
+        Some(p) if p <= PERIODIC_PEAK_SPOOF => 1.0 - 0.5 * (p - PERIODIC_PEAK_CLEAN) / (PERIODIC_PEAK_SPOOF - PERIODIC_PEAK_CLEAN),
+        Some(p) => (0.5 - 0.5 * (p - PERIODIC_PEAK_SPOOF) / 0.4).max(0.0),
+    };
+    model_live.min(cue).clamp(0.0, 1.0)
 }
 
 /// The API's `liveness_check` (`is_live`, `score`), or why it was not performed.
@@ -54,11 +110,16 @@ impl Default for LivenessParams {
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum LivenessResult {
     Performed {
-        is_live: bool,
-        /// Probability of the live class, 0 to 1.
+        verdict: PassiveVerdict,
+        /// 0 to 1, below 0.5 unless `live`: the model's live probability (configured
+        /// channel order), lowered by the periodic-structure cue (see [`combined_score`]).
         score: f32,
-        /// All three class probabilities (class 0 = live; 1 and 2 unnamed by the package).
+        /// The three class probabilities in the configured order (class 0 = live; 1 and
+        /// 2 unnamed by the package).
         probabilities: [f32; 3],
+        /// The live probability in the other channel order.
+        other_order_live: f32,
+        cues: SpoofCues,
     },
     NotPerformed {
         /// True when the model or the runtime is not installed (deployment problem).
@@ -68,10 +129,20 @@ pub enum LivenessResult {
 }
 
 impl LivenessResult {
-    /// `Some(is_live)` when performed.
+    /// `Some(true)` live, `Some(false)` spoof, `None` uncertain or not performed (no
+    /// verdict either way).
     pub fn is_live(&self) -> Option<bool> {
         match self {
-            LivenessResult::Performed { is_live, .. } => Some(*is_live),
+            LivenessResult::Performed { verdict: PassiveVerdict::Live, .. } => Some(true),
+            LivenessResult::Performed { verdict: PassiveVerdict::Spoof, .. } => Some(false),
+            LivenessResult::Performed { verdict: PassiveVerdict::Uncertain, .. } | LivenessResult::NotPerformed { .. } => None,
+        }
+    }
+
+    /// The verdict and score when the check ran.
+    pub fn performed(&self) -> Option<(PassiveVerdict, f32)> {
+        match self {
+            LivenessResult::Performed { verdict, score, .. } => Some((*verdict, *score)),
             LivenessResult::NotPerformed { .. } => None,
         }
     }
@@ -125,11 +196,23 @@ impl LivenessModel {
         Ok([p[0], p[1], p[2]])
     }
 
-    /// Liveness of `face`; any failure is `NotPerformed`.
+    /// Liveness of `face`: the model in both channel orders, the cues, the policy. Any
+    /// failure is `NotPerformed`.
     pub fn check(&self, image: &RgbImage, face: &Face, params: &LivenessParams) -> LivenessResult {
-        match self.probabilities(image, face, params) {
-            Ok(p) => LivenessResult::Performed { is_live: p[0] >= params.threshold, score: p[0], probabilities: p },
-            Err(e) => LivenessResult::not_performed(&e),
+        let other = LivenessParams {
+            channel_order: match params.channel_order {
+                ChannelOrder::Rgb => ChannelOrder::Bgr,
+                ChannelOrder::Bgr => ChannelOrder::Rgb,
+            },
+            ..params.clone()
+        };
+        match (self.probabilities(image, face, params), self.probabilities(image, face, &other)) {
+            (Ok(p), Ok(q)) => {
+                let cues = crate::spoof_cues::measure(image, face);
+                let verdict = passive_verdict(p[0], q[0], &cues, params);
+                LivenessResult::Performed { verdict, score: combined_score(p[0], &cues), probabilities: p, other_order_live: q[0], cues }
+            }
+            (Err(e), _) | (_, Err(e)) => LivenessResult::not_performed(&e),
         }
     }
 }

@@ -110,7 +110,9 @@ fn floats(v: &serde_json::Value) -> Vec<f32> {
 fn matches_the_reference_implementation() {
     let Some(f) = fixture("matches_the_reference_implementation") else { return };
     let reference = reference();
-    let params = LivenessParams::default();
+    // The reference runs the package's JS, which feeds RGB; the service's default is BGR
+    // (vision/src/liveness.rs): the crop and the model are checked in the JS's order.
+    let params = LivenessParams { channel_order: idv_vision::liveness::ChannelOrder::Rgb, ..LivenessParams::default() };
     let (mut n, mut max_lm, mut max_eye, mut max_live) = (0, 0f32, 0f32, 0f32);
     for id in SINGLE.iter().chain(GROUPS.iter()) {
         let img = &f.images[id];

@@ -66,14 +66,21 @@ impl CardHandler {
                     }
                     // Every selfie must be live; `liveness_check` reports the first.
                     match &a.liveness {
-                        LivenessResult::Performed { is_live, score, .. } => {
+                        LivenessResult::Performed { verdict, score, .. } => {
+                            let is_live = a.liveness.is_live();
                             if i == 0 {
-                                liveness = json!({"is_live": is_live, "score": score});
+                                liveness = json!({"score": score, "verdict": verdict});
+                                if let Some(live) = is_live {
+                                    liveness["is_live"] = json!(live);
+                                }
                             }
                             // Report-only mode changes what blocks face_auth, not what
-                            // this verdict may claim: a selfie judged not live never passes.
-                            if !is_live {
-                                failures.push(format!("{field} is not live"));
+                            // this verdict may claim: a selfie judged not live never
+                            // passes, and an uncertain one is not a pass either.
+                            match is_live {
+                                Some(true) => {}
+                                Some(false) => failures.push(format!("{field} is not live")),
+                                None => failures.push(format!("{field}: passive liveness uncertain")),
                             }
                         }
                         // Any selfie whose liveness did not run leaves the check unpassed.

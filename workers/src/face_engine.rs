@@ -218,10 +218,20 @@ pub fn bbox_json(b: &BoundingBox) -> serde_json::Value {
 /// verdict (one image here; the spec does not show its fields).
 pub fn liveness_json(l: &LivenessResult, request_id: &str, image_id: Option<&str>) -> Option<serde_json::Value> {
     match l {
-        LivenessResult::Performed { is_live, score, .. } => Some(serde_json::json!({
-            "is_live": is_live, "score": score, "request_id": request_id, "status": "success",
-            "images": [{"id": image_id, "is_live": is_live, "score": score}],
-        })),
+        // An uncertain passive result has no `is_live` (no verdict either way) and says
+        // so in `verdict` (docs/API.md).
+        LivenessResult::Performed { verdict, score, .. } => {
+            let mut image = serde_json::json!({"id": image_id, "score": score, "verdict": verdict});
+            let mut check = serde_json::json!({
+                "score": score, "verdict": verdict, "request_id": request_id, "status": "success",
+            });
+            if let Some(live) = l.is_live() {
+                image["is_live"] = serde_json::json!(live);
+                check["is_live"] = serde_json::json!(live);
+            }
+            check["images"] = serde_json::json!([image]);
+            Some(check)
+        }
         LivenessResult::NotPerformed { .. } => None,
     }
 }

@@ -136,6 +136,12 @@ impl Evidence {
         let live = self.is_live(passive);
         match live {
             Some(live) => check["is_live"] = json!(live),
+            // The passive check ran and was uncertain: performed, no verdict.
+            None if passive.performed().is_some() => {
+                if let Some(c) = check.as_object_mut() {
+                    c.remove("is_live");
+                }
+            }
             None => {
                 check["status"] = json!("not_performed");
                 if let Some(c) = check.as_object_mut() {
@@ -291,13 +297,8 @@ impl Biometrics {
         let with_face: Vec<&FaceAnalysis> = frames.iter().map(|(_, a)| a).filter(|a| a.face_count > 0).collect();
         let several = with_face.iter().any(|a| a.face_count > 1);
         let same_person = !with_face.is_empty() && with_face.iter().all(|a| self.same_person(selfie, a));
-        let scores: Vec<(bool, f32)> = with_face
-            .iter()
-            .filter_map(|a| match a.liveness {
-                LivenessResult::Performed { is_live, score, .. } => Some((is_live, score)),
-                LivenessResult::NotPerformed { .. } => None,
-            })
-            .collect();
+        // Frames with a passive verdict; uncertain frames vote neither way.
+        let scores: Vec<(bool, f32)> = with_face.iter().filter_map(|a| Some((a.liveness.is_live()?, a.liveness.performed()?.1))).collect();
         let (is_live, score) = if scores.is_empty() {
             (None, None)
         } else {
@@ -334,7 +335,7 @@ impl Biometrics {
                     .iter()
                     .find_map(|a| match &a.liveness {
                         LivenessResult::NotPerformed { reason, .. } => Some(reason.clone()),
-                        LivenessResult::Performed { .. } => None,
+                        LivenessResult::Performed { verdict, .. } => Some(format!("the passive check was {verdict:?}").to_lowercase()),
                     })
                     .unwrap_or_else(|| "no face in its frames".into());
                 ev.skipped(field, format!("no passive liveness verdict on its frames: {why}"));
@@ -449,11 +450,33 @@ impl Biometrics {
 #[cfg(test)]
 mod tests {
     use super::{spread, Evidence};
-    use idv_vision::liveness::LivenessResult;
+    use idv_vision::liveness::{LivenessResult, PassiveVerdict};
+    use idv_vision::spoof_cues::SpoofCues;
     use serde_json::json;
 
+    fn no_cues() -> SpoofCues {
+        SpoofCues { periodic_peak: Some(0.6), black_level: 0.05 }
+    }
+
+    fn uncertain() -> LivenessResult {
+        LivenessResult::Performed { verdict: PassiveVerdict::Uncertain, score: 0.3, probabilities: [0.3, 0.5, 0.2], other_order_live: 0.2, cues: no_cues() }
+    }
+
+    #[test]
+    fn an_uncertain_passive_result_is_performed_without_a_verdict() {
+        let v = written(&Evidence::default(), &uncertain());
+        assert!(v.get("is_live").is_none(), "{v}");
+        assert_eq!(v["liveness_check"]["status"], "success", "{v}");
+        assert_eq!(v["liveness_check"]["verdict"], "uncertain", "{v}");
+        assert!(v["liveness_check"].get("not_performed").is_none(), "it ran: {v}");
+        let mut ev = Evidence::default();
+        ev.verdict("gesture_faces[0]", true);
+        assert_eq!(ev.is_live(&uncertain()), Some(true), "active evidence decides");
+    }
+
     fn passive(live: bool) -> LivenessResult {
-        LivenessResult::Performed { is_live: live, score: if live { 0.9 } else { 0.1 }, probabilities: [0.0; 3] }
+        let verdict = if live { PassiveVerdict::Live } else { PassiveVerdict::Spoof };
+        LivenessResult::Performed { verdict, score: if live { 0.9 } else { 0.1 }, probabilities: [0.0; 3], other_order_live: 0.0, cues: no_cues() }
     }
 
     fn no_passive() -> LivenessResult {

@@ -11,7 +11,7 @@
 
 use idv_vision::detect::{DetectParams, Mtcnn};
 use idv_vision::embed::{DlibEmbedder, FaceEmbedder};
-use idv_vision::liveness::{LivenessModel, LivenessParams, LivenessResult};
+use idv_vision::liveness::{LivenessModel, LivenessParams};
 use idv_vision::matching::{euclidean_distance, judge, MatchConfig, MatchDecision};
 use idv_vision::quality::{main_face, QualityParams};
 use idv_vision::testdata::{self, EVAL_PHOTOS};
@@ -83,9 +83,11 @@ fn main() {
                 frames.push(FrameFace { video: v, time_s: f.time_s, vector: e.remove(0).vector });
             }
             if let Some(m) = &liveness {
-                if let LivenessResult::Performed { is_live, score, .. } = m.check(&f.image, face, &LivenessParams::default()) {
+                let result = m.check(&f.image, face, &LivenessParams::default());
+                if let Some((_, score)) = result.performed() {
                     scores.push(score);
-                    if is_live {
+                    // Refused = judged a spoof; live or uncertain are not refusals.
+                    if result.is_live() != Some(false) {
                         video_live += 1;
                     }
                 }
