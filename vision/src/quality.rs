@@ -52,7 +52,8 @@ use serde::{Serialize, Serializer};
 pub enum EyeState {
     OpenEye,
     ClosedEye,
-    /// Part of the spec's vocabulary; never produced (see the module doc).
+    /// The eye's region is covered: hardly any skin-coloured pixel around the eye
+    /// ([`eye_skin_shares`]).
     Sunglasses,
 }
 
@@ -87,6 +88,9 @@ pub enum PortraitVerdict {
     /// Eye states: the eye on the image's left, then the one on its right; at least one
     /// is not `OpenEye`.
     Eyes([EyeState; 2]),
+    /// The ID-photo rule ([`apply_white_background_rule`]): the background around the
+    /// head is not white.
+    NotWhiteBackground,
 }
 
 impl PortraitVerdict {
@@ -104,6 +108,7 @@ impl PortraitVerdict {
             PortraitVerdict::Right => "right".into(),
             PortraitVerdict::Left => "left".into(),
             PortraitVerdict::Eyes([a, b]) => format!("{},{}", a.as_str(), b.as_str()),
+            PortraitVerdict::NotWhiteBackground => "not_white_background".into(),
         }
     }
 }
@@ -153,6 +158,14 @@ pub struct QualityParams {
     /// eye aspect ratio below `eye_closed_max_ear`.
     pub eye_closed_probability: f32,
     pub eye_closed_max_ear: f32,
+    /// An eye is behind sunglasses when less than this share of its region is
+    /// skin-coloured ([`eye_skin_shares`]).
+    pub sunglasses_skin_share: f32,
+    /// ... and its region's mean luminance is below this share of the cheeks'.
+    pub sunglasses_darkness: f32,
+    /// The ID-photo rule: the background is white when at least this share of it is
+    /// white ([`background_white_share`]).
+    pub white_background_share: f32,
 }
 
 impl Default for QualityParams {
@@ -160,13 +173,13 @@ impl Default for QualityParams {
         QualityParams {
             min_face_score: 0.9,
             multiple_min_relative_height: 1.0 / 3.0,
-            dark_mean: 48.0,
+            dark_mean: 22.0,
             dark_mean_good: 90.0,
             bright_mean: 190.0,
             bright_mean_good: 160.0,
             clipped_share: 0.25,
             clipped_share_good: 0.05,
-            whole_dark_p90: 96.0,
+            whole_dark_p90: 48.0,
             whole_clipped_share: 0.5,
             whole_bright_p10: 160.0,
             border_cut_share: 0.10,
@@ -176,6 +189,9 @@ impl Default for QualityParams {
             yaw_good: 5.0,
             eye_closed_probability: 0.9,
             eye_closed_max_ear: 0.25,
+            sunglasses_skin_share: 0.12,
+            sunglasses_darkness: 0.6,
+            white_background_share: 0.8,
         }
     }
 }
@@ -204,6 +220,13 @@ pub struct PortraitMeasurements {
     pub pose: Option<HeadPose>,
     pub eye_aspect_ratios: Option<[f32; 2]>,
     pub eye_closed_probabilities: Option<[f32; 2]>,
+    /// Share of skin-coloured pixels around each eye (sunglasses cover them).
+    pub eye_skin_shares: Option<[f32; 2]>,
+    /// Mean luminance around each eye over the cheeks' (a lens is dark).
+    pub eye_darkness: Option<[f32; 2]>,
+    /// Share of white pixels in the background beside and above the head (measured on
+    /// every portrait; judged only under the ID-photo rule).
+    pub background_white_share: Option<f32>,
 }
 
 /// The API's `portrait_sanity` (`verdict`, `score`) with what was measured.
@@ -371,6 +394,131 @@ pub fn border_cut_share(face: &Face, img_w: u32, img_h: u32) -> f32 {
     (1.0 - inside / area).clamp(0.0, 1.0)
 }
 
+/// Mean chromaticity `(r, g)` (each channel over the sum) and luminance of the pixels
+/// of `img` in the box `(x0, y0, x1, y1)`, clamped to the image.
+fn patch_colour(img: &RgbImage, (x0, y0, x1, y1): (f32, f32, f32, f32)) -> Option<([f32; 2], f32)> {
+    let (w, h) = (img.width() as f32, img.height() as f32);
+    let (x0, y0, x1, y1) = (x0.max(0.0) as u32, y0.max(0.0) as u32, x1.min(w) as u32, y1.min(h) as u32);
+    let (mut rg, mut lum, mut n) = ([0f32; 2], 0f32, 0f32);
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let p = img.get_pixel(x, y).0.map(f32::from);
+            let sum = (p[0] + p[1] + p[2]).max(1.0);
+            rg[0] += p[0] / sum;
+            rg[1] += p[1] / sum;
+            lum += 0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2];
+            n += 1.0;
+        }
+    }
+    (n >= 4.0).then(|| ([rg[0] / n, rg[1] / n], lum / n))
+}
+
+/// Share of skin-coloured pixels in the region any sunglasses lens covers, per eye (the
+/// eye on the image's left first): from the eye's corners out by 15% of the eye's width
+/// on each side, and from 40% of that width above the eye's centre to 35% below. A
+/// pixel is skin-coloured when its chromaticity is within 0.04 of the cheeks' (a patch
+/// below each eye, beside the nose) and it is at least 55% as bright; an uncovered eye
+/// is mostly eyelid and the skin around it, a lens is glass or plastic of another
+/// colour, and darker. Per eye `[skin share, mean luminance over the cheeks']`. `None`
+/// when the landmarks are degenerate or a patch is empty.
+pub fn eye_skin_shares(image: &RgbImage, lm: &Landmarks68) -> Option<[[f32; 2]; 2]> {
+    let iod = lm.inter_ocular();
+    if !(iod.is_finite() && iod > 8.0) {
+        return None;
+    }
+    let five = lm.five();
+    let nose_y = lm.points[30][1];
+    let cheek = |cx: f32| {
+        let cy = (five[0][1] + five[1][1]) / 2.0 + 0.62 * (nose_y - (five[0][1] + five[1][1]) / 2.0) + 0.1 * iod;
+        let r = 0.12 * iod;
+        patch_colour(image, (cx - r, cy - r, cx + r, cy + r))
+    };
+    let (c1, c2) = (cheek(five[0][0] + 0.1 * iod)?, cheek(five[1][0] - 0.1 * iod)?);
+    let skin_rg = [(c1.0[0] + c2.0[0]) / 2.0, (c1.0[1] + c2.0[1]) / 2.0];
+    let skin_lum = (c1.1 + c2.1) / 2.0;
+    let (w, h) = (image.width() as f32, image.height() as f32);
+    let share = |a: usize| -> Option<[f32; 2]> {
+        let pts = &lm.points[a..a + 6];
+        let (minx, maxx) = pts.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| (lo.min(p[0]), hi.max(p[0])));
+        let ew = (maxx - minx).max(0.2 * iod);
+        let cy = pts.iter().map(|p| p[1]).sum::<f32>() / 6.0;
+        let (x0, x1) = ((minx - 0.15 * ew).max(0.0), (maxx + 0.15 * ew).min(w));
+        let (y0, y1) = ((cy - 0.4 * ew).max(0.0), (cy + 0.35 * ew).min(h));
+        let (mut skin, mut n, mut lum_sum) = (0u32, 0u32, 0f32);
+        for y in y0 as u32..y1 as u32 {
+            for x in x0 as u32..x1 as u32 {
+                let p = image.get_pixel(x, y).0.map(f32::from);
+                let sum = (p[0] + p[1] + p[2]).max(1.0);
+                let (r, g) = (p[0] / sum, p[1] / sum);
+                let lum = 0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2];
+                n += 1;
+                lum_sum += lum;
+                if (r - skin_rg[0]).abs() < 0.04 && (g - skin_rg[1]).abs() < 0.04 && lum >= 0.55 * skin_lum {
+                    skin += 1;
+                }
+            }
+        }
+        (n >= 16).then(|| [skin as f32 / n as f32, lum_sum / n as f32 / skin_lum.max(1.0)])
+    };
+    Some([share(36)?, share(42)?])
+}
+
+/// Share of white pixels (luminance ≥ 170 and channels within 30 of each other) in the
+/// background of a portrait: the bands left and right of the head (beyond 0.6 face
+/// widths from the face box) from the image's top to the chin, and the band above the
+/// head (0.6 face heights above the box). `None` when those bands hold less than 3% of
+/// the image (a face filling the frame shows no background to judge).
+pub fn background_white_share(image: &RgbImage, face: &Face) -> Option<f32> {
+    let [x1, y1, x2, y2] = face.rect;
+    let (fw, fh) = (x2 - x1, y2 - y1);
+    let (w, h) = (image.width(), image.height());
+    let left = (x1 - 0.6 * fw).max(0.0) as u32;
+    let right = ((x2 + 0.6 * fw).max(0.0) as u32).min(w);
+    let chin = (y2.max(0.0) as u32).min(h);
+    let top = ((y1 - 0.6 * fh).max(0.0) as u32).min(h);
+    let (mut white, mut n) = (0u64, 0u64);
+    for y in 0..chin {
+        for x in 0..w {
+            let beside = x < left || x >= right;
+            if !(beside || y < top) {
+                continue;
+            }
+            let p = image.get_pixel(x, y).0;
+            let lum = 0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2]);
+            let spread = p.iter().max().copied().unwrap_or(0) - p.iter().min().copied().unwrap_or(0);
+            n += 1;
+            if lum >= 170.0 && spread <= 30 {
+                white += 1;
+            }
+        }
+    }
+    (n * 100 >= u64::from(w) * u64::from(h) * 3).then(|| white as f32 / n as f32)
+}
+
+/// The ID-photo rule, for the operation that checks a portrait for a document
+/// (`verify_portrait_sanity_sync`; docs/API.md): a portrait that passed every other
+/// check and whose background is not white becomes `not_white_background`. A portrait
+/// whose background cannot be seen (the face fills the frame) has `background` added to
+/// the checks not performed. Selfies (authentication, comparison, eKYC) are not held to
+/// it: a selfie is taken wherever the customer is.
+pub fn apply_white_background_rule(mut sanity: PortraitSanity, params: &QualityParams) -> PortraitSanity {
+    if !matches!(sanity.verdict, PortraitVerdict::Good | PortraitVerdict::Incomplete) {
+        return sanity;
+    }
+    match sanity.measurements.background_white_share {
+        Some(share) if share < params.white_background_share => {
+            sanity.verdict = PortraitVerdict::NotWhiteBackground;
+            sanity.score = ramp(share, 0.0, params.white_background_share, 1.0).min(0.499);
+        }
+        Some(_) => {}
+        None => {
+            sanity.skipped.push("background");
+            sanity.verdict = PortraitVerdict::Incomplete;
+        }
+    }
+    sanity
+}
+
 /// Portrait sanity of a selfie: `faces` as MTCNN returned them, `detail` what the
 /// landmark and eye models said about the main face ([`main_face`]). Pure.
 pub fn assess_portrait(image: &RgbImage, faces: &[Face], detail: &FaceDetail, params: &QualityParams) -> PortraitSanity {
@@ -390,6 +538,9 @@ pub fn assess_portrait(image: &RgbImage, faces: &[Face], detail: &FaceDetail, pa
         pose: None,
         eye_aspect_ratios: None,
         eye_closed_probabilities: None,
+        eye_skin_shares: None,
+        eye_darkness: None,
+        background_white_share: main.and_then(|f| background_white_share(image, f)),
     };
     let mut skipped = Vec::new();
     let p = params;
@@ -454,6 +605,30 @@ pub fn assess_portrait(image: &RgbImage, faces: &[Face], detail: &FaceDetail, pa
             m.eye_aspect_ratios = Some(ear);
             m.eye_closed_probabilities = Some(prob);
             let closed = [0, 1].map(|k| prob[k] >= p.eye_closed_probability && ear[k] < p.eye_closed_max_ear);
+            // Sunglasses first: behind a dark lens the eye model and the eye aspect
+            // ratio see no eye, so their "open" or "closed" means nothing.
+            if let Some(cover) = eye_skin_shares(image, lm) {
+                let skin = cover.map(|c| c[0]);
+                m.eye_skin_shares = Some(skin);
+                m.eye_darkness = Some(cover.map(|c| c[1]));
+                // Sunglasses cover both eyes, with a dark lens: one eye alone with little
+                // skin around it is a downcast lid or a shadow, and a turned head puts
+                // hair or background there (measured on real faces, docs/VISION.md).
+                let covered = cover.map(|c| c[0] < p.sunglasses_skin_share && c[1] < p.sunglasses_darkness);
+                if covered.iter().all(|c| *c) {
+                    let state = [0, 1].map(|k| {
+                        if covered[k] {
+                            EyeState::Sunglasses
+                        } else if closed[k] {
+                            EyeState::ClosedEye
+                        } else {
+                            EyeState::OpenEye
+                        }
+                    });
+                    let least = skin.iter().cloned().fold(1.0f32, f32::min);
+                    return fail(PortraitVerdict::Eyes(state), ramp(least, 0.0, p.sunglasses_skin_share, 0.5), m, skipped);
+                }
+            }
             if closed.iter().any(|c| *c) {
                 let state = closed.map(|c| if c { EyeState::ClosedEye } else { EyeState::OpenEye });
                 // 0.5 at the probability threshold, 0 when the model is certain.
@@ -480,6 +655,39 @@ pub struct PortraitAnalyzer {
     pub eyes: Option<EyeModel>,
 }
 
+/// The face's region with a dim face brought up to mean luminance 90 (gain between 1 and
+/// 4; the dark check's `dark_mean_good`), and the landmarks moved into
+/// it. Why: the eye model called open eyes of a dim but acceptable photo (half the
+/// brightness) closed; a dim room is not a closed eye. Brighter faces are left as they
+/// are (gain 1).
+fn eye_region_at_standard_exposure(image: &RgbImage, face: &Face, lm: &Landmarks68) -> (RgbImage, Landmarks68) {
+    let mean = exposure(image, Some(face.bbox)).mean.max(1.0);
+    let gain = (90.0 / mean).clamp(1.0, 4.0);
+    let (xs, ys): (Vec<f32>, Vec<f32>) = lm.points[36..48].iter().map(|p| (p[0], p[1])).unzip();
+    let (minx, maxx) = xs.iter().fold((f32::MAX, f32::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
+    let (miny, maxy) = ys.iter().fold((f32::MAX, f32::MIN), |(a, b), v| (a.min(*v), b.max(*v)));
+    let margin = (maxx - minx).max(1.0) * 0.6;
+    let x0 = (minx - margin).max(0.0).floor() as u32;
+    let y0 = (miny - margin).max(0.0).floor() as u32;
+    let x1 = ((maxx + margin).ceil().max(0.0) as u32).min(image.width());
+    let y1 = ((maxy + margin).ceil().max(0.0) as u32).min(image.height());
+    if gain <= 1.0 || x1 <= x0 || y1 <= y0 {
+        return (image.clone(), lm.clone());
+    }
+    let mut crop = image::imageops::crop_imm(image, x0, y0, x1 - x0, y1 - y0).to_image();
+    for p in crop.pixels_mut() {
+        for c in p.0.iter_mut() {
+            *c = (f32::from(*c) * gain).round().min(255.0) as u8;
+        }
+    }
+    let mut shifted = lm.clone();
+    for p in shifted.points.iter_mut() {
+        p[0] -= x0 as f32;
+        p[1] -= y0 as f32;
+    }
+    (crop, shifted)
+}
+
 impl PortraitAnalyzer {
     /// Loads what is installed; logs what is not.
     pub fn load(runtime: &dyn ModelRuntime) -> Self {
@@ -496,7 +704,10 @@ impl PortraitAnalyzer {
             l.landmarks(image, face).map_err(|e| tracing::warn!(error = %e, "landmarks failed")).ok()
         });
         let eye_closed_probabilities = match (&self.eyes, &landmarks) {
-            (Some(em), Some(lm)) => em.closed_probability(image, lm).map_err(|e| tracing::warn!(error = %e, "eye model failed")).ok(),
+            (Some(em), Some(lm)) => {
+                let (crop, shifted) = eye_region_at_standard_exposure(image, face, lm);
+                em.closed_probability(&crop, &shifted).map_err(|e| tracing::warn!(error = %e, "eye model failed")).ok()
+            }
             _ => None,
         };
         FaceDetail { landmarks, eye_closed_probabilities }
@@ -563,6 +774,32 @@ mod tests {
             [x1 + 0.67 * w, y1 + 0.78 * h],
         ];
         Face { bbox, rect, landmarks5, score }
+    }
+
+    #[test]
+    fn the_white_background_rule_judges_only_portraits_that_passed() {
+        let p = QualityParams::default();
+        let f = face([250., 150., 390., 330.], 0.99);
+        let white = RgbImage::from_pixel(640, 480, image::Rgb([245, 245, 240]));
+        let blue = RgbImage::from_pixel(640, 480, image::Rgb([160, 200, 235]));
+        assert!(background_white_share(&white, &f).is_some_and(|s| s > 0.99));
+        assert!(background_white_share(&blue, &f).is_some_and(|s| s < 0.01));
+        // A face filling the frame shows no background: not judged.
+        assert_eq!(background_white_share(&white, &face([-20., -20., 660., 500.], 0.99)), None);
+        let sanity = |verdict, share| PortraitSanity {
+            verdict,
+            score: 0.9,
+            measurements: PortraitMeasurements { background_white_share: share, ..assess_portrait(&white, &[], &FaceDetail::default(), &p).measurements },
+            skipped: vec![],
+        };
+        let judged = apply_white_background_rule(sanity(PortraitVerdict::Good, Some(0.3)), &p);
+        assert_eq!(judged.verdict, PortraitVerdict::NotWhiteBackground);
+        assert!(judged.score < 0.5);
+        assert_eq!(apply_white_background_rule(sanity(PortraitVerdict::Good, Some(0.95)), &p).verdict, PortraitVerdict::Good);
+        // The first issue found stays the answer.
+        assert_eq!(apply_white_background_rule(sanity(PortraitVerdict::ImageTooBlur, Some(0.3)), &p).verdict, PortraitVerdict::ImageTooBlur);
+        let unseen = apply_white_background_rule(sanity(PortraitVerdict::Good, None), &p);
+        assert_eq!((unseen.verdict, unseen.skipped), (PortraitVerdict::Incomplete, vec!["background"]));
     }
 
     #[test]

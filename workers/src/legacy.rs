@@ -103,7 +103,10 @@ impl Biometrics {
     async fn verify_portrait_inner(&self, job: &Job) -> Result<Envelope, Stop> {
         let req: SingleImageRequest = payload(job)?;
         let a = self.analyze(GROUP, "image", &req.image).await?;
-        let data: Value = json!({"status": "success", "request_id": job.request_id, "image": {"id": req.image.id}, "portrait_sanity": a.sanity.to_json()});
+        // The portrait check holds the image to the ID-photo rule (a white background);
+        // selfies elsewhere are not (docs/API.md).
+        let sanity = idv_vision::quality::apply_white_background_rule(a.sanity, &idv_vision::quality::QualityParams::default());
+        let data: Value = json!({"status": "success", "request_id": job.request_id, "image": {"id": req.image.id}, "portrait_sanity": sanity.to_json()});
         Ok(Envelope::ok(GROUP, data))
     }
 }
