@@ -11,6 +11,7 @@
 //! installed: run scripts/models.sh") that callers turn into "not performed"; nothing in
 //! this crate panics on missing files or bad input.
 
+pub mod arcface;
 pub mod attack_synth;
 pub mod card_box;
 pub mod card_sanity;
