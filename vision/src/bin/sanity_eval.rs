@@ -127,11 +127,13 @@ fn on_background(img: &RgbImage, face: &Face, bg: [f32; 3]) -> RgbImage {
 
 fn main() {
     let mut frames_per_video = 12usize;
+    let mut images: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--frames" => frames_per_video = args.next().and_then(|v| v.parse().ok()).unwrap_or(12),
-            _ => return eprintln!("usage: sanity_eval [--frames N]"),
+            "--image" => images.extend(args.next()),
+            _ => return eprintln!("usage: sanity_eval [--frames N] [--image FILE]..."),
         }
     }
     let dir = models_dir();
@@ -143,6 +145,32 @@ fn main() {
     let analyzer = PortraitAnalyzer::load(&rt);
     let Some(landmarker) = analyzer.landmarker.clone() else { return eprintln!("sanity_eval: landmark model not installed") };
     let eval = Eval { mtcnn, analyzer, params: QualityParams::default() };
+    if !images.is_empty() {
+        // Every confident face of the given photos, one at a time, the pose check
+        // relaxed so that each reaches the eye check.
+        let relaxed = QualityParams { yaw_deg: 90.0, ..QualityParams::default() };
+        for path in &images {
+            let Ok(img) = std::fs::read(path).map_err(|e| e.to_string()).and_then(|b| decode(&b, &DecodeLimits::default()).map_err(|e| e.to_string())) else {
+                eprintln!("sanity_eval: {path}: cannot read");
+                continue;
+            };
+            let faces = eval.mtcnn.detect(&img, &DetectParams::default()).unwrap_or_default();
+            for f in faces.iter().filter(|f| f.score >= 0.9) {
+                let s = eval.analyzer.analyze(&img, std::slice::from_ref(f), &relaxed);
+                let m = &s.measurements;
+                println!(
+                    "{path} face at ({:.0},{:.0}): {} | eye skin {:?} darkness {:?} | white background {:?}",
+                    f.rect[0],
+                    f.rect[1],
+                    s.verdict.as_api_string(),
+                    m.eye_skin_shares,
+                    m.eye_darkness,
+                    m.background_white_share
+                );
+            }
+        }
+        return;
+    }
     // Real images with one main face: the single-person photos and video frames.
     let mut real: Vec<(String, RgbImage)> = Vec::new();
     for id in SINGLE_PERSON_PHOTOS {
