@@ -99,8 +99,9 @@ pub fn combined_score(model_live: f32, cues: &SpoofCues) -> f32 {
     let cue = match cues.periodic_peak {
         None => 1.0,
         Some(p) if p <= PERIODIC_PEAK_CLEAN => 1.0,
-        Some(p) if p <= PERIODIC_PEAK_SPOOF => 1.0 - 0.5 * (p - PERIODIC_PEAK_CLEAN) / (PERIODIC_PEAK_SPOOF - PERIODIC_PEAK_CLEAN),
-        Some(p) => (0.5 - 0.5 * (p - PERIODIC_PEAK_SPOOF) / 0.4).max(0.0),
+        Some(p) if p < PERIODIC_PEAK_SPOOF => 1.0 - 0.5 * (p - PERIODIC_PEAK_CLEAN) / (PERIODIC_PEAK_SPOOF - PERIODIC_PEAK_CLEAN),
+        // Strictly below 0.5 from the spoof threshold on: a refused face never scores 0.5.
+        Some(p) => (0.5 - 0.5 * (p - PERIODIC_PEAK_SPOOF) / 0.4).clamp(0.0, 0.499),
     };
     model_live.min(cue).clamp(0.0, 1.0)
 }
@@ -117,8 +118,9 @@ pub enum LivenessResult {
         /// The three class probabilities in the configured order (class 0 = live; 1 and
         /// 2 unnamed by the package).
         probabilities: [f32; 3],
-        /// The live probability in the other channel order.
-        other_order_live: f32,
+        /// The live probability in the other channel order, run only when the
+        /// configured order's is below `certain_spoof` (the only case it can change).
+        other_order_live: Option<f32>,
         cues: SpoofCues,
     },
     NotPerformed {
@@ -196,8 +198,8 @@ impl LivenessModel {
         Ok([p[0], p[1], p[2]])
     }
 
-    /// Liveness of `face`: the model in both channel orders, the cues, the policy. Any
-    /// failure is `NotPerformed`.
+    /// Liveness of `face`: the model (in the other channel order too when the first is
+    /// near certain of a spoof), the cues, the policy. Any failure is `NotPerformed`.
     pub fn check(&self, image: &RgbImage, face: &Face, params: &LivenessParams) -> LivenessResult {
         let other = LivenessParams {
             channel_order: match params.channel_order {
@@ -206,14 +208,22 @@ impl LivenessModel {
             },
             ..params.clone()
         };
-        match (self.probabilities(image, face, params), self.probabilities(image, face, &other)) {
-            (Ok(p), Ok(q)) => {
-                let cues = crate::spoof_cues::measure(image, face);
-                let verdict = passive_verdict(p[0], q[0], &cues, params);
-                LivenessResult::Performed { verdict, score: combined_score(p[0], &cues), probabilities: p, other_order_live: q[0], cues }
+        let p = match self.probabilities(image, face, params) {
+            Ok(p) => p,
+            Err(e) => return LivenessResult::not_performed(&e),
+        };
+        let q = if p[0] < params.certain_spoof {
+            match self.probabilities(image, face, &other) {
+                Ok(q) => Some(q[0]),
+                Err(e) => return LivenessResult::not_performed(&e),
             }
-            (Err(e), _) | (_, Err(e)) => LivenessResult::not_performed(&e),
-        }
+        } else {
+            None
+        };
+        let cues = crate::spoof_cues::measure(image, face);
+        // Without the second run the other order cannot make it a spoof: pass 1.
+        let verdict = passive_verdict(p[0], q.unwrap_or(1.0), &cues, params);
+        LivenessResult::Performed { verdict, score: combined_score(p[0], &cues), probabilities: p, other_order_live: q, cues }
     }
 }
 
@@ -222,5 +232,41 @@ pub fn passive_liveness(runtime: &dyn ModelRuntime, image: &RgbImage, face: &Fac
     match LivenessModel::load(runtime) {
         Ok(m) => m.check(image, face, params),
         Err(e) => LivenessResult::not_performed(&FaceModelError::Model(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cues(peak: Option<f32>) -> SpoofCues {
+        SpoofCues { periodic_peak: peak, black_level: 0.05 }
+    }
+
+    #[test]
+    fn only_strong_evidence_is_a_spoof() {
+        let p = LivenessParams::default();
+        // The model alone leaning "not live" is uncertain, not a spoof.
+        assert_eq!(passive_verdict(0.2, 0.9, &cues(Some(0.7)), &p), PassiveVerdict::Uncertain);
+        assert_eq!(passive_verdict(0.01, 0.9, &cues(Some(0.7)), &p), PassiveVerdict::Uncertain, "the other order disagrees");
+        assert_eq!(passive_verdict(0.01, 0.02, &cues(Some(0.7)), &p), PassiveVerdict::Spoof, "both orders near certain");
+        // A screen's or a print's periodic structure is a spoof whatever the model says.
+        assert_eq!(passive_verdict(0.99, 0.99, &cues(Some(1.4)), &p), PassiveVerdict::Spoof);
+        assert_eq!(passive_verdict(0.99, 0.99, &cues(Some(1.2)), &p), PassiveVerdict::Live);
+        // A face too small for a spectrum is judged by the model.
+        assert_eq!(passive_verdict(0.8, 1.0, &cues(None), &p), PassiveVerdict::Live);
+    }
+
+    #[test]
+    fn the_score_agrees_with_the_verdict() {
+        let p = LivenessParams::default();
+        for model in [0.0f32, 0.02, 0.3, 0.49, 0.5, 0.7, 1.0] {
+            for peak in [None, Some(0.5), Some(1.0), Some(1.29), Some(1.3), Some(1.6), Some(2.5)] {
+                let c = cues(peak);
+                let (v, s) = (passive_verdict(model, model, &c, &p), combined_score(model, &c));
+                assert!((0.0..=1.0).contains(&s), "{model} {peak:?}: {s}");
+                assert_eq!(v == PassiveVerdict::Live, s >= 0.5, "{model} {peak:?}: {v:?} with score {s}");
+            }
+        }
     }
 }

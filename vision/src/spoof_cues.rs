@@ -175,12 +175,13 @@ pub fn peak_ratio(gray: &[f32], n: usize) -> f32 {
 
 /// In-place 2-D FFT of an `n`×`n` complex array (`n` a power of two), rows then columns.
 fn fft2d(re: &mut [f32], im: &mut [f32], n: usize) {
+    let tw = twiddles(n);
     let mut row_re = vec![0f32; n];
     let mut row_im = vec![0f32; n];
     for y in 0..n {
         row_re.copy_from_slice(&re[y * n..(y + 1) * n]);
         row_im.copy_from_slice(&im[y * n..(y + 1) * n]);
-        fft(&mut row_re, &mut row_im);
+        fft(&mut row_re, &mut row_im, &tw);
         re[y * n..(y + 1) * n].copy_from_slice(&row_re);
         im[y * n..(y + 1) * n].copy_from_slice(&row_im);
     }
@@ -189,7 +190,7 @@ fn fft2d(re: &mut [f32], im: &mut [f32], n: usize) {
             row_re[y] = re[y * n + x];
             row_im[y] = im[y * n + x];
         }
-        fft(&mut row_re, &mut row_im);
+        fft(&mut row_re, &mut row_im, &tw);
         for y in 0..n {
             re[y * n + x] = row_re[y];
             im[y * n + x] = row_im[y];
@@ -197,8 +198,18 @@ fn fft2d(re: &mut [f32], im: &mut [f32], n: usize) {
     }
 }
 
-/// Iterative radix-2 FFT (length a power of two).
-fn fft(re: &mut [f32], im: &mut [f32]) {
+/// `(cos, sin)` of `−2πk/n` for `k < n/2`.
+fn twiddles(n: usize) -> Vec<(f32, f32)> {
+    (0..n / 2)
+        .map(|k| {
+            let (s, c) = (-2.0 * std::f64::consts::PI * k as f64 / n as f64).sin_cos();
+            (c as f32, s as f32)
+        })
+        .collect()
+}
+
+/// Iterative radix-2 FFT (length a power of two); `tw` from [`twiddles`] of that length.
+fn fft(re: &mut [f32], im: &mut [f32], tw: &[(f32, f32)]) {
     let n = re.len();
     let mut j = 0;
     for i in 1..n {
@@ -215,11 +226,10 @@ fn fft(re: &mut [f32], im: &mut [f32]) {
     }
     let mut len = 2;
     while len <= n {
-        let ang = -2.0 * std::f64::consts::PI / len as f64;
+        let step = n / len;
         for start in (0..n).step_by(len) {
             for k in 0..len / 2 {
-                let (s, c) = (ang * k as f64).sin_cos();
-                let (c, s) = (c as f32, s as f32);
+                let (c, s) = tw[k * step];
                 let (a, b) = (start + k, start + k + len / 2);
                 let (tr, ti) = (re[b] * c - im[b] * s, re[b] * s + im[b] * c);
                 re[b] = re[a] - tr;
@@ -251,7 +261,7 @@ mod tests {
         let n = 16;
         let mut re: Vec<f32> = (0..n).map(|i| (2.0 * std::f32::consts::PI * 3.0 * i as f32 / n as f32).cos()).collect();
         let mut im = vec![0f32; n];
-        fft(&mut re, &mut im);
+        fft(&mut re, &mut im, &twiddles(n));
         for (k, (a, b)) in re.iter().zip(&im).enumerate() {
             let m = (a * a + b * b).sqrt();
             if k == 3 || k == 13 {

@@ -459,7 +459,7 @@ mod tests {
     }
 
     fn uncertain() -> LivenessResult {
-        LivenessResult::Performed { verdict: PassiveVerdict::Uncertain, score: 0.3, probabilities: [0.3, 0.5, 0.2], other_order_live: 0.2, cues: no_cues() }
+        LivenessResult::Performed { verdict: PassiveVerdict::Uncertain, score: 0.3, probabilities: [0.3, 0.5, 0.2], other_order_live: None, cues: no_cues() }
     }
 
     #[test]
@@ -476,7 +476,7 @@ mod tests {
 
     fn passive(live: bool) -> LivenessResult {
         let verdict = if live { PassiveVerdict::Live } else { PassiveVerdict::Spoof };
-        LivenessResult::Performed { verdict, score: if live { 0.9 } else { 0.1 }, probabilities: [0.0; 3], other_order_live: 0.0, cues: no_cues() }
+        LivenessResult::Performed { verdict, score: if live { 0.9 } else { 0.1 }, probabilities: [0.0; 3], other_order_live: None, cues: no_cues() }
     }
 
     fn no_passive() -> LivenessResult {

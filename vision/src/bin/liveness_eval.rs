@@ -20,7 +20,7 @@
 
 use idv_vision::attack_synth::{synthesize, AttackKind};
 use idv_vision::detect::{DetectParams, Face, Mtcnn};
-use idv_vision::liveness::{LivenessModel, LivenessParams, LivenessResult, PassiveVerdict};
+use idv_vision::liveness::{ChannelOrder, LivenessModel, LivenessParams, LivenessResult, PassiveVerdict};
 use idv_vision::quality::{counted_faces, main_face, QualityParams};
 use idv_vision::spoof_cues::SpoofCues;
 use idv_vision::testdata::{self, EVAL_PHOTOS};
@@ -53,15 +53,12 @@ impl Judge {
 
     fn judge(&self, kind: &str, source: &str, img: &RgbImage, face: &Face) -> Option<Sample> {
         // The service's own check: BGR (the default order) and RGB, the cues, the policy.
+        let rgb = LivenessParams { channel_order: ChannelOrder::Rgb, ..LivenessParams::default() };
+        let model_rgb = self.liveness.probabilities(img, face, &rgb).ok()?[0];
         match self.liveness.check(img, face, &LivenessParams::default()) {
-            LivenessResult::Performed { verdict, probabilities, other_order_live, cues, .. } => Some(Sample {
-                kind: kind.to_string(),
-                source: source.to_string(),
-                model_rgb: other_order_live,
-                model_bgr: probabilities[0],
-                cues,
-                verdict,
-            }),
+            LivenessResult::Performed { verdict, probabilities, cues, .. } => {
+                Some(Sample { kind: kind.to_string(), source: source.to_string(), model_rgb, model_bgr: probabilities[0], cues, verdict })
+            }
             LivenessResult::NotPerformed { .. } => None,
         }
     }
