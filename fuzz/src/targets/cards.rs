@@ -161,8 +161,60 @@ fn chars_dict(s: &str) -> Vec<Vec<u8>> {
     s.split(' ').map(|t| t.as_bytes().to_vec()).collect()
 }
 
+/// Printed-card seeds: the first line names the card type and side (`in.pan front`),
+/// the rest are OCR lines in reading order; a `~` prefix marks a low-confidence line.
+const PRINTED_SEEDS: [&str; 4] = [
+    "in.pan front\n~sme faa INCOME TAX DEPARTMENT\n~on Wat GOVT. OF INDIA\nPermanent Account Nurnber Card\nA8CPK1Z34F\n~aa / Name\nRAHUL KUMAR\n~fa Ht ara / Fathers Name\nRAMESH KUMAR\n~oa Ht art / Date of Brith\n14/O8/1991",
+    "vn.national_id front\nCONG HOA XA HOI CHU NGHIA VIET NAM\nCAN CUOC CONG DAN\nSo / No: 0013O1012345\nHo va ten / Full narne\nNGUYEN THI BICH\nNgay sinh / Date of birth 05-11-2001\nGioi tinh / Sex: Nu   Quoc tich / Nationality: VIET NAM\nQue quan / Place of origin: Dong Anh, Ha Noi",
+    "in.aadhaar front\nGovernment of India\nRahul Kumar\nDOB: 15/08/1990\nMale\n2341 2341 2346\nVID : 9123 4567 8901 2345",
+    "in.voter back\nELECTION COMMISSION OF INDIA\nABC1234567\nAddress: 12 MG Road, Gurgaon\nDate: 01/01/2020",
+];
+
+/// Splits a printed-card input into (card type, side, lines) as the OCR would give them.
+fn printed_input(b: &[u8]) -> (&'static str, idv_cards::printed::Side, Vec<idv_cards::printed::TextLine>) {
+    use idv_cards::printed::{Side, TextLine, CARD_TYPES};
+    let text = String::from_utf8_lossy(b);
+    let mut it = text.split('\n');
+    let head = it.next().unwrap_or("");
+    let card = CARD_TYPES.iter().find(|t| head.starts_with(**t)).copied().unwrap_or(CARD_TYPES[(fnv1a(head.as_bytes()) % 6) as usize]);
+    let side = if head.contains("back") { Side::Back } else { Side::Front };
+    let lines = it
+        .enumerate()
+        .map(|(i, t)| {
+            let (text, confidence) = match t.strip_prefix('~') {
+                Some(rest) => (rest.to_string(), 0.3),
+                None => (t.to_string(), 0.9),
+            };
+            let y = 40u32.saturating_add(40u32.saturating_mul(i as u32));
+            TextLine { text, confidence, x: 40, y, width: 600, height: 30 }
+        })
+        .collect();
+    (card, side, lines)
+}
+
 pub fn targets() -> Vec<Target> {
     vec![
+        Target {
+            name: "card_printed",
+            about: "idv_cards::printed::parse_printed and classify (OCR lines of every card type)",
+            shape: Shape::Text,
+            json_after_line: false,
+            max_len: 8192,
+            seeds: || PRINTED_SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect(),
+            dict: || chars_dict("/ : - Name DOB Male Female Nam Nu 0 O 1 l I 8 B 5 S INCOME TAX DEPARTMENT Permanent Account Number CAN CUOC CONG DAN ELECTION COMMISSION REPUBLIC OF INDIA P<IND \u{0} \u{202e} ~"),
+            harness: || {
+                Box::new(|b: &[u8]| {
+                    let (card, side, lines) = printed_input(b);
+                    let fields = idv_cards::printed::parse_printed(card, side, &lines);
+                    for f in &fields {
+                        assert!((0.0..=1.0).contains(&f.confidence), "confidence out of range: {f:?}");
+                        assert!(f.lines.iter().all(|&i| i < lines.len()), "line index out of range: {f:?}");
+                    }
+                    let classes = idv_cards::printed::classify(&lines);
+                    fields.iter().fold(classes.len() as u64, |h, f| h.wrapping_mul(31) ^ fnv1a(f.field.as_bytes()))
+                })
+            },
+        },
         Target {
             name: "card_vn_cccd",
             about: "idv_cards::vn_cccd::parse (CCCD QR text)",
