@@ -133,4 +133,18 @@ pub async fn run(bus_url: &str) {
     });
     let r = read(&h, &key, "in.pan", &photo(&dim, Degradation::Clean, 32), None).await;
     assert_ne!(r.code(), Some("image_too_dark"), "{}", r.body["data"]["card_sanity"]);
+
+    // The SDK's tampering operation: one photo, its type recognised, its evidence weighed.
+    let tampering = |bytes: &[u8]| json!({"image": {"base64": B64.encode(bytes)}});
+    for (kind, seed) in [(CardKind::Pan, 41), (CardKind::Cccd, 42)] {
+        let s = sample(&fonts, kind, seed);
+        let r = h.client.call(&key, "/v1/detect_id_card_tampering_sync", &tampering(&photo(&s.front, Degradation::Clean, seed))).await;
+        let d = &r.body["data"];
+        assert_eq!((r.status, d["card_type"].as_str()), (200, Some(kind.card_type())), "{}", r.body);
+        let t = &d["card_tampering"];
+        assert!(matches!(t["verdict"].as_str(), Some("good" | "incomplete")), "a genuine card is not tampered: {t}");
+        assert!(t["details"].as_array().is_some_and(|v| !v.is_empty()), "{t}");
+    }
+    let r = h.client.call(&key, "/v1/detect_id_card_tampering_sync", &tampering(&jpeg(&wall))).await;
+    assert_eq!((r.status, r.code()), (200, Some("nocard_or_multicard_image")), "{}", r.body);
 }

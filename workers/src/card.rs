@@ -284,6 +284,52 @@ impl CardHandler {
         Ok(Envelope::ok(group, data))
     }
 
+    /// `detect_id_card_tampering_sync` (the published SDK's): one photo of a card, its
+    /// type not given. The photo is scanned as a Latin-script card with a zone
+    /// (`in.passport`'s plan), the type recognised (`card_read::detect_card_type`), then
+    /// the card read as that type, both sides' evidence weighed by
+    /// `idv_cards::tampering`. No card: `failure` `nocard_or_multicard_image`; a card of
+    /// none of the six types, or no OCR in this deployment: 501 `not_performed` (nothing
+    /// to weigh is never `good`). The `portrait` check is left out (no face models here).
+    async fn tampering_only(&self, job: &Job) -> Result<Envelope, Stop> {
+        let group = Group::CompareCard;
+        let req: idv_schemas::api::SingleImageRequest = serde_json::from_value(job.payload.clone())
+            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
+        let year = reference_year(job);
+        let first = self.scan(group, "image", &req.image, ScanPlan::for_card_type("in.passport", false, year)).await?;
+        if matches!(first.located, crate::card_scan::Located::NoCard | crate::card_scan::Located::Several(_)) && first.qr_texts.is_empty() {
+            let code = if matches!(first.located, crate::card_scan::Located::Several(_)) { "more than one card in image" } else { "no card found in image" };
+            let data = json!({"request_id": job.request_id, "status": "failure", "image": {"id": req.image.id}});
+            return Ok(Envelope::finished(group, data, vec![ApiError::failure(idv_schemas::FailureCode::NocardOrMulticardImage, code)]));
+        }
+        // The detector only asks whether a codec reads a text: no keys needed for that
+        // (an unverified Secure QR still names its card type).
+        let codec_of = |t: &str| -> Option<Codec<'static>> { Codec::of(t, None) };
+        let Some(card_type) = crate::card_read::detect_card_type(&first, &codec_of) else {
+            let reason = match &first.ocr {
+                crate::card_scan::OcrOutcome::NotPerformed(r) => format!("the card type could not be recognised: OCR not performed ({r})"),
+                crate::card_scan::OcrOutcome::Lines(_) => "the card is none of the six supported types: tampering cannot be weighed".to_string(),
+            };
+            return Err(Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason })));
+        };
+        let r = self.read_sides(job, group, card_type, [(Some(&req.image), None), (None, None)], None).await?;
+        if let Some(reason) = r.not_available {
+            return Err(Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason })));
+        }
+        // The published SDK's type reads `card_tampering.result`; the API's word is
+        // `verdict` (as in the eKYC check): both are given.
+        let mut tampering = serde_json::to_value(&r.tampering).map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
+        tampering["result"] = tampering["verdict"].clone();
+        let data = json!({
+            "request_id": job.request_id,
+            "status": "success",
+            "image": r.image1,
+            "card_type": card_type,
+            "card_tampering": tampering,
+        });
+        Ok(Envelope::ok(group, data))
+    }
+
     async fn read(&self, job: &Job) -> Result<Envelope, Stop> {
         let group = Group::CompareCard;
         let req: ReadIdCardRequest = serde_json::from_value(job.payload.clone())
@@ -350,10 +396,7 @@ impl JobHandler for CardHandler {
             // read_id_card_info_sync is the published SDK's name for the same reading.
             Operation::ReadIdCardInfoWithSanity | Operation::ReadIdCardInfoSync => finish(self.read(job).await),
             Operation::VerifyIdCardSanitySync => finish(self.sanity_only(job).await),
-            Operation::DetectIdCardTamperingSync => Ok(Envelope::error(
-                job.operation.group(),
-                &ErrorKind::NotAvailable { reason: "tampering detection from a single image without its card type is not in this build; the eKYC full check reports card_tampering (docs/STATUS.md)".into() },
-            )),
+            Operation::DetectIdCardTamperingSync => finish(self.tampering_only(job).await),
             Operation::EkycFullChecks => finish(self.full_checks(job).await),
             other => Ok(Envelope::error(other.group(), &ErrorKind::Internal { message: format!("{} is not a card job", other.name()) })),
         }

@@ -60,6 +60,34 @@ fn printed_check(card_type: &str, f: &PrintedField) -> Check {
     }
 }
 
+/// The card type one photo shows, for the operations that are not told it
+/// (`detect_id_card_tampering_sync`), or `None` when it is none of the six. In order of
+/// strength: a QR code one type's codec reads (the CCCD's text QR, Aadhaar's XML or
+/// Secure QR); a passport's machine-readable zone (`P` document code); the printed text
+/// classified (`idv_cards::printed::classify`, at least 0.5). Pure.
+pub fn detect_card_type(scan: &SideScan, codec_of: &dyn Fn(&str) -> Option<Codec<'static>>) -> Option<&'static str> {
+    for card_type in ["vn.national_id", "in.aadhaar"] {
+        if let Some(codec) = codec_of(card_type) {
+            if scan.qr_texts.iter().any(|t| codec.parse(t).is_ok()) {
+                return Some(card_type);
+            }
+        }
+    }
+    if let MrzOutcome::Found(zone) = &scan.mrz {
+        if zone.zone.lines.first().is_some_and(|l| l.starts_with('P')) {
+            return Some("in.passport");
+        }
+    }
+    match &scan.ocr {
+        OcrOutcome::Lines(lines) => idv_cards::printed::classify(&text_lines(lines))
+            .into_iter()
+            .filter(|(_, score)| *score >= 0.5)
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(t, _)| t),
+        OcrOutcome::NotPerformed(_) => None,
+    }
+}
+
 fn text_lines(lines: &[OcrLine]) -> Vec<TextLine> {
     lines
         .iter()
