@@ -397,35 +397,21 @@ pub fn synthesize(kind: AttackKind, photo: &RgbImage, rect: [f32; 4], seed: u64)
             };
             capture(&medium, photo, &cap, &mut rng)
         }
-        AttackKind::Screen => {
+        AttackKind::Screen | AttackKind::RecaptureBlur => {
             // A phone screen: the face 45–70 screen pixels wide, 4 physical pixels per
-            // screen pixel; the camera sees 0.7–1.0 camera pixels per physical pixel.
+            // screen pixel; the camera sees 0.7–1.0 camera pixels per physical pixel. The
+            // defocused recapture films it out of focus (the grid averages out) and
+            // stores it at a lower JPEG quality.
+            let defocused = kind == AttackKind::RecaptureBlur;
             let shown = face_region(photo, rect, 2.4, rng.uniform(45.0, 70.0));
             let mut medium = screen_medium(&shown, &mut rng);
             glare(&mut medium, &mut rng);
             let cap = Capture {
                 scale: rng.uniform(0.7, 1.0),
                 angle: rng.uniform(-0.05, 0.05),
-                blur: rng.uniform(0.5, 0.8),
+                blur: if defocused { rng.uniform(2.0, 3.0) } else { rng.uniform(0.5, 0.8) },
                 noise: rng.uniform(1.0, 3.0),
-                quality: rng.uniform(80.0, 92.0) as u8,
-                bezel: medium.w as f32 * 0.05,
-                cut: false,
-                hand: false,
-            };
-            capture(&medium, photo, &cap, &mut rng)
-        }
-        AttackKind::RecaptureBlur => {
-            // The screen from further away and out of focus: the grid is averaged out.
-            let shown = face_region(photo, rect, 2.4, rng.uniform(45.0, 70.0));
-            let mut medium = screen_medium(&shown, &mut rng);
-            glare(&mut medium, &mut rng);
-            let cap = Capture {
-                scale: rng.uniform(0.7, 1.0),
-                angle: rng.uniform(-0.05, 0.05),
-                blur: rng.uniform(2.0, 3.0),
-                noise: rng.uniform(1.0, 3.0),
-                quality: rng.uniform(60.0, 75.0) as u8,
+                quality: if defocused { rng.uniform(60.0, 75.0) } else { rng.uniform(80.0, 92.0) } as u8,
                 bezel: medium.w as f32 * 0.05,
                 cut: false,
                 hand: false,

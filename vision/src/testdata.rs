@@ -96,3 +96,26 @@ pub const GROUP_PHOTOS: [&str; 6] = [
     "testimg-faceapi-sample5",
     "testimg-faceapi-sample6",
 ];
+
+/// Every channel times `factor` (rounded, clipped): the darker and brighter variants of
+/// the evaluations.
+pub fn scaled_exposure(img: &image::RgbImage, factor: f32) -> image::RgbImage {
+    let mut out = img.clone();
+    for p in out.pixels_mut() {
+        for c in p.0.iter_mut() {
+            *c = (f32::from(*c) * factor).round().clamp(0.0, 255.0) as u8;
+        }
+    }
+    out
+}
+
+/// The image stored as JPEG at `quality` and decoded again (the image itself if either
+/// step fails).
+pub fn jpeg_roundtrip(img: &image::RgbImage, quality: u8) -> image::RgbImage {
+    use crate::decode::{decode, DecodeLimits};
+    let mut buf = Vec::new();
+    match image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, quality).encode_image(img) {
+        Ok(()) => decode(&buf, &DecodeLimits::default()).unwrap_or_else(|_| img.clone()),
+        Err(_) => img.clone(),
+    }
+}

@@ -64,24 +64,6 @@ impl Judge {
     }
 }
 
-fn darker(img: &RgbImage, f: f32) -> RgbImage {
-    let mut out = img.clone();
-    for p in out.pixels_mut() {
-        for c in p.0.iter_mut() {
-            *c = (f32::from(*c) * f).round() as u8;
-        }
-    }
-    out
-}
-
-fn jpeg(img: &RgbImage, q: u8) -> RgbImage {
-    let mut buf = Vec::new();
-    match image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, q).encode_image(img) {
-        Ok(()) => decode(&buf, &DecodeLimits::default()).unwrap_or_else(|_| img.clone()),
-        Err(_) => img.clone(),
-    }
-}
-
 fn lowres(img: &RgbImage, f: f32) -> RgbImage {
     let (w, h) = (((img.width() as f32 * f) as u32).max(16), ((img.height() as f32 * f) as u32).max(16));
     image::imageops::resize(img, w, h, image::imageops::FilterType::Triangle)
@@ -91,9 +73,9 @@ fn lowres(img: &RgbImage, f: f32) -> RgbImage {
 fn variants(img: &RgbImage) -> Vec<(&'static str, RgbImage)> {
     vec![
         ("as captured", img.clone()),
-        ("darker x0.5", darker(img, 0.5)),
+        ("darker x0.5", testdata::scaled_exposure(img, 0.5)),
         ("mirrored", image::imageops::flip_horizontal(img)),
-        ("JPEG q30", jpeg(img, 30)),
+        ("JPEG q30", testdata::jpeg_roundtrip(img, 30)),
         ("low resolution x0.4", lowres(img, 0.4)),
     ]
 }

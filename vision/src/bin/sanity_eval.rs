@@ -38,27 +38,6 @@ impl Eval {
     }
 }
 
-fn scaled(img: &RgbImage, f: f32) -> RgbImage {
-    let mut out = img.clone();
-    for p in out.pixels_mut() {
-        for c in p.0.iter_mut() {
-            *c = (f32::from(*c) * f).round().min(255.0) as u8;
-        }
-    }
-    out
-}
-
-fn jpeg(img: &RgbImage, q: u8) -> RgbImage {
-    let mut buf = Vec::new();
-    match image::codecs::jpeg::JpegEncoder::new_with_quality(&mut buf, q).encode_image(img) {
-        Ok(()) => decode(&buf, &DecodeLimits::default()).unwrap_or_else(|_| img.clone()),
-        Err(_) => img.clone(),
-    }
-}
-
-/// Dark lenses over both eyes (synthetic): an ellipse per eye, 1.5 eye widths wide and
-/// 1.1 high, centred a little above the eye, in `tint` with 10% transmission of what is
-/// behind, a soft reflection on the upper part, and a bridge between them.
 fn sunglasses(img: &RgbImage, lm: &Landmarks68, tint: [f32; 3]) -> RgbImage {
     let mut out = img.clone();
     let five = lm.five();
@@ -199,10 +178,10 @@ fn main() {
         }
         let variants: [(&str, RgbImage); 5] = [
             ("as captured", img.clone()),
-            ("darker x0.5", scaled(img, 0.5)),
+            ("darker x0.5", testdata::scaled_exposure(img, 0.5)),
             ("mirrored", image::imageops::flip_horizontal(img)),
-            ("JPEG q30", jpeg(img, 30)),
-            ("darker x0.1 (should be too dark)", scaled(img, 0.1)),
+            ("JPEG q30", testdata::jpeg_roundtrip(img, 30)),
+            ("darker x0.1 (should be too dark)", testdata::scaled_exposure(img, 0.1)),
         ];
         let _ = base;
         for (kind, v) in variants {
