@@ -47,26 +47,7 @@ impl AttackKind {
     }
 }
 
-/// SplitMix64: a seeded generator, so the set is the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [lo, hi).
-    fn uniform(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32)
-    }
-    /// Approximately normal (sum of four uniforms), mean 0, sd 1.
-    fn normal(&mut self) -> f32 {
-        (0..4).map(|_| self.uniform(-1.0, 1.0)).sum::<f32>() * 0.866
-    }
-}
+use crate::splitmix::SplitMix64 as Rng;
 
 /// Planar float image, values 0–255.
 #[derive(Clone)]

@@ -1095,30 +1095,11 @@ pub(crate) mod synth {
     use super::{Homography, P};
     use image::{Rgb, RgbImage};
 
-    /// splitmix64.
-    pub struct Rng(pub u64);
-
-    impl Rng {
-        pub fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        pub fn uniform(&mut self) -> f32 {
-            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-        }
-        pub fn gauss(&mut self) -> f32 {
-            let u1 = self.uniform().max(1e-7);
-            let u2 = self.uniform();
-            (-2.0 * u1.ln()).sqrt() * (2.0 * std::f32::consts::PI * u2).cos()
-        }
-    }
+    pub(crate) use crate::splitmix::SplitMix64 as Rng;
 
     fn hash(x: i64, y: i64) -> f32 {
         let mut r = Rng((x as u64).wrapping_mul(73_856_093) ^ (y as u64).wrapping_mul(19_349_663));
-        r.uniform() * 2.0 - 1.0
+        r.unit() * 2.0 - 1.0
     }
 
     #[derive(Debug, Clone, Copy, PartialEq)]
