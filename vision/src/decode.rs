@@ -128,7 +128,14 @@ pub fn decode_scaled(bytes: &[u8], limits: &DecodeLimits) -> Result<(RgbImage, f
     }
     // A malformed EXIF block is not worth refusing an otherwise good photo for.
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
-    let mut img = DynamicImage::from_decoder(decoder).map_err(|e| classify(format, e))?;
+    let dct_scaled = match (format, limits.working_side) {
+        (ImageFormat::Jpeg, Some(side)) => decode_jpeg_dct_scaled(bytes, side, limits),
+        _ => None,
+    };
+    let mut img = match dct_scaled {
+        Some(img) => img,
+        None => DynamicImage::from_decoder(decoder).map_err(|e| classify(format, e))?,
+    };
     img.apply_orientation(orientation);
     let mut scale = 1.0f32;
     if let Some(side) = limits.working_side.filter(|&s| width.max(height) > s) {
@@ -136,6 +143,42 @@ pub fn decode_scaled(bytes: &[u8], limits: &DecodeLimits) -> Result<(RgbImage, f
         scale = width.max(height) as f32 / img.width().max(img.height()).max(1) as f32;
     }
     Ok((to_rgb_over_white(img), scale))
+}
+
+/// A JPEG at least twice the working side decoded at 1/2, 1/4 or 1/8 of its size by the
+/// inverse DCT itself (the smallest factor that still leaves the working side), so a
+/// 40 MP photo never exists at full size in memory and its pixels cost a fraction of the
+/// time. `None` when no factor applies or the colour model is not 8-bit grey or RGB
+/// (CMYK, 12-bit): the full decoder takes those, as before.
+fn decode_jpeg_dct_scaled(bytes: &[u8], working_side: u32, limits: &DecodeLimits) -> Option<DynamicImage> {
+    use jpeg_decoder::{Decoder, PixelFormat};
+    // A JPEG this decoder refuses goes to the full decoder, which may tolerate it (and
+    // answers the client's error when it does not): never refuse what was accepted before.
+    let corrupt = |e: jpeg_decoder::Error| tracing::debug!(error = %e, "scaled JPEG decode failed; decoding at full size");
+    let mut decoder = Decoder::new(Cursor::new(bytes));
+    // The coefficient buffers of a progressive JPEG are the largest allocation.
+    decoder.set_max_decoding_buffer_size(usize::try_from(limits.max_pixels.saturating_mul(8)).unwrap_or(usize::MAX));
+    decoder.read_info().map_err(corrupt).ok()?;
+    let info = decoder.info()?;
+    let (width, height) = (u32::from(info.width), u32::from(info.height));
+    if width.max(height) < working_side.saturating_mul(2) || !matches!(info.pixel_format, PixelFormat::L8 | PixelFormat::RGB24) {
+        return None;
+    }
+    // Ask for the working side on the longer axis: the decoder picks the smallest
+    // factor whose result is at least that large.
+    let side = u16::try_from(working_side).unwrap_or(u16::MAX);
+    let (req_w, req_h) = if width >= height {
+        (side, u16::try_from(u64::from(height) * u64::from(working_side) / u64::from(width).max(1)).unwrap_or(1).max(1))
+    } else {
+        (u16::try_from(u64::from(width) * u64::from(working_side) / u64::from(height).max(1)).unwrap_or(1).max(1), side)
+    };
+    let (w, h) = decoder.scale(req_w, req_h).map_err(corrupt).ok()?;
+    let pixels = decoder.decode().map_err(corrupt).ok()?;
+    let (w, h) = (u32::from(w), u32::from(h));
+    match info.pixel_format {
+        PixelFormat::L8 => image::GrayImage::from_raw(w, h, pixels).map(DynamicImage::ImageLuma8),
+        _ => RgbImage::from_raw(w, h, pixels).map(DynamicImage::ImageRgb8),
+    }
 }
 
 fn to_rgb_over_white(img: DynamicImage) -> RgbImage {
@@ -153,4 +196,30 @@ fn to_rgb_over_white(img: DynamicImage) -> RgbImage {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jpeg(width: u32, height: u32) -> Vec<u8> {
+        let img = RgbImage::from_fn(width, height, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 128]));
+        let mut out = Vec::new();
+        DynamicImage::ImageRgb8(img).write_to(&mut Cursor::new(&mut out), ImageFormat::Jpeg).expect("encode");
+        out
+    }
+
+    /// The inverse DCT picks the smallest factor that still leaves the working side.
+    #[test]
+    fn dct_scaling_picks_the_factor_that_keeps_the_working_side() {
+        let bytes = jpeg(4400, 1760);
+        let limits = DecodeLimits::default();
+        let dims = |side| decode_jpeg_dct_scaled(&bytes, side, &limits).map(|i| (i.width(), i.height()));
+        assert_eq!(dims(2048), Some((2200, 880)));
+        assert_eq!(dims(1000), Some((1100, 440)));
+        assert_eq!(dims(500), Some((550, 220)));
+        // Under twice the working side: no factor applies, the full decoder runs.
+        assert_eq!(dims(4096), None);
+        assert_eq!(decode_jpeg_dct_scaled(b"not a jpeg", 100, &limits).map(|i| i.width()), None);
+    }
 }

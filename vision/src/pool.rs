@@ -3,13 +3,17 @@
 //!
 //! Size it like the session pools: `threads` = cores (default), so each pool thread can
 //! always find a free session of any one model and nothing waits inside ONNX Runtime.
-//! Async callers `await` a slot in a bounded queue (`queue` jobs), so a burst of
-//! requests turns into latency (backpressure), not unbounded memory.
+//! Async callers `await` one of `threads` slots (a slot is held from the moment a job is
+//! handed to a thread until it ends), so a burst of requests turns into latency
+//! (backpressure), not unbounded memory, and no job sits in a thread's queue where its
+//! turn could no longer change.
 //!
 //! Slots are granted fairly between clients: waiters queue per client (the client is
 //! the task-local [`CLIENT`], set by the worker runtime around each job) and a freed slot
 //! goes to the next client in turn, so one client's burst of heavy jobs delays another
-//! client's job by at most one job per waiting client, not by the whole burst.
+//! client's job by at most one job per waiting client, not by the whole burst. (The slots
+//! once counted queued jobs too, 64 of them: every job of a burst then had a slot at once
+//! and ran in arrival order, so the turns never applied — issue 10's fairness run.)
 
 use std::collections::{BTreeMap, VecDeque};
 use std::panic::AssertUnwindSafe;
@@ -104,14 +108,14 @@ pub enum PoolError {
 
 pub struct VisionPool {
     tx: Option<mpsc::Sender<Job>>,
-    /// Jobs queued or running; bounds the queue, granted fairly between clients.
+    /// One per thread, granted fairly between clients.
     slots: Arc<FairSlots>,
     threads: Vec<JoinHandle<()>>,
 }
 
 impl VisionPool {
-    /// `threads` workers (0: one per core), at most `queue` jobs queued or running.
-    pub fn new(threads: usize, queue: usize) -> std::io::Result<Self> {
+    /// `threads` workers (0: one per core).
+    pub fn new(threads: usize) -> std::io::Result<Self> {
         let threads = if threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { threads };
         let (tx, rx) = mpsc::channel::<Job>();
         let rx = Arc::new(Mutex::new(rx));
@@ -127,10 +131,10 @@ impl VisionPool {
                 job();
             })?);
         }
-        Ok(VisionPool { tx: Some(tx), slots: FairSlots::new(queue.max(threads)), threads: handles })
+        Ok(VisionPool { tx: Some(tx), slots: FairSlots::new(threads), threads: handles })
     }
 
-    /// Runs `f` on a pool thread; waits (asynchronously) for a queue slot first. A panic
+    /// Runs `f` on a pool thread; waits (asynchronously) for a slot first. A panic
     /// in `f` is caught and returned, and the thread lives on.
     pub async fn run<T, F>(&self, f: F) -> Result<T, PoolError>
     where
@@ -178,7 +182,7 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn runs_off_the_executor_and_survives_panics() {
-        let pool = VisionPool::new(2, 4).expect("pool");
+        let pool = VisionPool::new(2).expect("pool");
         let caller = std::thread::current().id();
         let ran_on = pool.run(|| std::thread::current().id()).await.expect("run");
         assert_ne!(ran_on, caller, "job ran on the executor thread");
@@ -193,7 +197,7 @@ mod tests {
     /// after the job that held the slot), not sixth.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_burst_from_one_client_does_not_starve_another() {
-        let pool = Arc::new(VisionPool::new(1, 1).expect("pool"));
+        let pool = Arc::new(VisionPool::new(1).expect("pool"));
         let order = Arc::new(Mutex::new(Vec::new()));
         let (hold_tx, hold_rx) = std::sync::mpsc::channel::<()>();
         // The first A job holds the only slot until released.
@@ -232,7 +236,7 @@ mod tests {
 
     #[tokio::test(flavor = "current_thread")]
     async fn many_jobs_through_a_small_queue() {
-        let pool = Arc::new(VisionPool::new(2, 2).expect("pool"));
+        let pool = Arc::new(VisionPool::new(2).expect("pool"));
         let mut handles = Vec::new();
         for i in 0..50u64 {
             let pool = pool.clone();

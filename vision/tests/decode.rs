@@ -264,3 +264,41 @@ fn large_images_are_scaled_to_the_working_side() {
     assert_eq!(cards.dimensions().0, 4096);
     assert_eq!(decode(&png, &DecodeLimits::default()).expect("decode").dimensions(), (6000, 2400), "no working side: full size");
 }
+
+/// A JPEG at least twice the working side is decoded at a fraction of its size by the
+/// inverse DCT (issue 10): same shown size, orientation and content as the full decode
+/// scaled down, within JPEG noise.
+#[test]
+fn large_jpegs_are_decoded_scaled_with_orientation_kept() {
+    let (w, h) = (4400u32, 1760u32);
+    let big = RgbImage::from_fn(w, h, |x, y| {
+        let shade = ((x / 40 + y / 40) % 2 * 40) as u8;
+        Rgb(match (x < w / 2, y < h / 2) {
+            (true, true) => [255, shade, shade],
+            (false, true) => [shade, 255, shade],
+            (true, false) => [shade, shade, 255],
+            (false, false) => [255, 255, 255 - shade],
+        })
+    });
+    let jpeg = common::encode_jpeg(&big, 90);
+    let faces = decode(&jpeg, &DecodeLimits::faces()).expect("decode");
+    assert_eq!(faces.dimensions(), (2048, 819));
+    assert_eq!(corners(&faces), ["red", "green", "blue", "white"]);
+    // The reference: the full-size decode scaled the way the working side always was.
+    let full = decode(&jpeg, &DecodeLimits::default()).expect("decode");
+    let reference = image::imageops::thumbnail(&full, 2048, 819);
+    let diff: u64 = faces.as_raw().iter().zip(reference.as_raw()).map(|(a, b)| u64::from(a.abs_diff(*b))).sum();
+    let mean = diff as f64 / faces.as_raw().len() as f64;
+    assert!(mean < 6.0, "mean difference from the full decode {mean}");
+    // Rotated by EXIF: shown upright, 819 wide.
+    let rotated = decode(&common::jpeg_with_orientation(&jpeg, 6), &DecodeLimits::faces()).expect("decode");
+    assert_eq!(rotated.dimensions(), (819, 2048));
+    assert_eq!(corners(&rotated), ["blue", "red", "white", "green"]);
+    // Cards keep more pixels: 4400 is under twice 4096, so the full decoder runs.
+    assert_eq!(decode(&jpeg, &DecodeLimits::cards()).expect("decode").dimensions(), (4096, 1638));
+    // A truncated large JPEG is still decoded as far as it goes, or refused cleanly.
+    match decode(&jpeg[..jpeg.len() / 2], &DecodeLimits::faces()) {
+        Ok(img) => assert_eq!(img.dimensions(), (2048, 819)),
+        Err(e) => assert!(matches!(e, DecodeError::Corrupt { .. }), "{e:?}"),
+    }
+}

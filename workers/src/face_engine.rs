@@ -69,7 +69,7 @@ impl FaceEngine {
         let landmarker = idv_vision::landmarks::Landmarker::load(&runtime)
             .map_err(|e| tracing::warn!(error = %e, "head pose from 5 points only"))
             .ok();
-        let pool = VisionPool::new(threads, 64).map_err(|e| e.to_string())?;
+        let pool = VisionPool::new(threads).map_err(|e| e.to_string())?;
         let video = idv_vision::video::VideoDecoder::from_env();
         if !video.available() {
             tracing::warn!("ffmpeg/ffprobe not found: uploaded video files will be reported as not performed");
@@ -96,6 +96,12 @@ impl FaceEngine {
             .run(move || engine.analyze_blocking(&bytes))
             .await
             .map_err(|e| AnalysisError::Pipeline(e.to_string()))?
+    }
+
+    /// Runs other CPU-bound work of a face job (the ID card's sanity beside a comparison)
+    /// on the vision pool, so it takes its turn between clients like the analyses do.
+    pub async fn run_on_pool<T: Send + 'static>(&self, f: impl FnOnce() -> T + Send + 'static) -> Result<T, AnalysisError> {
+        self.pool.run(f).await.map_err(|e| AnalysisError::Pipeline(e.to_string()))
     }
 
     /// Samples an uploaded video file (vision/src/video.rs) and analyzes every sampled
