@@ -202,7 +202,7 @@ fn screen_medium(photo: &RgbImage, rng: &mut Rng) -> Plane {
     let black = rng.uniform(8.0, 22.0);
     let tint = [rng.uniform(0.88, 0.96), rng.uniform(0.95, 1.0), 1.0];
     let band_period = h as f32 / rng.uniform(3.0, 7.0);
-    let band_phase = rng.uniform(0.0, std::f64::consts::TAU);
+    let band_phase = rng.uniform(0.0, std::f32::consts::TAU);
     for y in 0..h {
         let band = 1.0 + 0.05 * (2.0 * std::f32::consts::PI * y as f32 / band_period + band_phase).sin();
         for x in 0..w {
