@@ -128,11 +128,15 @@ pub fn decode_scaled(bytes: &[u8], limits: &DecodeLimits) -> Result<(RgbImage, f
     }
     // A malformed EXIF block is not worth refusing an otherwise good photo for.
     let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
-    let dct_scaled = match (format, limits.working_side) {
+    // Far larger than the working side: scaled while decoding (JPEG in the inverse DCT,
+    // PNG row by row), so the full-size image is never held. WebP, and anything these
+    // paths do not take, is decoded at full size and scaled after.
+    let scaled_while_decoding = match (format, limits.working_side) {
         (ImageFormat::Jpeg, Some(side)) => decode_jpeg_dct_scaled(bytes, side, limits),
+        (ImageFormat::Png, Some(side)) => decode_png_box_scaled(bytes, side),
         _ => None,
     };
-    let mut img = match dct_scaled {
+    let mut img = match scaled_while_decoding {
         Some(img) => img,
         None => DynamicImage::from_decoder(decoder).map_err(|e| classify(format, e))?,
     };
@@ -181,6 +185,80 @@ fn decode_jpeg_dct_scaled(bytes: &[u8], working_side: u32, limits: &DecodeLimits
     }
 }
 
+/// A non-interlaced 8-bit (after expansion) PNG at least twice the working side, read
+/// one row at a time and averaged over k×k boxes (k = the whole factor that still leaves
+/// the working side) as the rows come: memory is the output plus one row of sums, not
+/// the full image (a 10000×4000 PNG of a few KiB is 120 MB as RGB). `None` for
+/// interlaced or 16-bit-only layouts and for anything the row reader refuses: the full
+/// decoder takes those, and answers the client's error when the file is corrupt.
+fn decode_png_box_scaled(bytes: &[u8], working_side: u32) -> Option<DynamicImage> {
+    use png::{BitDepth, ColorType, Transformations};
+    let mut decoder = png::Decoder::new(Cursor::new(bytes));
+    // Palette and low bit depths to 8-bit, tRNS to an alpha channel, 16-bit to 8.
+    decoder.set_transformations(Transformations::EXPAND | Transformations::STRIP_16);
+    let mut reader = decoder.read_info().ok()?;
+    let (width, height, interlaced) = (reader.info().width, reader.info().height, reader.info().interlaced);
+    if interlaced || working_side == 0 || width.max(height) < working_side.saturating_mul(2) {
+        return None;
+    }
+    let channels: usize = match reader.output_color_type() {
+        (ColorType::Grayscale, BitDepth::Eight) => 1,
+        (ColorType::GrayscaleAlpha, BitDepth::Eight) => 2,
+        (ColorType::Rgb, BitDepth::Eight) => 3,
+        (ColorType::Rgba, BitDepth::Eight) => 4,
+        _ => return None,
+    };
+    let k = width.max(height) / working_side;
+    let (out_w, out_h) = (width.div_ceil(k), height.div_ceil(k));
+    let (w, kk) = (width as usize, k as usize);
+    let mut out = Vec::with_capacity(out_w as usize * out_h as usize * channels);
+    let mut sums = vec![0u32; out_w as usize * channels];
+    let mut rows_in_box = 0u32;
+    for y in 0..height {
+        let row = reader.next_row().ok()??;
+        let data = row.data().get(..w * channels)?;
+        match channels {
+            1 => add_row_into_boxes::<1>(data, &mut sums, kk),
+            2 => add_row_into_boxes::<2>(data, &mut sums, kk),
+            3 => add_row_into_boxes::<3>(data, &mut sums, kk),
+            _ => add_row_into_boxes::<4>(data, &mut sums, kk),
+        }
+        rows_in_box += 1;
+        if rows_in_box == k || y + 1 == height {
+            for (ox, box_sums) in sums.chunks_exact(channels).enumerate() {
+                // The last column of boxes may be narrower than k.
+                let cols = (w - ox * kk).min(kk) as u32;
+                let n = cols * rows_in_box;
+                out.extend(box_sums.iter().map(|&s| ((s + n / 2) / n) as u8));
+            }
+            sums.fill(0);
+            rows_in_box = 0;
+        }
+    }
+    match channels {
+        1 => image::GrayImage::from_raw(out_w, out_h, out).map(DynamicImage::ImageLuma8),
+        2 => image::GrayAlphaImage::from_raw(out_w, out_h, out).map(DynamicImage::ImageLumaA8),
+        3 => RgbImage::from_raw(out_w, out_h, out).map(DynamicImage::ImageRgb8),
+        _ => image::RgbaImage::from_raw(out_w, out_h, out).map(DynamicImage::ImageRgba8),
+    }
+}
+
+/// Adds one row of `C`-channel pixels into the sums of its boxes, `k` pixels a box (the
+/// channel count fixed at compile time: this loop is the row path's whole cost).
+fn add_row_into_boxes<const C: usize>(row: &[u8], sums: &mut [u32], k: usize) {
+    for (pixels, sum) in row.chunks(k * C).zip(sums.chunks_exact_mut(C)) {
+        let mut acc = [0u32; C];
+        for pixel in pixels.chunks_exact(C) {
+            for c in 0..C {
+                acc[c] += u32::from(pixel[c]);
+            }
+        }
+        for c in 0..C {
+            sum[c] += acc[c];
+        }
+    }
+}
+
 fn to_rgb_over_white(img: DynamicImage) -> RgbImage {
     if !img.color().has_alpha() {
         return img.into_rgb8();
@@ -221,5 +299,42 @@ mod tests {
         // Under twice the working side: no factor applies, the full decoder runs.
         assert_eq!(dims(4096), None);
         assert_eq!(decode_jpeg_dct_scaled(b"not a jpeg", 100, &limits).map(|i| i.width()), None);
+    }
+
+    fn png(img: DynamicImage) -> Vec<u8> {
+        let mut out = Vec::new();
+        img.write_to(&mut Cursor::new(&mut out), ImageFormat::Png).expect("encode");
+        out
+    }
+
+    /// Box averages, the narrower last box, every colour layout; refused layouts and
+    /// sizes go to the full decoder.
+    #[test]
+    fn png_rows_are_averaged_into_boxes() {
+        // 9×4, k = 9 / 4 = 2: boxes of 2×2, the last column 1 wide.
+        let img = image::GrayImage::from_fn(9, 4, |x, y| image::Luma([(x * 10 + y * 20) as u8]));
+        let scaled = decode_png_box_scaled(&png(DynamicImage::ImageLuma8(img)), 4).expect("scaled");
+        let g = scaled.into_luma8();
+        assert_eq!(g.dimensions(), (5, 2));
+        // Box (0,0): x 0..2, y 0..2 → (0 + 10 + 20 + 30) / 4 = 15.
+        assert_eq!(g.get_pixel(0, 0).0, [15]);
+        // Last box of the first row: x 8, y 0..2 → (80 + 100) / 2 = 90.
+        assert_eq!(g.get_pixel(4, 0).0, [90]);
+        // Box (1,1): x 2..4, y 2..4 → (60 + 70 + 80 + 90) / 4 = 75.
+        assert_eq!(g.get_pixel(1, 1).0, [75]);
+        for layout in [
+            DynamicImage::ImageRgb8(RgbImage::from_pixel(300, 120, image::Rgb([10, 20, 30]))),
+            DynamicImage::ImageRgba8(image::RgbaImage::from_pixel(300, 120, image::Rgba([10, 20, 30, 40]))),
+            DynamicImage::ImageLumaA8(image::GrayAlphaImage::from_pixel(300, 120, image::LumaA([7, 9]))),
+            DynamicImage::ImageRgb16(image::ImageBuffer::from_pixel(300, 120, image::Rgb([2570u16, 5140, 7710]))),
+        ] {
+            let color = layout.color();
+            let scaled = decode_png_box_scaled(&png(layout), 100).unwrap_or_else(|| panic!("{color:?} not scaled"));
+            assert_eq!((scaled.width(), scaled.height()), (100, 40), "{color:?}");
+            assert_eq!(scaled.to_rgb8().get_pixel(50, 20).0[0], if color.channel_count() <= 2 { 7 } else { 10 }, "{color:?}");
+        }
+        let small = png(DynamicImage::ImageRgb8(RgbImage::new(150, 60)));
+        assert!(decode_png_box_scaled(&small, 100).is_none(), "under twice the working side");
+        assert!(decode_png_box_scaled(b"\x89PNG\r\n\x1a\n broken", 100).is_none());
     }
 }
