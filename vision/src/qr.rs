@@ -1,8 +1,11 @@
 //! QR codes in card images (`read_id_card_info_with_sanity`'s `qr1_images`/`qr2_images`,
 //! and the QR printed on a card's face): find and decode every QR code in an image with
-//! `rqrr` (pure Rust). Large photos are scaled down first (a card's QR stays well above
-//! the decoder's need of ~3 px per module at 1600 px), and a second pass on a
-//! contrast-stretched image catches QR codes in dim photos.
+//! `rqrr` (pure Rust, fast). Large photos are scaled down first (a card's QR stays well
+//! above the decoder's need of ~3 px per module at 1600 px), and a second pass on a
+//! contrast-stretched image catches QR codes in dim photos. Where rqrr reads nothing,
+//! ZXing's reader (`rxing`, its Rust port: the zxing-cpp detector, then the Java one,
+//! trying harder) gets the same image: it reads noisy, blurred and low-contrast codes that
+//! rqrr does not, at a few times rqrr's cost, paid only when rqrr failed.
 
 use image::{imageops, GrayImage, RgbImage};
 
@@ -70,21 +73,62 @@ fn decode_gray(gray: GrayImage) -> Vec<String> {
     .unwrap_or_default()
 }
 
+/// ZXing's QR reading (rxing) of `gray`: every code found, as UTF-8 text where the code
+/// names no character set (the cards' QR codes are UTF-8 or digits).
+fn decode_gray_zxing(gray: &GrayImage) -> Vec<String> {
+    let (w, h) = gray.dimensions();
+    let luma = gray.as_raw().clone();
+    // As with rqrr: a decoder panic means "no code read here", never a crash.
+    std::panic::catch_unwind(move || {
+        let mut hints = rxing::DecodeHints {
+            TryHarder: Some(true),
+            PossibleFormats: Some(std::collections::HashSet::from([rxing::BarcodeFormat::QR_CODE])),
+            CharacterSet: Some("UTF-8".into()),
+            ..rxing::DecodeHints::default()
+        };
+        rxing::helpers::detect_multiple_in_luma_with_hints(luma, w, h, &mut hints)
+            .map(|found| found.iter().take(MAX_CODES).map(|r| r.getText().to_string()).collect())
+            .unwrap_or_default()
+    })
+    .unwrap_or_default()
+}
+
 /// Images smaller than this on their longest side are also tried enlarged: a code
 /// printed small or cropped tight has modules of one or two pixels.
 const SMALL_SIDE: u32 = 400;
 
+/// Which decoders [`decode_qr_codes_with`] tries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QrDecoders {
+    /// rqrr alone (the evaluation's baseline).
+    RqrrOnly,
+    /// rqrr, then rxing where rqrr read nothing (the service).
+    RqrrThenZxing,
+}
+
 /// The text of every QR code found in `image` (in the decoder's order, duplicates
 /// removed). Empty when there is none or none decodes.
 pub fn decode_qr_codes(image: &RgbImage) -> Vec<String> {
+    decode_qr_codes_with(image, QrDecoders::RqrrThenZxing)
+}
+
+/// As [`decode_qr_codes`], with the decoders chosen.
+pub fn decode_qr_codes_with(image: &RgbImage, decoders: QrDecoders) -> Vec<String> {
     let gray = to_gray(image);
     let mut found = decode_gray(gray.clone());
     if found.is_empty() {
         found = decode_gray(stretch(&gray));
     }
-    if found.is_empty() && gray.width().max(gray.height()) < SMALL_SIDE {
-        let (w, h) = gray.dimensions();
-        found = decode_gray(image::imageops::resize(&gray, w * 3, h * 3, image::imageops::FilterType::Nearest));
+    let small = gray.width().max(gray.height()) < SMALL_SIDE;
+    let enlarged = |g: &GrayImage| image::imageops::resize(g, g.width() * 3, g.height() * 3, image::imageops::FilterType::Nearest);
+    if found.is_empty() && small {
+        found = decode_gray(enlarged(&gray));
+    }
+    if found.is_empty() && decoders == QrDecoders::RqrrThenZxing {
+        found = decode_gray_zxing(&gray);
+        if found.is_empty() && small {
+            found = decode_gray_zxing(&enlarged(&gray));
+        }
     }
     let mut seen = std::collections::HashSet::new();
     found.retain(|t| seen.insert(t.clone()));
@@ -148,5 +192,25 @@ mod tests {
         });
         assert!(decode_qr_codes(&noise).is_empty());
         assert!(decode_qr_codes(&RgbImage::new(1, 1)).is_empty());
+    }
+
+    /// A code under heavy speckle noise and blur: rqrr reads nothing, ZXing's reader
+    /// (rxing) does; the service's decoder reads it.
+    #[test]
+    fn zxing_reads_what_rqrr_does_not() {
+        let clean = on_background(&qr_image(TEXT, 4), 900, 700, 200, 150, 1.0);
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut noisy = image::imageops::blur(&clean, 1.0);
+        for p in noisy.pixels_mut() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let n = (state % 201) as i32 - 100;
+            for c in p.0.iter_mut() {
+                *c = (i32::from(*c) + n).clamp(0, 255) as u8;
+            }
+        }
+        assert!(decode_qr_codes_with(&noisy, QrDecoders::RqrrOnly).is_empty(), "rqrr read it: make the case harder");
+        assert_eq!(decode_qr_codes(&noisy), vec![TEXT.to_string()]);
     }
 }

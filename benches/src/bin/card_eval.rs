@@ -10,8 +10,10 @@
 //!
 //! Per type and degradation it prints: fields exact (returned value equal to the
 //! generator's), wrong (a value returned for an expected field that differs), wrong
-//! values marked SURE (must be 0), the card sanity verdict right, QR codes read (ours vs
-//! ZXing) where the card carries one, and latency p50/p90 of one card (both sides).
+//! values marked SURE (must be 0), the card sanity verdict right, QR codes read where the
+//! card carries one (ours: through the whole pipeline; then the QR side's image decoded
+//! whole by rqrr alone, by rqrr then rxing — the service's decoder — and by ZXing), and
+//! latency p50/p90 of one card (both sides).
 //! Every image is synthetic: figures say how the pipeline does on this generator, not
 //! on real cards.
 
@@ -32,6 +34,10 @@ struct Tally {
     qr_cards: usize,
     qr_ours: usize,
     qr_zxing: usize,
+    /// The QR image decoded whole (`idv_vision::decode`): rqrr alone, and rqrr then rxing
+    /// (the service's QR decoder), beside ZXing on the same file.
+    qr_rqrr: usize,
+    qr_rqrr_rxing: usize,
     tesseract_exact: usize,
     tesseract_wrong: usize,
     latencies: Vec<Duration>,
@@ -49,6 +55,8 @@ impl Tally {
         self.qr_cards += o.qr_cards;
         self.qr_ours += o.qr_ours;
         self.qr_zxing += o.qr_zxing;
+        self.qr_rqrr += o.qr_rqrr;
+        self.qr_rqrr_rxing += o.qr_rqrr_rxing;
         self.tesseract_exact += o.tesseract_exact;
         self.tesseract_wrong += o.tesseract_wrong;
         self.latencies.extend(o.latencies.iter().copied());
@@ -187,6 +195,12 @@ fn main() -> Result<(), String> {
                     t.qr_ours += usize::from(read);
                     // The Aadhaar's Secure QR is on its back; the CCCD's QR on its front.
                     let path = if kind == CardKind::Aadhaar { back_path.clone() } else { front_path.clone() };
+                    let whole = std::fs::read(&path).ok().and_then(|b| idv_vision::decode(&b, &idv_vision::DecodeLimits::cards()).ok());
+                    if let Some(img) = whole {
+                        use idv_vision::qr::{decode_qr_codes_with, QrDecoders};
+                        t.qr_rqrr += usize::from(decode_qr_codes_with(&img, QrDecoders::RqrrOnly).contains(qr));
+                        t.qr_rqrr_rxing += usize::from(decode_qr_codes_with(&img, QrDecoders::RqrrThenZxing).contains(qr));
+                    }
                     qr_jobs.push(((ki, di), path, qr.clone()));
                 }
 
@@ -239,8 +253,8 @@ fn main() -> Result<(), String> {
     }
 
     println!(
-        "\n{:<15} {:<12} {:>5} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9}",
-        "type", "capture", "cards", "exact", "wrong", "w.SURE", "sanity", "QR ours", "QR zxing", "tess.exact", "tess.wrong", "p50 ms", "p90 ms"
+        "\n{:<15} {:<12} {:>5} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9}",
+        "type", "capture", "cards", "exact", "wrong", "w.SURE", "sanity", "QR ours", "QR rqrr", "QR r+rx", "QR zxing", "tess.exact", "tess.wrong", "p50 ms", "p90 ms"
     );
     let mut per_type: BTreeMap<usize, Tally> = BTreeMap::new();
     let mut clean_or_degraded: [Tally; 2] = [Tally::default(), Tally::default()];
@@ -262,7 +276,7 @@ fn main() -> Result<(), String> {
 
 fn print_row(kind: &str, capture: &str, t: &Tally, zxing: bool) {
     println!(
-        "{:<15} {:<12} {:>5} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9}",
+        "{:<15} {:<12} {:>5} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9}",
         kind,
         capture,
         t.cards,
@@ -271,6 +285,8 @@ fn print_row(kind: &str, capture: &str, t: &Tally, zxing: bool) {
         t.wrong_sure,
         pct(t.sanity_right, t.cards),
         if t.qr_cards > 0 { pct(t.qr_ours, t.qr_cards) } else { "-".into() },
+        if t.qr_cards > 0 { pct(t.qr_rqrr, t.qr_cards) } else { "-".into() },
+        if t.qr_cards > 0 { pct(t.qr_rqrr_rxing, t.qr_cards) } else { "-".into() },
         if t.qr_cards > 0 && zxing { pct(t.qr_zxing, t.qr_cards) } else { "-".into() },
         pct(t.tesseract_exact, t.expected),
         pct(t.tesseract_wrong, t.expected),
