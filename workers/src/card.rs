@@ -204,6 +204,21 @@ impl CardHandler {
         sides: [(Option<&ImageData>, Option<&Vec<ImageData>>); 2],
         portrait: Option<Result<bool, String>>,
     ) -> Result<CardReading, Stop> {
+        self.read_sides_scanned(job, group, card_type, sides, portrait, None).await
+    }
+
+    /// As [`Self::read_sides`], with the front already scanned (`detect_id_card_tampering_sync`
+    /// scans once to recognise the type): that scan is used when it read what the type's
+    /// plan reads (`ScanPlan::covers`), instead of scanning the photo again.
+    pub(crate) async fn read_sides_scanned(
+        &self,
+        job: &Job,
+        group: Group,
+        card_type: &str,
+        sides: [(Option<&ImageData>, Option<&Vec<ImageData>>); 2],
+        portrait: Option<Result<bool, String>>,
+        front_scanned: Option<(ScanPlan, SideScan)>,
+    ) -> Result<CardReading, Stop> {
         let year = reference_year(job);
         let codec = self.codec(card_type);
         // Both sides scanned at once (two blocking threads: the OCR of one side is most
@@ -212,7 +227,13 @@ impl CardHandler {
         let Some(front_image) = front_image else {
             return Err(Stop::Answer(Envelope::error(group, &ErrorKind::invalid("image1", "required"))));
         };
-        let front_scan = self.scan(group, "image1", front_image, ScanPlan::for_card_type(card_type, false, year));
+        let front_plan = ScanPlan::for_card_type(card_type, false, year);
+        let front_scan = async {
+            match front_scanned {
+                Some((plan, scan)) if plan.covers(&front_plan) => Ok(scan.narrowed_to(&front_plan)),
+                _ => self.scan(group, "image1", front_image, front_plan).await,
+            }
+        };
         let back_scan = async {
             match back_image {
                 Some(image) => self.scan(group, "image2", image, ScanPlan::for_card_type(card_type, true, year)).await.map(Some),
@@ -296,7 +317,8 @@ impl CardHandler {
         let req: idv_schemas::api::SingleImageRequest = serde_json::from_value(job.payload.clone())
             .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
         let year = reference_year(job);
-        let first = self.scan(group, "image", &req.image, ScanPlan::for_card_type("in.passport", false, year)).await?;
+        let first_plan = ScanPlan::for_card_type("in.passport", false, year);
+        let first = self.scan(group, "image", &req.image, first_plan).await?;
         if matches!(first.located, crate::card_scan::Located::NoCard | crate::card_scan::Located::Several(_)) && first.qr_texts.is_empty() {
             let code = if matches!(first.located, crate::card_scan::Located::Several(_)) { "more than one card in image" } else { "no card found in image" };
             let data = json!({"request_id": job.request_id, "status": "failure", "image": {"id": req.image.id}});
@@ -312,7 +334,9 @@ impl CardHandler {
             };
             return Err(Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason })));
         };
-        let r = self.read_sides(job, group, card_type, [(Some(&req.image), None), (None, None)], None).await?;
+        let r = self
+            .read_sides_scanned(job, group, card_type, [(Some(&req.image), None), (None, None)], None, Some((first_plan, first)))
+            .await?;
         if let Some(reason) = r.not_available {
             return Err(Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason })));
         }

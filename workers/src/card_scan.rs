@@ -50,6 +50,23 @@ impl ScanPlan {
         };
         ScanPlan { ocr_lang, mrz, year }
     }
+
+    /// Whether a scan made with this plan read everything `other` reads: the same OCR
+    /// language and year, and the zone searched where `other` searches it.
+    pub fn covers(&self, other: &ScanPlan) -> bool {
+        self.ocr_lang == other.ocr_lang && self.year == other.year && (self.mrz || !other.mrz)
+    }
+}
+
+impl SideScan {
+    /// This scan as `plan` would have made it: a zone found where `plan` does not search
+    /// one is dropped, so a card type without a zone is never read from one.
+    pub fn narrowed_to(mut self, plan: &ScanPlan) -> SideScan {
+        if !plan.mrz {
+            self.mrz = MrzOutcome::NotSearched;
+        }
+        self
+    }
 }
 
 /// Where the card is in the photo.
@@ -208,6 +225,20 @@ fn scaled_to_width(img: &RgbImage, width: u32) -> RgbImage {
 
 #[cfg(test)]
 mod tests {
+
+    /// detect_id_card_tampering_sync's first scan (a passport's plan) stands in for the
+    /// read of every Latin-script type of that year, not for the CCCD's Vietnamese one.
+    #[test]
+    fn a_passport_scan_covers_the_latin_types_only() {
+        let first = ScanPlan::for_card_type("in.passport", false, 2026);
+        for t in ["in.passport", "in.pan", "in.voter", "in.aadhaar", "in.national_id"] {
+            assert!(first.covers(&ScanPlan::for_card_type(t, false, 2026)), "{t}");
+        }
+        assert!(!first.covers(&ScanPlan::for_card_type("vn.national_id", false, 2026)));
+        assert!(!first.covers(&ScanPlan::for_card_type("in.pan", false, 2025)), "another year pivot");
+        assert!(!ScanPlan::for_card_type("in.pan", false, 2026).covers(&first), "no zone searched");
+    }
+
     use super::*;
 
     #[test]
