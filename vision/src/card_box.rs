@@ -16,6 +16,11 @@
 //!    colour, so the threshold sits at mid-contrast of the card's edge and follows the
 //!    photo's exposure: a card at 15 % brightness on a white table is ~8 levels from it),
 //!    and at least `lo`. Then a 3x3 opening (speckle) and a 5x5 closing (small gaps).
+//!    When this finds no valid card (step 5), steps 2-5 run once more on a second
+//!    distance: to the background modelled as a smooth surface (per channel a quadratic
+//!    in x and y, least squares over the border ring), which a white card on a near-white
+//!    table under a lighting gradient stands out from although it is within the border
+//!    colours' spread; only a single card found that way is taken.
 //! 3. *Candidates*: 8-connected components of ≥ 6 % of the image that cover at most half
 //!    of the image's outermost pixel ring (a component hugging the frame is background
 //!    the clustering missed, or a card filling the frame). Holes in a candidate (the
@@ -809,6 +814,121 @@ fn fit_quad(f: &[u8], bw: usize, bh: usize, ox: usize, oy: usize, iw: usize, ih:
 
 // ---------------------------------------------------------------------------------------
 
+/// Foreground and card candidates for one background-distance map (module doc, steps 2
+/// and 3).
+struct Segmented {
+    labels: Vec<u32>,
+    /// Every component of the foreground mask.
+    comps: Vec<Comp>,
+    /// Valid card quads with their components.
+    found: Vec<(QuadFit, Comp)>,
+    /// Noise floor, the ring's 75th percentile distance, and the threshold used.
+    lo: f32,
+    ring_q: f32,
+    t: f32,
+}
+
+fn segment(dist: &[f32], mut ring_d: Vec<f32>, w: usize, h: usize) -> Segmented {
+    let n = w * h;
+    let ring_q = percentile(&mut ring_d, 0.75);
+    let ring_med = percentile(&mut ring_d, 0.5);
+    let lo = (2.0 * ring_q + 2.0).max(4.0);
+    // Midway between the background's level and the foreground's (the card's base colour
+    // dominates the pixels above `lo`; print and portrait are a minority).
+    let mut above: Vec<f32> = dist.iter().copied().filter(|&d| d > lo).collect();
+    let t = if above.len() * 200 < n { lo } else { lo.max(0.5 * (ring_med + percentile(&mut above, 0.5))) };
+    let raw: Vec<u8> = dist.iter().map(|&d| u8::from(d > t)).collect();
+    let opened = morph(&morph(&raw, w, h, 1, false), w, h, 1, true);
+    let mask = morph(&morph(&opened, w, h, 2, true), w, h, 2, false);
+
+    let (labels, comps) = components(&mask, w, h, true);
+    let frame_len = (2 * (w + h)).saturating_sub(4).max(1);
+    let mut found: Vec<(QuadFit, Comp)> = Vec::new();
+    for c in &comps {
+        if (c.area as f32) < MIN_CARD_SHARE * n as f32 || c.frame as f32 > MAX_FRAME_TOUCH * frame_len as f32 {
+            continue;
+        }
+        let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);
+        let mut sub = vec![0u8; bw * bh];
+        for y in 0..bh {
+            for x in 0..bw {
+                sub[y * bw + x] = u8::from(labels[(c.y0 + y) * w + c.x0 + x] == c.label);
+            }
+        }
+        let filled = fill_holes(&sub, bw, bh);
+        if let Some(q) = fit_quad(&filled, bw, bh, c.x0, c.y0, w, h) {
+            found.push((q, c.clone()));
+        }
+    }
+    Segmented { labels, comps, found, lo, ring_q, t }
+}
+
+/// Each pixel's RGB distance to the background modelled as a smooth surface: per channel,
+/// a quadratic in x and y fitted by least squares to the border ring's pixels (every
+/// `step`-th). Returns the distance map and the ring samples' distances; `None` when the
+/// fit is singular.
+fn smooth_background_distance(px: &[[f32; 3]], ring: &[usize], step: usize, w: usize, h: usize) -> Option<(Vec<f32>, Vec<f32>)> {
+    let basis = |i: usize| {
+        let x = (i % w) as f64 / w.max(2) as f64 * 2.0 - 1.0;
+        let y = (i / w) as f64 / h.max(2) as f64 * 2.0 - 1.0;
+        [1.0, x, y, x * x, y * y, x * y]
+    };
+    let samples: Vec<usize> = ring.iter().step_by(step).copied().collect();
+    let mut coef = [[0.0f64; 6]; 3];
+    for (c, out) in coef.iter_mut().enumerate() {
+        let mut ata = [[0.0f64; 6]; 6];
+        let mut atb = [0.0f64; 6];
+        for &i in &samples {
+            let f = basis(i);
+            let v = f64::from(px[i][c]);
+            for r in 0..6 {
+                atb[r] += f[r] * v;
+                for k in 0..6 {
+                    ata[r][k] += f[r] * f[k];
+                }
+            }
+        }
+        *out = solve6(ata, atb)?;
+    }
+    let surface = |i: usize| {
+        let f = basis(i);
+        let mut p = [0.0f32; 3];
+        for (c, q) in p.iter_mut().enumerate() {
+            *q = f.iter().zip(&coef[c]).map(|(a, b)| a * b).sum::<f64>() as f32;
+        }
+        p
+    };
+    let dist: Vec<f32> = (0..w * h).map(|i| dist2(px[i], surface(i)).sqrt()).collect();
+    let ring_d = samples.iter().map(|&i| dist[i]).collect();
+    Some((dist, ring_d))
+}
+
+/// Solves the 6x6 system `a x = b` by Gaussian elimination with partial pivoting.
+fn solve6(mut a: [[f64; 6]; 6], mut b: [f64; 6]) -> Option<[f64; 6]> {
+    for col in 0..6 {
+        let pivot = (col..6).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[pivot][col].abs() < 1e-9 {
+            return None;
+        }
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        for r in col + 1..6 {
+            let f = a[r][col] / a[col][col];
+            for k in col..6 {
+                a[r][k] -= f * a[col][k];
+            }
+            b[r] -= f * b[col];
+        }
+    }
+    let mut x = [0.0f64; 6];
+    for r in (0..6).rev() {
+        let tail: f64 = (r + 1..6).map(|k| a[r][k] * x[k]).sum();
+        x[r] = (b[r] - tail) / a[r][r];
+    }
+    Some(x)
+}
+
+
 /// Finds the card in `photo`: see the module documentation.
 pub fn find_card(photo: &RgbImage) -> CardFind {
     let Some(work) = downscale(photo) else {
@@ -863,40 +983,25 @@ pub fn find_card(photo: &RgbImage) -> CardFind {
     }
     let background = bg[0].map(|v| v.round().clamp(0.0, 255.0) as u8);
 
-    // 2. Foreground: far from every background colour.
+    // 2.-3. Foreground far from every background colour, and its card-shaped components.
     let dist: Vec<f32> = px.iter().map(|p| nearest(&bg, *p).1).collect();
-    let mut ring_d: Vec<f32> = samples.iter().map(|s| nearest(&bg, *s).1).collect();
-    let ring_q = percentile(&mut ring_d, 0.75);
-    let ring_med = percentile(&mut ring_d, 0.5);
-    let lo = (2.0 * ring_q + 2.0).max(4.0);
-    // Midway between the background's level and the foreground's (the card's base colour
-    // dominates the pixels above `lo`; print and portrait are a minority).
-    let mut above: Vec<f32> = dist.iter().copied().filter(|&d| d > lo).collect();
-    let t = if above.len() * 200 < n { lo } else { lo.max(0.5 * (ring_med + percentile(&mut above, 0.5))) };
-    let raw: Vec<u8> = dist.iter().map(|&d| u8::from(d > t)).collect();
-    let opened = morph(&morph(&raw, w, h, 1, false), w, h, 1, true);
-    let mask = morph(&morph(&opened, w, h, 2, true), w, h, 2, false);
-
-    // 3. Candidates.
-    let (labels, comps) = components(&mask, w, h, true);
-    let frame_len = (2 * (w + h)).saturating_sub(4).max(1);
-    let mut found: Vec<(QuadFit, &Comp)> = Vec::new();
-    for c in &comps {
-        if (c.area as f32) < MIN_CARD_SHARE * n as f32 || c.frame as f32 > MAX_FRAME_TOUCH * frame_len as f32 {
-            continue;
-        }
-        let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);
-        let mut sub = vec![0u8; bw * bh];
-        for y in 0..bh {
-            for x in 0..bw {
-                sub[y * bw + x] = u8::from(labels[(c.y0 + y) * w + c.x0 + x] == c.label);
+    let ring_d: Vec<f32> = samples.iter().map(|s| nearest(&bg, *s).1).collect();
+    let mut seg = segment(&dist, ring_d, w, h);
+    let mut dist = dist;
+    // No card against the background's colours: try the background as a smooth surface
+    // instead (a white card on a near-white table under a light gradient is within the
+    // colours' spread everywhere, but stands out from the surface fitted to the border).
+    // Only a single card found that way is taken.
+    if seg.found.is_empty() {
+        if let Some((surface_dist, surface_ring)) = smooth_background_distance(&px, &ring, step, w, h) {
+            let alt = segment(&surface_dist, surface_ring, w, h);
+            if alt.found.len() == 1 {
+                seg = alt;
+                dist = surface_dist;
             }
         }
-        let filled = fill_holes(&sub, bw, bh);
-        if let Some(q) = fit_quad(&filled, bw, bh, c.x0, c.y0, w, h) {
-            found.push((q, c));
-        }
     }
+    let Segmented { labels, comps, mut found, lo, ring_q, t } = seg;
     if found.len() >= 2 {
         return CardFind::Several(found.len());
     }

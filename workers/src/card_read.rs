@@ -282,6 +282,21 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
     out
 }
 
+/// The card's sanity from its sides' (front first): the first side with an issue, else
+/// the front's. A punched hole and a cut corner go through the card, so one seen on either
+/// side counts for the card: a hole on one side and a cut on the other (each side's finder
+/// sees what its own background and print let it) make `image_has_hole_and_cut`.
+pub fn card_sanity_of_sides(sides: &[&CardSanity]) -> Option<CardSanity> {
+    use CardSanityVerdict::{ImageHasCut, ImageHasHole, ImageHasHoleAndCut};
+    let mut first = sides.iter().find(|s| s.verdict != CardSanityVerdict::Good).map(|s| (*s).clone())?;
+    let seen = |v: CardSanityVerdict| sides.iter().any(|s| s.verdict == v || s.verdict == ImageHasHoleAndCut);
+    if matches!(first.verdict, ImageHasHole | ImageHasCut) && seen(ImageHasHole) && seen(ImageHasCut) {
+        first.verdict = ImageHasHoleAndCut;
+        first.score = sides.iter().map(|s| s.score).fold(first.score, f32::min);
+    }
+    Some(first)
+}
+
 /// A side's (or the answer's) `card_sanity` object: the verdict, its score, and every
 /// check's own score (`score_details`, the eKYC contract's shape).
 pub fn sanity_json(s: &CardSanity) -> Value {
@@ -344,12 +359,8 @@ pub fn read_card(
         disagreements: &merged.disagreements,
         portrait,
     });
-    // The first side with a sanity issue; else the front's.
-    let sanity = std::iter::once(front.scan)
-        .chain(back.map(|b| b.scan))
-        .filter_map(|scan| scan.sanity.clone())
-        .find(|s| s.verdict != CardSanityVerdict::Good)
-        .or_else(|| front.scan.sanity.clone());
+    let side_sanity: Vec<&CardSanity> = std::iter::once(front.scan).chain(back.map(|b| b.scan)).filter_map(|scan| scan.sanity.as_ref()).collect();
+    let sanity = card_sanity_of_sides(&side_sanity).or_else(|| front.scan.sanity.clone());
 
     let mut not_performed: Vec<&'static str> = vec!["nfc"];
     if sides.iter().any(|s| s.ocr_not_performed) {
@@ -440,5 +451,28 @@ pub fn read_card(
         sanity,
         tampering,
         not_performed,
+    }
+}
+
+#[cfg(test)]
+mod sanity_tests {
+    use super::*;
+    use idv_vision::card_sanity::CardMeasures;
+    use CardSanityVerdict::*;
+
+    fn side(verdict: CardSanityVerdict, score: f32) -> CardSanity {
+        let measures = CardMeasures { blur_sigma: 0.3, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0 };
+        CardSanity { verdict, score, details: Vec::new(), measures }
+    }
+
+    #[test]
+    fn a_hole_on_one_side_and_a_cut_on_the_other_is_both() {
+        let verdict = |sides: &[CardSanity]| card_sanity_of_sides(&sides.iter().collect::<Vec<_>>()).map(|s| (s.verdict, s.score));
+        assert_eq!(verdict(&[side(ImageHasHole, 0.3), side(ImageHasCut, 0.1)]), Some((ImageHasHoleAndCut, 0.1)));
+        assert_eq!(verdict(&[side(Good, 1.0), side(ImageHasCut, 0.2)]), Some((ImageHasCut, 0.2)));
+        assert_eq!(verdict(&[side(ImageHasHole, 0.2), side(ImageHasHole, 0.1)]), Some((ImageHasHole, 0.2)));
+        // The first issue still wins when it is not a hole or a cut.
+        assert_eq!(verdict(&[side(ImageTooBlur, 0.1), side(ImageHasCut, 0.2)]), Some((ImageTooBlur, 0.1)));
+        assert_eq!(verdict(&[side(Good, 1.0), side(Good, 0.9)]), None);
     }
 }
