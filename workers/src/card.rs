@@ -196,21 +196,10 @@ impl CardHandler {
 
     /// Scans both sides and reads the card (`crate::card_read::read_card`), the flattened
     /// sides stored. `portrait`: the eKYC check's face evidence for tampering.
+    /// `front_scanned`: the front already scanned (`detect_id_card_tampering_sync` scans once
+    /// to recognise the type), used when it read what the type's plan reads
+    /// (`ScanPlan::covers`) instead of scanning the photo again.
     pub(crate) async fn read_sides(
-        &self,
-        job: &Job,
-        group: Group,
-        card_type: &str,
-        sides: [(Option<&ImageData>, Option<&Vec<ImageData>>); 2],
-        portrait: Option<Result<bool, String>>,
-    ) -> Result<CardReading, Stop> {
-        self.read_sides_scanned(job, group, card_type, sides, portrait, None).await
-    }
-
-    /// As [`Self::read_sides`], with the front already scanned (`detect_id_card_tampering_sync`
-    /// scans once to recognise the type): that scan is used when it read what the type's
-    /// plan reads (`ScanPlan::covers`), instead of scanning the photo again.
-    pub(crate) async fn read_sides_scanned(
         &self,
         job: &Job,
         group: Group,
@@ -335,7 +324,7 @@ impl CardHandler {
             return Err(Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason })));
         };
         let r = self
-            .read_sides_scanned(job, group, card_type, [(Some(&req.image), None), (None, None)], None, Some((first_plan, first)))
+            .read_sides(job, group, card_type, [(Some(&req.image), None), (None, None)], None, Some((first_plan, first)))
             .await?;
         if let Some(reason) = r.not_available {
             return Err(Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason })));
@@ -359,7 +348,7 @@ impl CardHandler {
         let req: ReadIdCardRequest = serde_json::from_value(job.payload.clone())
             .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
         let r = self
-            .read_sides(job, group, &req.card_type, [(Some(&req.image1), req.qr1_images.as_ref()), (req.image2.as_ref(), req.qr2_images.as_ref())], None)
+            .read_sides(job, group, &req.card_type, [(Some(&req.image1), req.qr1_images.as_ref()), (req.image2.as_ref(), req.qr2_images.as_ref())], None, None)
             .await?;
         if let Some(reason) = r.not_available {
             return Ok(Envelope::error(group, &ErrorKind::NotAvailable { reason }));

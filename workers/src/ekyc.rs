@@ -110,7 +110,7 @@ impl CardHandler {
             (Some(_), Some(found)) => Some(Ok(*found)),
             (Some(_), None) => None,
         };
-        let r = self.read_sides(job, group, &req.card_type, [(Some(&req.image1), None), (req.image2.as_ref(), None)], portrait_evidence).await?;
+        let r = self.read_sides(job, group, &req.card_type, [(Some(&req.image1), None), (req.image2.as_ref(), None)], portrait_evidence, None).await?;
         let card_information = r.card_information;
         if let Some(reason) = &r.not_available {
             not_performed.push("card_information");
