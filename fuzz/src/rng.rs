@@ -1,20 +1,16 @@
 //! A small seeded generator (SplitMix64): the whole run is a function of `--seed`, so a
 //! crash seen once can be replayed (the supervisor relies on that, see `main.rs`).
 
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
+/// The project's one SplitMix64 (`idv_vision::splitmix`), with the fuzzer's helpers.
+pub struct Rng(idv_vision::splitmix::SplitMix64);
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
-        Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B)
+        Rng(idv_vision::splitmix::SplitMix64(seed ^ 0x5DEE_CE66_D1CE_4E5B))
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (0 when `n` is 0).

@@ -37,7 +37,7 @@ pub mod resize;
 pub mod runtime;
 pub mod shape_predictor;
 pub mod spoof_cues;
-mod splitmix;
+pub mod splitmix;
 pub mod testdata;
 pub mod video;
 

@@ -2,7 +2,7 @@
 //! in `attack_synth.rs`, the card photos of `card_box`'s tests), so a seed gives the same
 //! images on every run and platform.
 
-pub(crate) struct SplitMix64(pub u64);
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
     pub fn next_u64(&mut self) -> u64 {
