@@ -46,6 +46,34 @@ where
     latest_group_skips_history(make().await).await;
     members_of_a_group_share_the_work(make().await).await;
     broadcast_readers_each_see_everything_new(make().await).await;
+    lag_counts_what_the_group_has_not_committed(make().await).await;
+}
+
+/// A backend that reports lag (operators alert on it) reports the group's uncommitted
+/// messages: all of them before the group commits anything, fewer after.
+pub async fn lag_counts_what_the_group_has_not_committed(bus: Arc<dyn Bus>) {
+    assert!(bus.check().await.is_ok(), "a reachable bus passes its check");
+    let topic = unique("lag");
+    let group = unique("lag-group");
+    bus.ensure_topics(&[&topic], 1).await.expect("ensure_topics");
+    for i in 0..3u8 {
+        bus.publish(&topic, b"k", &[i]).await.expect("publish");
+    }
+    let mut c = bus.subscribe(&topic, &group, StartFrom::Earliest).await.expect("subscribe");
+    let first = recv(&mut c).await;
+    let Some(before) = bus.lag(&topic, &group).await else { return };
+    assert_eq!(before, 3, "nothing committed: every message is lag");
+    c.commit(&first).await.expect("commit");
+    // Kafka commits are visible to other clients once the coordinator has them.
+    let deadline = std::time::Instant::now() + RECV_TIMEOUT;
+    loop {
+        let now = bus.lag(&topic, &group).await;
+        if now == Some(2) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "lag after one commit: {now:?}, expected Some(2)");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
 
 pub async fn broadcast_readers_each_see_everything_new(bus: Arc<dyn Bus>) {

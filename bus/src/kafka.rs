@@ -324,6 +324,45 @@ impl Bus for KafkaBus {
         Ok(Box::new(KafkaConsumer { rx, assignment, consumer: weak, committed: HashMap::new() }))
     }
 
+    async fn lag(&self, topic: &str, group: &str) -> Option<u64> {
+        // A client with the group's id that never joins it (no subscribe): it only reads
+        // the group's committed offsets, so the group's members are not disturbed.
+        let config = self.settings.consumer_config(group, StartFrom::Earliest);
+        let topic = topic.to_string();
+        let read = move || -> Option<u64> {
+            let consumer: BaseConsumer<TracingContext> = BaseConsumer::from_config_and_context(&config, TracingContext).ok()?;
+            let timeout = Duration::from_secs(5);
+            let metadata = consumer.fetch_metadata(Some(&topic), timeout).ok()?;
+            let partitions: Vec<i32> =
+                metadata.topics().iter().find(|t| t.name() == topic)?.partitions().iter().map(|p| p.id()).collect();
+            let mut tpl = TopicPartitionList::new();
+            for p in &partitions {
+                tpl.add_partition(&topic, *p);
+            }
+            let committed = consumer.committed_offsets(tpl, timeout).ok()?;
+            let mut lag = 0u64;
+            for p in partitions {
+                let (low, high) = consumer.fetch_watermarks(&topic, p, timeout).ok()?;
+                // Nothing committed yet: everything retained is still to do.
+                let done = match committed.find_partition(&topic, p).map(|e| e.offset()) {
+                    Some(Offset::Offset(o)) => o.max(low),
+                    _ => low,
+                };
+                lag += u64::try_from(high - done).unwrap_or(0);
+            }
+            Some(lag)
+        };
+        tokio::task::spawn_blocking(read).await.ok().flatten()
+    }
+
+    async fn check(&self) -> Result<(), BusError> {
+        let producer = self.producer.clone();
+        tokio::task::spawn_blocking(move || producer.client().fetch_metadata(None, Duration::from_secs(2)).map(|_| ()))
+            .await
+            .map_err(|e| backend("broker check", e))?
+            .map_err(|e| backend("broker unreachable", e))
+    }
+
     async fn subscribe_broadcast(&self, topic: &str) -> Result<Box<dyn Consumer>, BusError> {
         // librdkafka wants a group.id even for assign(); this one is never joined (no
         // subscribe, explicit start offsets, no commits), so the broker keeps nothing.

@@ -82,6 +82,12 @@ pub trait Bus: Send + Sync + 'static {
         None
     }
 
+    /// Whether the bus answers now (readiness probes): `Err` while its brokers are
+    /// unreachable. The in-process bus always answers.
+    async fn check(&self) -> Result<(), BusError> {
+        Ok(())
+    }
+
     /// Short name of the backend, for logs and metrics.
     fn backend(&self) -> &'static str;
 }

@@ -48,7 +48,7 @@ pub async fn open_backends(settings: &Settings) -> Result<Backends, String> {
 
 /// A running process; [`Running::shutdown`] drains it.
 pub struct Running {
-    /// The HTTP address, when the ingest role runs.
+    /// The HTTP address, when the ingest role runs (else the metrics listener's, if any).
     pub addr: Option<SocketAddr>,
     pub state: Option<AppState>,
     stop: watch::Sender<bool>,
@@ -97,7 +97,10 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     let (stop, stop_rx) = watch::channel(false);
     let (stop_http, stop_http_rx) = watch::channel(false);
     let mut tasks = Vec::new();
-    let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone() };
+    // One registry per process: the HTTP tier's metrics and the job runtime's.
+    let registry = Metrics::process_registry().map_err(|e| e.to_string())?;
+    let job_metrics = Arc::new(idv_workers::metrics::JobMetrics::register(&registry).map_err(|e| e.to_string())?);
+    let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone(), metrics: job_metrics };
     let concurrency = settings.worker_concurrency();
     if roles.worker {
         let telcos = match &settings.telcos_file {
@@ -147,7 +150,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
             bus: b.bus.clone(),
             keys: Arc::new(KeyResolver::new(b.store.clone(), b.sealer.clone())),
             pending: Arc::new(PendingTable::default()),
-            metrics: Arc::new(Metrics::new().map_err(|e| e.to_string())?),
+            metrics: Arc::new(Metrics::in_registry(registry.clone()).map_err(|e| e.to_string())?),
             sealer: b.sealer.clone(),
             device_keys: Arc::new(idv_ingest::device_auth::DeviceKeyCache::default()),
         };
@@ -167,9 +170,42 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
             }
         }));
         state = Some(st);
+    } else if let Some(listen) = &settings.metrics_listen {
+        // Workers and scorers have no HTTP tier: their metrics and probes get their own.
+        let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| format!("metrics listener {listen}: {e}"))?;
+        addr = Some(listener.local_addr().map_err(|e| e.to_string())?);
+        let router = probes_router(registry, b.store.clone(), b.bus.clone());
+        let mut http_stop = stop_http_rx.clone();
+        http = Some(tokio::spawn(async move {
+            let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+                let _ = http_stop.changed().await;
+            });
+            if let Err(e) = serve.await {
+                tracing::error!(error = %e, "metrics listener failed");
+            }
+        }));
     }
     tracing::info!(?roles, addr = ?addr, bus = b.bus.backend(), store = b.store.backend(), blobs = b.blobs.backend(), "idv started");
     Ok(Running { addr, state, stop, stop_http, http, tasks })
+}
+
+/// `/metrics`, `/healthz` and `/readyz` (store and bus reachable) of a process without the
+/// HTTP tier.
+fn probes_router(registry: prometheus::Registry, store: Arc<dyn Store>, bus: Arc<dyn Bus>) -> axum::Router {
+    use axum::http::StatusCode;
+    use axum::routing::get;
+    axum::Router::new()
+        .route("/metrics", get(move || async move { idv_ingest::metrics::render(&registry) }))
+        .route("/healthz", get(|| async { "ok" }))
+        .route(
+            "/readyz",
+            get(move || async move {
+                match idv_ingest::router::readiness(store.as_ref(), bus.as_ref()).await {
+                    Ok(()) => (StatusCode::OK, "ready".to_string()),
+                    Err(why) => (StatusCode::SERVICE_UNAVAILABLE, why),
+                }
+            }),
+        )
 }
 
 /// Publish worker-group lag per job topic as a metric, where the bus can tell.

@@ -27,6 +27,11 @@ pub struct Settings {
     /// or create DATA_DIR/master.key. Required to be the same on every distributed role.
     #[arg(long, env = "IDV_MASTER_KEY", hide_env_values = true)]
     pub master_key: Option<String>,
+    /// Address of a `/metrics`, `/healthz` and `/readyz` listener for a process without the
+    /// HTTP tier (`idv worker`, `idv scorer`); the ingest role serves them on its own
+    /// address. Unset: no listener.
+    #[arg(long, env = "IDV_METRICS_LISTEN")]
+    pub metrics_listen: Option<String>,
     /// Partitions per topic when topics are created [default: 8].
     #[arg(long, env = "IDV_PARTITIONS")]
     pub partitions: Option<u32>,

@@ -15,8 +15,19 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// The HTTP tier's metrics in a registry of their own.
     pub fn new() -> Result<Self, prometheus::Error> {
-        let registry = Registry::new_custom(Some("idv".into()), None)?;
+        Self::in_registry(Self::process_registry()?)
+    }
+
+    /// The one registry of a process (every name prefixed `idv_`): the HTTP tier's metrics
+    /// and the job runtime's (`idv_workers::metrics`) go into the same one.
+    pub fn process_registry() -> Result<Registry, prometheus::Error> {
+        Registry::new_custom(Some("idv".into()), None)
+    }
+
+    /// The HTTP tier's metrics, registered in `registry` (shared with the process's other roles).
+    pub fn in_registry(registry: Registry) -> Result<Self, prometheus::Error> {
         let request_duration = HistogramVec::new(
             HistogramOpts::new("request_duration_seconds", "Request latency by operation").buckets(vec![
                 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
@@ -34,8 +45,14 @@ impl Metrics {
     }
 
     pub fn render(&self) -> String {
-        let mut buf = Vec::new();
-        let _ = prometheus::TextEncoder::new().encode(&self.registry.gather(), &mut buf);
-        String::from_utf8(buf).unwrap_or_default()
+        render(&self.registry)
     }
 }
+
+/// The Prometheus text format of everything in `registry`.
+pub fn render(registry: &Registry) -> String {
+    let mut buf = Vec::new();
+    let _ = prometheus::TextEncoder::new().encode(&registry.gather(), &mut buf);
+    String::from_utf8(buf).unwrap_or_default()
+}
+

@@ -48,11 +48,17 @@ pub fn build(state: AppState) -> Router {
 }
 
 async fn readyz(State(st): State<AppState>) -> Response {
-    // Ready when the store answers; the bus is checked by the results listener itself.
-    match st.store.get_client("readyz-probe").await {
-        Ok(_) => (StatusCode::OK, "ready").into_response(),
-        Err(e) => (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
+    match readiness(st.store.as_ref(), st.bus.as_ref()).await {
+        Ok(()) => (StatusCode::OK, "ready").into_response(),
+        Err(why) => (StatusCode::SERVICE_UNAVAILABLE, why).into_response(),
     }
+}
+
+/// Ready when both the store and the bus answer now: a process that can reach only one of
+/// them accepts requests it cannot finish (or takes jobs it cannot store).
+pub async fn readiness(store: &dyn idv_store::Store, bus: &dyn idv_bus::Bus) -> Result<(), String> {
+    store.get_client("readyz-probe").await.map_err(|e| format!("store: {e}"))?;
+    bus.check().await.map_err(|e| format!("bus: {e}"))
 }
 
 pub fn respond(env: Envelope) -> Response {

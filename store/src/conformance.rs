@@ -286,6 +286,11 @@ pub async fn batch_chain_is_compare_and_set(store: Arc<dyn Store>) {
     assert_eq!(chain[2].batch_hash, store.get_challenge(id).await.expect("get").expect("present").last_hash);
     assert_eq!(chain[1].data, r#"{"events":[1]}"#);
     assert_eq!(chain[1].request_id, "push-h1", "the appending request is kept");
+    // The same batch again under another request id (a re-signed retry): refused, and the
+    // committed row keeps the request that appended it (its redelivery must find itself).
+    let resigned = BatchRecord { request_id: "push-h1-resigned".into(), ..batch(id, 1, "h0", "h1") };
+    assert!(!store.append_batch(&resigned).await.expect("re-signed push"), "a committed batch is not appended twice");
+    assert_eq!(store.list_batches(id).await.expect("list")[1].request_id, "push-h1", "the first request stays");
 
     assert!(store.finalize_challenge(id).await.expect("finalize"));
     assert_eq!(store.get_challenge(id).await.expect("get").expect("present").status, CHALLENGE_SCORED);
@@ -353,5 +358,19 @@ pub async fn face_templates_and_histories(store: Arc<dyn Store>) {
     }
     let newest = store.list_face_histories(&client, "u", 2).await.expect("list");
     assert_eq!(newest.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), ["h2", "h1"], "newest first, limited");
+    // A redelivered job rewrites its record (same id and time): still one record.
+    let again = FaceHistoryRecord {
+        client_id: client.clone(),
+        cus_user_id: "u".into(),
+        id: "h1".into(),
+        created_at: "2026-01-01T00:00:01Z".into(),
+        status: "failure".into(),
+        record: r#"{"id":"h1","again":true}"#.into(),
+    };
+    store.add_face_history(&again).await.expect("rewrite");
+    let all = store.list_face_histories(&client, "u", 10).await.expect("list");
+    assert_eq!(all.iter().map(|h| h.id.as_str()).collect::<Vec<_>>(), ["h2", "h1", "h0"], "one record per id");
+    assert_eq!(all[1].record, again.record);
+    assert!(store.list_face_histories(&client, "u", 0).await.expect("limit 0").is_empty(), "a limit of 0 lists nothing");
     assert!(store.list_face_histories(&fresh("c"), "u", 10).await.expect("list").is_empty());
 }

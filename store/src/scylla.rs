@@ -1,8 +1,17 @@
 //! The distributed store: ScyllaDB through the `scylla` driver (1.x).
 //!
-//! URL: `scylla://host:port[,host:port...]/keyspace[?replication_factor=N]`. A host without
-//! a port gets 9042; IPv6 hosts are written in brackets (`[::1]:9042`).
-//! `replication_factor` (default 3) is only used when this store creates the keyspace.
+//! URL: `scylla://host:port[,host:port...]/keyspace[?param=value&...]`. A host without
+//! a port gets 9042; IPv6 hosts are written in brackets (`[::1]:9042`). Parameters:
+//! * `replication_factor=N` (default 3): only used when this store creates the keyspace,
+//!   and never above the node count of the datacenter (lowered with a warning: a factor
+//!   above the nodes makes every LOCAL_QUORUM statement fail with Unavailable).
+//! * `datacenter=NAME`: the local DC; the load-balancing policy sends every statement to
+//!   its nodes and never fails over to another DC. Required when the cluster has several
+//!   DCs (refused otherwise); a one-DC cluster needs nothing.
+//! * `serial=local|global` (default `local`): the Paxos phase of LWTs at `LOCAL_SERIAL`
+//!   or `SERIAL` (see Consistency).
+//! * `user=NAME`: password authentication; the password comes from `IDV_SCYLLA_PASSWORD`,
+//!   never from the URL (a `password=` parameter is refused). TLS is not supported yet.
 //!
 //! # Schema
 //!
@@ -25,16 +34,19 @@
 //! * Compare-and-set (creating clients, names, access keys, requests, key pairs, devices,
 //!   challenges and baselines; revoking a key; completing a request; (de)activating a key
 //!   pair or device; deleting a device; moving a challenge's chain head; scoring a challenge; replacing a
-//!   baseline) is a lightweight transaction with serial consistency `SERIAL`:
-//!   the Paxos round needs a majority of *all* replicas, so uniqueness holds cluster-wide
-//!   (two DCs can never both accept the same client name or request id), which
-//!   `LOCAL_SERIAL` would not guarantee. The commit phase of those statements runs at
-//!   `LOCAL_QUORUM`, so the plain reads above see the outcome in the local DC.
+//!   baseline) is a lightweight transaction. Its Paxos phase runs at `LOCAL_SERIAL` by
+//!   default: every role of a deployment works in one named DC (`datacenter=`), so every
+//!   LWT of the deployment is decided by the same replicas and no API call (three LWTs:
+//!   replay claim, request creation, completion) waits on another DC. Roles spread over
+//!   several DCs at once need `serial=global` (`SERIAL`: a majority of all replicas, so two
+//!   DCs can never both accept the same client name, request id or replay claim), at one
+//!   cross-DC round trip per LWT. The commit phase runs at `LOCAL_QUORUM`, so the plain
+//!   reads above see the outcome in the local DC.
 //! * Each table is written either only by LWTs or only by plain writes, never both:
 //!   mixing them on one row breaks Paxos' linearizability.
 //!   LWT-written: `clients`, `clients_by_name`, `access_keys`, `requests`, `key_pairs`,
-//!   `devices`, `challenges`, `baselines`. Plain-written: `blobs`, `face_users`,
-//!   `key_pairs_by_client`, `devices_by_user`, `batches`.
+//!   `devices`, `challenges`, `baselines`, `batches`. Plain-written: `blobs`, `face_users`,
+//!   `key_pairs_by_client`, `devices_by_user`.
 //! * Reads and plain upserts are marked idempotent (the driver may retry or speculate);
 //!   LWTs are not: a blind retry of an `INSERT ... IF NOT EXISTS` that did apply would
 //!   report `AlreadyExists` for the caller's own row. As with any LWT, one that fails with
@@ -67,8 +79,10 @@
 //!   is only ever read and written whole.
 //! * `clients_by_name` is the unique index for names, claimed with `IF NOT EXISTS` before
 //!   the client row is written. If a process dies between the two writes the name stays
-//!   claimed by an id with no client row: `find_client_by_name` ignores such a claim, and
-//!   retrying the same `create_client` completes it.
+//!   claimed by an id with no client row: `find_client_by_name` ignores such a claim,
+//!   retrying the same `create_client` completes it, and a creation under another id that
+//!   finds it finishes the dangling creation (writes the client row for the claim's id), so
+//!   a timeout between the two steps never holds a name forever.
 //! * `list_access_keys` is a paged full scan of `access_keys`, acceptable because the
 //!   table holds a few keys per client, and it is an admin operation. `list_key_pairs(None)`
 //!   is the same kind of scan of `key_pairs`.
@@ -83,15 +97,16 @@
 //! * `list_devices` reads the (client, user) partition of `devices_by_user` and then each
 //!   device by id, the same pattern (lookup row written first, dangling rows ignored).
 //! * The batch hash chain: `batches` is keyed by `((challenge_id), seq, batch_hash)`, and
-//!   `append_batch` (1) writes the batch row (plain write; two racing pushes of different
-//!   batches for the same seq write two different rows, neither overwrites the other), then
+//!   `append_batch` (1) claims the batch row (`IF NOT EXISTS`; two racing pushes of different
+//!   batches for the same seq write two different rows, neither overwrites the other, and
+//!   the same batch pushed under two request ids keeps the first: the second stops here), then
 //!   (2) moves the head with `UPDATE challenges SET last_seq, last_hash ... IF status =
 //!   'open' AND last_seq = seq - 1 AND last_hash = prev_batch_hash`. Writing the row first means a
 //!   committed head never points at a missing batch. The losing racer's row stays (it
 //!   expires with the TTL); it is never deleted, because a replay of the committed batch
 //!   has the same key as the committed row. Since `batch_hash` covers seq, prev hash and
 //!   the exact data (docs/BEHAVIOR_PROTOCOL.md, checked by the caller), a row with the
-//!   winner's key holds the winner's data; such a replay can only rewrite `received_at`.
+//!   winner's key holds the winner's data; such a replay writes nothing (`IF NOT EXISTS`).
 //!   `list_batches` reads the head first, then the whole partition, and walks back from
 //!   `last_hash` via `prev_batch_hash` to seq 0, so only the committed chain is returned.
 //!   In the local DC the rows it needs are always there (each was acknowledged at
@@ -110,6 +125,7 @@ use futures::{StreamExt, TryStreamExt};
 use scylla::client::execution_profile::ExecutionProfile;
 use scylla::client::session::Session;
 use scylla::client::session_builder::SessionBuilder;
+use scylla::policies::load_balancing::DefaultPolicy;
 use scylla::response::query_result::QueryResult;
 use scylla::statement::prepared::PreparedStatement;
 use scylla::statement::{Consistency, SerialConsistency, Statement};
@@ -136,11 +152,56 @@ const RF_PLACEHOLDER: &str = "__REPLICATION_FACTOR__";
 
 /// Consistency for plain reads/writes and for the commit phase of LWTs (see module docs).
 const CONSISTENCY: Consistency = Consistency::LocalQuorum;
-/// Serial consistency of the Paxos phase of LWTs (see module docs).
-const SERIAL: SerialConsistency = SerialConsistency::Serial;
+/// The environment variable holding the password of the URL's `user`: never in the URL,
+/// which appears in settings, process lists and logs.
+pub const PASSWORD_ENV: &str = "IDV_SCYLLA_PASSWORD";
+
+/// Which replicas the Paxos phase of a lightweight transaction asks (`serial=` in the URL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SerialScope {
+    /// `LOCAL_SERIAL` (default): a majority of the local datacenter's replicas. Every role
+    /// of one deployment names the same `datacenter`, so every LWT of the deployment runs
+    /// in that DC and uniqueness holds; API calls never wait on another DC.
+    Local,
+    /// `SERIAL`: a majority of all replicas, for roles spread over several DCs at once
+    /// (uniqueness across DCs, at one cross-DC round trip per LWT, three per API call).
+    Global,
+}
+
+impl SerialScope {
+    fn consistency(self) -> SerialConsistency {
+        match self {
+            SerialScope::Local => SerialConsistency::LocalSerial,
+            SerialScope::Global => SerialConsistency::Serial,
+        }
+    }
+}
+
+/// The replication factor a new keyspace gets: the one asked for, never more than the
+/// nodes of the datacenter (a factor above them makes every LOCAL_QUORUM read, write and
+/// LWT fail with Unavailable), at least 1. Returns the factor and whether it was lowered.
+pub fn effective_replication_factor(requested: u32, nodes_in_dc: usize) -> (u32, bool) {
+    let nodes = u32::try_from(nodes_in_dc).unwrap_or(u32::MAX).max(1);
+    if requested > nodes {
+        (nodes, true)
+    } else {
+        (requested.max(1), false)
+    }
+}
 
 fn driver(e: impl std::fmt::Display) -> StoreError {
     StoreError::Backend(format!("scylla: {e}"))
+}
+
+/// ScyllaDB's largest TTL (20 years, in seconds); a larger one fails the write.
+pub const MAX_TTL_SECS: i32 = 630_720_000;
+
+/// A TTL for `USING TTL ?`: whole seconds rounded *up* (a claim or session must not vanish
+/// before its time: 1.9 s is 2 s, not 1), at least 1 (0 means "never expires"), at most
+/// [`MAX_TTL_SECS`].
+pub fn ttl_secs(ttl: std::time::Duration) -> i32 {
+    let secs = ttl.as_secs().saturating_add(u64::from(ttl.subsec_nanos() > 0));
+    i32::try_from(secs.clamp(1, MAX_TTL_SECS as u64)).unwrap_or(MAX_TTL_SECS)
 }
 
 /// A parsed `scylla://` URL.
@@ -150,8 +211,17 @@ pub struct ScyllaUrl {
     pub hosts: Vec<String>,
     /// Lower-cased keyspace name (CQL folds unquoted identifiers to lower case).
     pub keyspace: String,
-    /// Used only when the keyspace is created by [`ScyllaStore::connect`].
+    /// Used only when the keyspace is created by [`ScyllaStore::connect`], and never above
+    /// the datacenter's node count ([`effective_replication_factor`]).
     pub replication_factor: u32,
+    /// `datacenter=NAME`: the local DC, preferred by the load-balancing policy (no
+    /// failover to other DCs for LOCAL_* statements). Required when the cluster spans
+    /// several DCs.
+    pub datacenter: Option<String>,
+    /// `serial=local|global` (default local).
+    pub serial: SerialScope,
+    /// `user=NAME`: password authentication, the password from [`PASSWORD_ENV`].
+    pub user: Option<String>,
 }
 
 impl ScyllaUrl {
@@ -182,6 +252,9 @@ impl ScyllaUrl {
         }
 
         let mut replication_factor = DEFAULT_REPLICATION_FACTOR;
+        let (mut datacenter, mut serial, mut user) = (None, SerialScope::Local, None);
+        // A name that goes to the driver or CQL as is: letters, digits and `_.-`.
+        let plain_name = |v: &str| !v.is_empty() && v.len() <= 128 && v.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
         for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
             match pair.split_once('=') {
                 Some(("replication_factor", v)) => {
@@ -191,11 +264,25 @@ impl ScyllaUrl {
                         .filter(|n| (1..=64).contains(n))
                         .ok_or_else(|| bad("replication_factor must be a number from 1 to 64"))?;
                 }
-                _ => return Err(bad(&format!("unknown URL parameter {pair:?} (known: replication_factor)"))),
+                Some(("datacenter", v)) if plain_name(v) => datacenter = Some(v.to_string()),
+                Some(("datacenter", _)) => return Err(bad("datacenter must be letters, digits, '_', '.' or '-'")),
+                Some(("serial", "local")) => serial = SerialScope::Local,
+                Some(("serial", "global")) => serial = SerialScope::Global,
+                Some(("serial", _)) => return Err(bad("serial must be local or global")),
+                Some(("user", v)) if plain_name(v) => user = Some(v.to_string()),
+                Some(("user", _)) => return Err(bad("user must be letters, digits, '_', '.' or '-'")),
+                Some(("password", _)) => {
+                    return Err(bad(&format!("never put the password in the URL; set {PASSWORD_ENV}")));
+                }
+                _ => {
+                    return Err(bad(&format!(
+                        "unknown URL parameter {pair:?} (known: replication_factor, datacenter, serial, user)"
+                    )))
+                }
             }
         }
 
-        Ok(ScyllaUrl { hosts, keyspace: keyspace.to_ascii_lowercase(), replication_factor })
+        Ok(ScyllaUrl { hosts, keyspace: keyspace.to_ascii_lowercase(), replication_factor, datacenter, serial, user })
     }
 }
 
@@ -289,6 +376,10 @@ impl Lwt {
     fn text(&self, column: &str) -> Option<String> {
         self.old.get(column).cloned().flatten().and_then(CqlValue::into_string)
     }
+
+    fn bigint(&self, column: &str) -> Option<i64> {
+        self.old.get(column).and_then(|v| v.as_ref()).and_then(CqlValue::as_bigint)
+    }
 }
 
 /// Statements prepared once at connect.
@@ -356,7 +447,7 @@ enum Kind {
     Lwt,
 }
 
-async fn prepare(session: &Session, cql: String, kind: Kind) -> Result<PreparedStatement> {
+async fn prepare(session: &Session, serial: SerialConsistency, cql: String, kind: Kind) -> Result<PreparedStatement> {
     let mut p = session.prepare(cql.as_str()).await.map_err(|e| driver(format!("preparing {cql:?}: {e}")))?;
     p.set_consistency(CONSISTENCY);
     match kind {
@@ -365,7 +456,7 @@ async fn prepare(session: &Session, cql: String, kind: Kind) -> Result<PreparedS
             p.set_is_idempotent(true);
         }
         Kind::Lwt => {
-            p.set_serial_consistency(Some(SERIAL));
+            p.set_serial_consistency(Some(serial));
             p.set_is_idempotent(false);
         }
     }
@@ -373,29 +464,32 @@ async fn prepare(session: &Session, cql: String, kind: Kind) -> Result<PreparedS
 }
 
 impl Statements {
-    async fn prepare(s: &Session, ks: &str) -> Result<Self> {
+    async fn prepare(s: &Session, ks: &str, serial: SerialConsistency) -> Result<Self> {
         use Kind::*;
         Ok(Statements {
             claim_client_name: prepare(
                 s,
+                serial,
                 format!("INSERT INTO {ks}.clients_by_name (name, client_id) VALUES (?, ?) IF NOT EXISTS"),
                 Lwt,
             )
             .await?,
-            release_client_name: prepare(s, format!("DELETE FROM {ks}.clients_by_name WHERE name = ? IF client_id = ?"), Lwt)
+            release_client_name: prepare(s, serial, format!("DELETE FROM {ks}.clients_by_name WHERE name = ? IF client_id = ?"), Lwt)
                 .await?,
-            get_client_id_by_name: prepare(s, format!("SELECT client_id FROM {ks}.clients_by_name WHERE name = ?"), Plain)
+            get_client_id_by_name: prepare(s, serial, format!("SELECT client_id FROM {ks}.clients_by_name WHERE name = ?"), Plain)
                 .await?,
             insert_client: prepare(
                 s,
+                serial,
                 format!("INSERT INTO {ks}.clients (client_id, name, created_at) VALUES (?, ?, ?) IF NOT EXISTS"),
                 Lwt,
             )
             .await?,
-            get_client: prepare(s, format!("SELECT client_id, name, created_at FROM {ks}.clients WHERE client_id = ?"), Plain)
+            get_client: prepare(s, serial, format!("SELECT client_id, name, created_at FROM {ks}.clients WHERE client_id = ?"), Plain)
                 .await?,
             insert_access_key: prepare(
                 s,
+                serial,
                 format!(
                     "INSERT INTO {ks}.access_keys (access_key_id, client_id, sealed_secret, created_at, revoked) \
                      VALUES (?, ?, ?, ?, ?) IF NOT EXISTS"
@@ -405,6 +499,7 @@ impl Statements {
             .await?,
             get_access_key: prepare(
                 s,
+                serial,
                 format!(
                     "SELECT access_key_id, client_id, sealed_secret, created_at, revoked FROM {ks}.access_keys \
                      WHERE access_key_id = ?"
@@ -414,18 +509,21 @@ impl Statements {
             .await?,
             list_access_keys: prepare(
                 s,
+                serial,
                 format!("SELECT access_key_id, client_id, sealed_secret, created_at, revoked FROM {ks}.access_keys"),
                 Plain,
             )
             .await?,
             revoke_access_key: prepare(
                 s,
+                serial,
                 format!("UPDATE {ks}.access_keys SET revoked = true WHERE access_key_id = ? IF EXISTS"),
                 Lwt,
             )
             .await?,
             insert_request: prepare(
                 s,
+                serial,
                 format!(
                     "INSERT INTO {ks}.requests (request_id, client_id, operation, created_at, response, finished_at) \
                      VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ?"
@@ -438,6 +536,7 @@ impl Statements {
             // create a stray row holding only a response.
             complete_request: prepare(
                 s,
+                serial,
                 format!(
                     "UPDATE {ks}.requests USING TTL ? SET response = ?, finished_at = ? WHERE request_id = ? \
                      IF client_id != null AND response = null"
@@ -447,6 +546,7 @@ impl Statements {
             .await?,
             get_request: prepare(
                 s,
+                serial,
                 format!(
                     "SELECT request_id, client_id, operation, created_at, response, finished_at FROM {ks}.requests \
                      WHERE request_id = ?"
@@ -456,6 +556,7 @@ impl Statements {
             .await?,
             put_blob_meta: prepare(
                 s,
+                serial,
                 format!(
                     "INSERT INTO {ks}.blobs (id, client_id, kind, size, sha256, label, content_type, metadata, created_at) \
                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -465,6 +566,7 @@ impl Statements {
             .await?,
             get_blob_meta: prepare(
                 s,
+                serial,
                 format!(
                     "SELECT id, client_id, kind, size, sha256, label, content_type, metadata, created_at FROM {ks}.blobs \
                      WHERE id = ?"
@@ -474,18 +576,21 @@ impl Statements {
             .await?,
             put_face_user: prepare(
                 s,
+                serial,
                 format!("INSERT INTO {ks}.face_users (client_id, cus_user_id, record) VALUES (?, ?, ?)"),
                 Plain,
             )
             .await?,
             get_face_user: prepare(
                 s,
+                serial,
                 format!("SELECT record FROM {ks}.face_users WHERE client_id = ? AND cus_user_id = ?"),
                 Plain,
             )
             .await?,
             put_face_template: prepare(
                 s,
+                serial,
                 format!(
                     "INSERT INTO {ks}.face_templates (client_id, cus_user_id, template_id, face_type, model_id, \
                      model_version, sealed_vector, image_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -495,6 +600,7 @@ impl Statements {
             .await?,
             list_face_templates: prepare(
                 s,
+                serial,
                 format!(
                     "SELECT client_id, cus_user_id, template_id, face_type, model_id, model_version, sealed_vector, \
                      image_id, created_at FROM {ks}.face_templates WHERE client_id = ? AND cus_user_id = ?"
@@ -504,12 +610,14 @@ impl Statements {
             .await?,
             delete_face_templates: prepare(
                 s,
+                serial,
                 format!("DELETE FROM {ks}.face_templates WHERE client_id = ? AND cus_user_id = ?"),
                 Plain,
             )
             .await?,
             add_face_history: prepare(
                 s,
+                serial,
                 format!(
                     "INSERT INTO {ks}.face_histories (client_id, cus_user_id, created_at, id, status, record) \
                      VALUES (?, ?, ?, ?, ?, ?)"
@@ -519,6 +627,7 @@ impl Statements {
             .await?,
             list_face_histories: prepare(
                 s,
+                serial,
                 format!(
                     "SELECT client_id, cus_user_id, id, created_at, status, record FROM {ks}.face_histories \
                      WHERE client_id = ? AND cus_user_id = ? LIMIT ?"
@@ -528,70 +637,81 @@ impl Statements {
             .await?,
             insert_key_pair: prepare(
                 s,
+                serial,
                 format!("INSERT INTO {ks}.key_pairs ({KEY_PAIR_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS"),
                 Lwt,
             )
             .await?,
             index_key_pair: prepare(
                 s,
+                serial,
                 format!("INSERT INTO {ks}.key_pairs_by_client (client_id, key_pair_id) VALUES (?, ?)"),
                 Plain,
             )
             .await?,
-            get_key_pair: prepare(s, format!("SELECT {KEY_PAIR_COLUMNS} FROM {ks}.key_pairs WHERE key_pair_id = ?"), Plain)
+            get_key_pair: prepare(s, serial, format!("SELECT {KEY_PAIR_COLUMNS} FROM {ks}.key_pairs WHERE key_pair_id = ?"), Plain)
                 .await?,
-            list_key_pairs: prepare(s, format!("SELECT {KEY_PAIR_COLUMNS} FROM {ks}.key_pairs"), Plain).await?,
+            list_key_pairs: prepare(s, serial, format!("SELECT {KEY_PAIR_COLUMNS} FROM {ks}.key_pairs"), Plain).await?,
             list_key_pair_ids_of_client: prepare(
                 s,
+                serial,
                 format!("SELECT key_pair_id FROM {ks}.key_pairs_by_client WHERE client_id = ?"),
                 Plain,
             )
             .await?,
             set_key_pair_active: prepare(
                 s,
+                serial,
                 format!("UPDATE {ks}.key_pairs SET active = ? WHERE key_pair_id = ? IF EXISTS"),
                 Lwt,
             )
             .await?,
             insert_device: prepare(
                 s,
+                serial,
                 format!("INSERT INTO {ks}.devices ({DEVICE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS"),
                 Lwt,
             )
             .await?,
             index_device: prepare(
                 s,
+                serial,
                 format!("INSERT INTO {ks}.devices_by_user (client_id, cus_user_id, customer_user_device_id) VALUES (?, ?, ?)"),
                 Plain,
             )
             .await?,
             get_device: prepare(
                 s,
+                serial,
                 format!("SELECT {DEVICE_COLUMNS} FROM {ks}.devices WHERE customer_user_device_id = ?"),
                 Plain,
             )
             .await?,
             list_device_ids_of_user: prepare(
                 s,
+                serial,
                 format!("SELECT customer_user_device_id FROM {ks}.devices_by_user WHERE client_id = ? AND cus_user_id = ?"),
                 Plain,
             )
             .await?,
-            delete_device: prepare(s, format!("DELETE FROM {ks}.devices WHERE customer_user_device_id = ? IF EXISTS"), Lwt).await?,
+            delete_device: prepare(s, serial, format!("DELETE FROM {ks}.devices WHERE customer_user_device_id = ? IF EXISTS"), Lwt).await?,
             unindex_device: prepare(
                 s,
+                serial,
                 format!("DELETE FROM {ks}.devices_by_user WHERE client_id = ? AND cus_user_id = ? AND customer_user_device_id = ?"),
                 Plain,
             )
             .await?,
             set_device_deactivated: prepare(
                 s,
+                serial,
                 format!("UPDATE {ks}.devices SET deactivated = ? WHERE customer_user_device_id = ? IF EXISTS"),
                 Lwt,
             )
             .await?,
             insert_challenge: prepare(
                 s,
+                serial,
                 format!(
                     "INSERT INTO {ks}.challenges ({CHALLENGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
                      IF NOT EXISTS USING TTL ?"
@@ -601,6 +721,7 @@ impl Statements {
             .await?,
             get_challenge: prepare(
                 s,
+                serial,
                 format!("SELECT {CHALLENGE_COLUMNS} FROM {ks}.challenges WHERE challenge_id = ?"),
                 Plain,
             )
@@ -608,6 +729,7 @@ impl Statements {
             // A missing (or expired) row has no status, so it fails `status = 'open'`.
             move_challenge_head: prepare(
                 s,
+                serial,
                 format!(
                     "UPDATE {ks}.challenges USING TTL ? SET last_seq = ?, last_hash = ? WHERE challenge_id = ? \
                      IF status = '{open}' AND last_seq = ? AND last_hash = ?",
@@ -620,6 +742,7 @@ impl Statements {
             // expired (only later-written cells left) counts as missing, as in get_challenge.
             finalize_challenge: prepare(
                 s,
+                serial,
                 format!(
                     "UPDATE {ks}.challenges USING TTL ? SET status = '{scored}' WHERE challenge_id = ? \
                      IF client_id != null",
@@ -630,15 +753,17 @@ impl Statements {
             .await?,
             insert_batch: prepare(
                 s,
+                serial,
                 format!(
                     "INSERT INTO {ks}.batches (challenge_id, seq, batch_hash, prev_batch_hash, data, received_at, request_id) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?) USING TTL ?"
+                     VALUES (?, ?, ?, ?, ?, ?, ?) IF NOT EXISTS USING TTL ?"
                 ),
-                Plain,
+                Lwt,
             )
             .await?,
             list_batch_rows: prepare(
                 s,
+                serial,
                 format!(
                     "SELECT seq, batch_hash, prev_batch_hash, data, received_at, request_id FROM {ks}.batches \
                      WHERE challenge_id = ?"
@@ -648,6 +773,7 @@ impl Statements {
             .await?,
             get_baseline: prepare(
                 s,
+                serial,
                 format!(
                     "SELECT client_id, cus_user_id, version, data, updated_at FROM {ks}.baselines \
                      WHERE client_id = ? AND cus_user_id = ?"
@@ -657,6 +783,7 @@ impl Statements {
             .await?,
             insert_baseline: prepare(
                 s,
+                serial,
                 format!(
                     "INSERT INTO {ks}.baselines (client_id, cus_user_id, version, data, updated_at) \
                      VALUES (?, ?, ?, ?, ?) IF NOT EXISTS"
@@ -667,6 +794,7 @@ impl Statements {
             // A missing row has a null version, so it fails the condition.
             update_baseline: prepare(
                 s,
+                serial,
                 format!(
                     "UPDATE {ks}.baselines SET version = ?, data = ?, updated_at = ? \
                      WHERE client_id = ? AND cus_user_id = ? IF version = ?"
@@ -674,17 +802,32 @@ impl Statements {
                 Lwt,
             )
             .await?,
-            claim_replay_key: prepare(s, format!("INSERT INTO {ks}.replay_claims (key, owner) VALUES (?, ?) IF NOT EXISTS USING TTL ?"), Lwt)
+            claim_replay_key: prepare(s, serial, format!("INSERT INTO {ks}.replay_claims (key, owner) VALUES (?, ?) IF NOT EXISTS USING TTL ?"), Lwt)
                 .await?,
-            get_session: prepare(s, format!("SELECT key, version, data, expires_at FROM {ks}.sessions WHERE key = ?"), Plain).await?,
+            // A serial read: it finishes any Paxos round still in flight, so a session
+            // write whose LWT timed out but was accepted is seen. The SIM worker's "did
+            // this request already send the SMS?" check reads here; a LOCAL_QUORUM read
+            // could miss that write and send a second SMS.
+            get_session: {
+                let mut p =
+                    prepare(s, serial, format!("SELECT key, version, data, expires_at FROM {ks}.sessions WHERE key = ?"), Plain)
+                        .await?;
+                p.set_consistency(match serial {
+                    SerialConsistency::LocalSerial => Consistency::LocalSerial,
+                    _ => Consistency::Serial,
+                });
+                p
+            },
             insert_session: prepare(
                 s,
+                serial,
                 format!("INSERT INTO {ks}.sessions (key, version, data, expires_at) VALUES (?, ?, ?, ?) IF NOT EXISTS USING TTL ?"),
                 Lwt,
             )
             .await?,
             update_session: prepare(
                 s,
+                serial,
                 format!("UPDATE {ks}.sessions USING TTL ? SET version = ?, data = ?, expires_at = ? WHERE key = ? IF version = ?"),
                 Lwt,
             )
@@ -862,16 +1005,24 @@ impl ScyllaStore {
     /// Connects, creates the keyspace and tables when missing, prepares every statement.
     pub async fn connect(url: &str) -> Result<Self> {
         let cfg = ScyllaUrl::parse(url)?;
-        let profile =
-            ExecutionProfile::builder().consistency(CONSISTENCY).serial_consistency(Some(SERIAL)).build().into_handle();
-        let session = SessionBuilder::new()
-            .known_nodes(&cfg.hosts)
-            .default_execution_profile_handle(profile)
-            .build()
-            .await
-            .map_err(|e| driver(format!("connecting to {}: {e}", cfg.hosts.join(","))))?;
-        ensure_schema(&session, &cfg).await?;
-        let st = Statements::prepare(&session, &cfg.keyspace).await?;
+        let serial = cfg.serial.consistency();
+        let mut profile = ExecutionProfile::builder().consistency(CONSISTENCY).serial_consistency(Some(serial));
+        if let Some(dc) = &cfg.datacenter {
+            // LOCAL_QUORUM and LOCAL_SERIAL count in the coordinator's DC: coordinators
+            // must be in the named one, with no failover to another.
+            let policy = DefaultPolicy::builder().prefer_datacenter(dc.clone()).permit_dc_failover(false).build();
+            profile = profile.load_balancing_policy(policy);
+        }
+        let mut builder = SessionBuilder::new().known_nodes(&cfg.hosts).default_execution_profile_handle(profile.build().into_handle());
+        if let Some(user) = &cfg.user {
+            let password = std::env::var(PASSWORD_ENV)
+                .map_err(|_| StoreError::BadUrl(url.into(), format!("user={user} needs the password in {PASSWORD_ENV}")))?;
+            builder = builder.user(user.as_str(), password);
+        }
+        let session = builder.build().await.map_err(|e| driver(format!("connecting to {}: {e}", cfg.hosts.join(","))))?;
+        let nodes_in_dc = nodes_in_local_dc(&session, &cfg)?;
+        ensure_schema(&session, &cfg, nodes_in_dc).await?;
+        let st = Statements::prepare(&session, &cfg.keyspace, serial).await?;
         Ok(ScyllaStore { session, keyspace: cfg.keyspace, st })
     }
 
@@ -888,9 +1039,51 @@ impl ScyllaStore {
     }
 }
 
+/// The nodes of the datacenter this store works in: the named one, else the only one. A
+/// cluster of several DCs without `datacenter=` is refused: LOCAL_QUORUM would count in
+/// whichever DC a request's coordinator happened to be, and read-your-writes breaks.
+fn nodes_in_local_dc(session: &Session, cfg: &ScyllaUrl) -> Result<usize> {
+    let state = session.get_cluster_state();
+    let nodes = state.get_nodes_info();
+    let dcs: HashSet<Option<&str>> = nodes.iter().map(|n| n.datacenter.as_deref()).collect();
+    match &cfg.datacenter {
+        Some(dc) => {
+            let n = nodes.iter().filter(|n| n.datacenter.as_deref() == Some(dc.as_str())).count();
+            if n == 0 {
+                let known: Vec<_> = dcs.iter().flatten().collect();
+                return Err(driver(format!("datacenter {dc:?} has no node (the cluster's: {known:?})")));
+            }
+            Ok(n)
+        }
+        None if dcs.len() > 1 => {
+            let known: Vec<_> = dcs.iter().flatten().collect();
+            Err(StoreError::BadUrl(
+                format!("scylla://{}/{}", cfg.hosts.join(","), cfg.keyspace),
+                format!("the cluster spans datacenters {known:?}: name the local one with ?datacenter=NAME"),
+            ))
+        }
+        None => Ok(nodes.len()),
+    }
+}
+
+/// Whether a failed DDL statement lost a race with another process running the same DDL
+/// (several roles starting at once): the object exists now, which is all that was asked.
+fn lost_a_ddl_race(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    m.contains("already exist") || m.contains("conflicts with an existing column") || m.contains("duplicate")
+}
+
 /// Runs the embedded schema unless every table of it already exists in the keyspace.
-async fn ensure_schema(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
-    let statements = schema_statements(&cfg.keyspace, cfg.replication_factor)?;
+async fn ensure_schema(session: &Session, cfg: &ScyllaUrl, nodes_in_dc: usize) -> Result<()> {
+    let (replication_factor, lowered) = effective_replication_factor(cfg.replication_factor, nodes_in_dc);
+    if lowered {
+        tracing::warn!(
+            requested = cfg.replication_factor,
+            replication_factor,
+            "replication factor lowered to the datacenter's node count (used only if the keyspace is created now)"
+        );
+    }
+    let statements = schema_statements(&cfg.keyspace, replication_factor)?;
     let mut lookup = Statement::new("SELECT table_name FROM system_schema.tables WHERE keyspace_name = ?");
     lookup.set_consistency(Consistency::One);
     let existing: HashSet<String> = session
@@ -910,7 +1103,15 @@ async fn ensure_schema(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
             // Unprepared and not marked idempotent, so the driver does not retry it blindly;
             // IF NOT EXISTS makes a rerun of connect harmless, and the driver awaits schema
             // agreement after each statement before the next one (and before preparing).
-            session.query_unpaged(s.cql.as_str(), ()).await.map_err(|e| driver(format!("{e} in: {}", s.cql)))?;
+            if let Err(e) = session.query_unpaged(s.cql.as_str(), ()).await {
+                // IF NOT EXISTS does not make concurrent CREATEs from several processes
+                // safe in ScyllaDB (one can fail on schema agreement or a conflicting
+                // definition): the other process's identical statement won, carry on.
+                if !lost_a_ddl_race(&e.to_string()) {
+                    return Err(driver(format!("{e} in: {}", s.cql)));
+                }
+                tracing::info!(error = %e, "schema statement raced another process; it exists now");
+            }
         }
     }
     add_missing_columns(session, cfg).await
@@ -936,7 +1137,13 @@ async fn add_missing_columns(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
         if found == 0 {
             tracing::info!(keyspace = %cfg.keyspace, table, column, "adding a column to an existing ScyllaDB table");
             let alter = format!("ALTER TABLE {}.{table} ADD {column} {cql_type}", cfg.keyspace);
-            session.query_unpaged(alter.as_str(), ()).await.map_err(|e| driver(format!("{e} in: {alter}")))?;
+            // ScyllaDB has no `ADD IF NOT EXISTS`: another role starting now may add the
+            // same column first, which is a success here.
+            if let Err(e) = session.query_unpaged(alter.as_str(), ()).await {
+                if !lost_a_ddl_race(&e.to_string()) {
+                    return Err(driver(format!("{e} in: {alter}")));
+                }
+            }
         }
     }
     Ok(())
@@ -955,6 +1162,21 @@ impl Store for ScyllaStore {
             .map_err(driver)?;
         let claim = Lwt::from_result(claim)?;
         if !claim.applied && claim.text("client_id").as_deref() != Some(client.client_id.as_str()) {
+            // Held by another id. A creation that died (or timed out) between the two steps
+            // leaves a claim with no client row, which would hold the name forever: finish
+            // that creation for it (its id is known only to this claim), so the name names a
+            // client again. The name stays taken either way.
+            if let Some(holder) = claim.text("client_id") {
+                if self.get_client_by_id(&holder).await?.is_none() {
+                    let finish = self
+                        .session
+                        .execute_unpaged(&self.st.insert_client, (&holder, &client.name, &client.created_at))
+                        .await
+                        .map_err(driver)?;
+                    let applied = Lwt::from_result(finish)?.applied;
+                    tracing::info!(name = %client.name, applied, "finished a client creation that stopped after claiming its name");
+                }
+            }
             return Err(exists());
         }
         // 2. Create the client row.
@@ -963,7 +1185,9 @@ impl Store for ScyllaStore {
             .execute_unpaged(&self.st.insert_client, (&client.client_id, &client.name, &client.created_at))
             .await
             .map_err(driver)?;
-        if Lwt::from_result(insert)?.applied {
+        let insert = Lwt::from_result(insert)?;
+        // Applied, or finished for this very claim by another caller (above).
+        if insert.applied || (claim.applied && insert.text("name").as_deref() == Some(client.name.as_str())) {
             return Ok(());
         }
         // The id is taken: give back the name if this call claimed it.
@@ -1239,6 +1463,10 @@ impl Store for ScyllaStore {
 
     async fn list_face_histories(&self, client_id: &str, cus_user_id: &str, limit: usize) -> Result<Vec<FaceHistoryRecord>> {
         type HistoryRow = (String, String, String, String, String, String);
+        // `LIMIT 0` is a CQL error; SQLite answers nothing, and so does this.
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
         // The clustering order (created_at DESC, id DESC) makes LIMIT the newest ones.
         let limit = i32::try_from(limit).unwrap_or(i32::MAX);
         let rows: Vec<HistoryRow> = self
@@ -1452,8 +1680,13 @@ impl Store for ScyllaStore {
         }
         let expected_seq = b.seq - 1;
         // 1. The batch row, before the head can point at it (see the module docs). Keyed
-        //    by its hash too, so it cannot overwrite a racing push's row.
-        self.session
+        //    by its hash too, so it cannot overwrite a racing push's row; claimed with IF
+        //    NOT EXISTS, so the same batch pushed twice (a re-signed retry, another request
+        //    id) keeps the first request's id: the request that claims the row is the only
+        //    one that may move the head to it, as in SQLite, where the second insert of a
+        //    committed batch is refused.
+        let res = self
+            .session
             .execute_unpaged(
                 &self.st.insert_batch,
                 (
@@ -1468,9 +1701,11 @@ impl Store for ScyllaStore {
                 ),
             )
             .await
-            .map_err(driver)?
-            .result_not_rows()
             .map_err(driver)?;
+        let row = Lwt::from_result(res)?;
+        if !row.applied && row.text("request_id").as_deref() != Some(b.request_id.as_str()) {
+            return Ok(false);
+        }
         // 2. Move the head: compare-and-set on (status, last_seq, last_hash). A losing
         //    push's row from step 1 stays behind, off the chain, until its TTL.
         let res = self
@@ -1569,14 +1804,34 @@ impl Store for ScyllaStore {
 
     async fn put_session(&self, session: &SessionRecord, expected_version: Option<i64>) -> Result<bool> {
         let s = session;
-        // The row lives until its expiry (TTL at least 1 s), then vanishes by itself.
-        let ttl = i32::try_from((s.expires_at - crate::unix_now_ms() / 1000).max(1)).unwrap_or(i32::MAX);
+        // The row lives until its expiry (TTL rounded up, clamped), then vanishes by itself.
+        let remaining_ms = (s.expires_at * 1000 - crate::unix_now_ms()).max(0);
+        let ttl = ttl_secs(std::time::Duration::from_millis(u64::try_from(remaining_ms).unwrap_or(0)));
         let res = match expected_version {
-            None => self
-                .session
-                .execute_unpaged(&self.st.insert_session, (&s.key, s.version, &s.data, s.expires_at, ttl))
-                .await
-                .map_err(driver)?,
+            None => {
+                let res = self
+                    .session
+                    .execute_unpaged(&self.st.insert_session, (&s.key, s.version, &s.data, s.expires_at, ttl))
+                    .await
+                    .map_err(driver)?;
+                let lwt = Lwt::from_result(res)?;
+                // A row past its expiry whose TTL has not run out yet (TTLs are whole
+                // seconds) is absent to readers, and SQLite lets a new session replace it:
+                // so does this, by its version.
+                let expired_version = match (lwt.bigint("expires_at"), lwt.bigint("version")) {
+                    (Some(expires_at), Some(version)) if expires_at <= crate::unix_now_ms() / 1000 => Some(version),
+                    _ => None,
+                };
+                match (lwt.applied, expired_version) {
+                    (true, _) => return Ok(true),
+                    (false, None) => return Ok(false),
+                    (false, Some(v)) => self
+                        .session
+                        .execute_unpaged(&self.st.update_session, (ttl, s.version, &s.data, s.expires_at, &s.key, v))
+                        .await
+                        .map_err(driver)?,
+                }
+            }
             Some(v) => self
                 .session
                 .execute_unpaged(&self.st.update_session, (ttl, s.version, &s.data, s.expires_at, &s.key, v))
@@ -1587,9 +1842,7 @@ impl Store for ScyllaStore {
     }
 
     async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool> {
-        // TTL is whole seconds, at least 1 (0 would mean "never expires").
-        let ttl_secs = i32::try_from(ttl.as_secs().max(1)).unwrap_or(i32::MAX);
-        let res = self.session.execute_unpaged(&self.st.claim_replay_key, (key, owner, ttl_secs)).await.map_err(driver)?;
+        let res = self.session.execute_unpaged(&self.st.claim_replay_key, (key, owner, ttl_secs(ttl))).await.map_err(driver)?;
         // Not applied: the LWT answer carries the current holder.
         let lwt = Lwt::from_result(res)?;
         Ok(lwt.applied || lwt.text("owner").as_deref() == Some(owner))
@@ -1694,6 +1947,55 @@ mod tests {
                 assert!(s.cql.starts_with("CREATE TABLE IF NOT EXISTS idv_x."), "{}", s.cql);
             }
         }
+    }
+
+    #[test]
+    fn url_parameters_for_datacenter_serial_scope_and_user() {
+        let u = parse("scylla://a/idv?datacenter=eu-west_1&serial=global&user=idv").expect("valid url");
+        assert_eq!(u.datacenter.as_deref(), Some("eu-west_1"));
+        assert_eq!(u.serial, SerialScope::Global);
+        assert_eq!(u.user.as_deref(), Some("idv"));
+        let d = parse("scylla://a/idv").expect("valid url");
+        assert_eq!((d.datacenter, d.serial, d.user), (None, SerialScope::Local, None));
+        for bad in [
+            "scylla://a/idv?password=hunter2",
+            "scylla://a/idv?serial=quorum",
+            "scylla://a/idv?datacenter=",
+            "scylla://a/idv?datacenter=dc'1",
+            "scylla://a/idv?user=a%20b",
+        ] {
+            assert!(matches!(parse(bad), Err(StoreError::BadUrl(..))), "{bad} must be refused");
+        }
+        let e = parse("scylla://a/idv?password=hunter2").expect_err("refused").to_string();
+        assert!(e.contains(PASSWORD_ENV), "{e}");
+    }
+
+    #[test]
+    fn replication_factor_never_exceeds_the_datacenters_nodes() {
+        assert_eq!(effective_replication_factor(3, 1), (1, true), "docker-compose's single node");
+        assert_eq!(effective_replication_factor(3, 5), (3, false));
+        assert_eq!(effective_replication_factor(3, 3), (3, false));
+        assert_eq!(effective_replication_factor(5, 3), (3, true));
+        assert_eq!(effective_replication_factor(1, 0), (1, false), "an empty node list still gets 1");
+    }
+
+    #[test]
+    fn a_lost_ddl_race_is_recognised_and_other_errors_are_not() {
+        assert!(lost_a_ddl_race("Invalid column name owner because it conflicts with an existing column"));
+        assert!(lost_a_ddl_race("Table idv.requests already exists"));
+        assert!(!lost_a_ddl_race("Unavailable: cannot achieve consistency level LOCAL_QUORUM"));
+        assert!(!lost_a_ddl_race("Invalid syntax at line 1"));
+    }
+
+    #[test]
+    fn ttls_round_up_and_stay_within_what_scylladb_accepts() {
+        use std::time::Duration;
+        assert_eq!(ttl_secs(Duration::from_millis(1900)), 2, "rounded up, never down");
+        assert_eq!(ttl_secs(Duration::from_secs(300)), 300);
+        assert_eq!(ttl_secs(Duration::from_millis(1)), 1);
+        assert_eq!(ttl_secs(Duration::ZERO), 1, "0 would mean never expires");
+        assert_eq!(ttl_secs(Duration::from_secs(u64::MAX)), MAX_TTL_SECS);
+        assert_eq!(ttl_secs(Duration::from_secs(10 * 630_720_000)), MAX_TTL_SECS);
     }
 
     #[test]

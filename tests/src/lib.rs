@@ -16,6 +16,7 @@ pub mod behavior;
 pub mod card;
 pub mod card_gen;
 pub mod card_types;
+pub mod cluster;
 pub mod ekyc;
 pub mod face;
 pub mod face_video;
@@ -97,6 +98,18 @@ impl Client {
     }
 
     pub async fn call_with(&self, creds: &Credentials, path: &str, body: Vec<u8>, s: Signing) -> Reply {
+        Self::reply(self.signed(creds, path, body, s).send().await.expect("request sent")).await
+    }
+
+    /// [`Client::call`], where a refused or broken connection (a killed server) is an
+    /// `Err` instead of a panic.
+    pub async fn try_call(&self, creds: &Credentials, path: &str, body: &Value) -> Result<Reply, String> {
+        let body = serde_json::to_vec(body).map_err(|e| e.to_string())?;
+        let resp = self.signed(creds, path, body, Signing { send_md5: true, ..Default::default() }).send().await;
+        Ok(Self::reply(resp.map_err(|e| e.to_string())?).await)
+    }
+
+    fn signed(&self, creds: &Credentials, path: &str, body: Vec<u8>, s: Signing) -> reqwest::RequestBuilder {
         let ts = s.timestamp.clone().unwrap_or_else(now_rfc3339);
         let md5 = if s.send_md5 { content_md5(s.md5_of.as_deref().unwrap_or(&body)) } else { String::new() };
         let secret = s.secret.as_deref().unwrap_or(&creds.secret_key);
@@ -110,7 +123,7 @@ impl Client {
         if s.send_md5 {
             req = req.header("x-tv-content-md5", md5);
         }
-        Self::reply(req.body(body).send().await.expect("request sent")).await
+        req.body(body)
     }
 
     /// POST with `Authorization: Bearer <token>` (the eKYC full check), or no

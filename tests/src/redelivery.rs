@@ -31,7 +31,8 @@ pub async fn run(bus: Arc<dyn Bus>) {
     let suffix = uuid::Uuid::new_v4().simple().to_string();
     let jobs_topic = format!("{}.{suffix}", Topic::Face.name());
     bus.ensure_topics(&[&jobs_topic, Topic::Results.name()], 1).await.expect("topics");
-    let deps = WorkerDeps { bus: bus.clone(), store: store.clone() };
+    let metrics = Arc::new(idv_workers::metrics::JobMetrics::unregistered().expect("metrics"));
+    let deps = WorkerDeps { bus: bus.clone(), store: store.clone(), metrics: metrics.clone() };
     let handler = CountingHandler { runs: AtomicUsize::new(0) };
     let mut results = bus.subscribe(Topic::Results.name(), &format!("results-{suffix}"), StartFrom::Latest).await.expect("results");
 
@@ -74,6 +75,7 @@ pub async fn run(bus: Arc<dyn Bus>) {
     process(&deps, &handler, &d).await.expect("processed again");
     next.commit(&d).await.expect("commit");
     assert_eq!(handler.runs.load(Ordering::SeqCst), 1, "the effect happens once");
+    assert_eq!(metrics.redeliveries.with_label_values(&[jobs_topic.as_str()]).get(), 1, "the redelivery is counted");
 
     // Both deliveries answered, with the same stored result.
     let mut answers = Vec::new();

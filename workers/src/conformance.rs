@@ -128,7 +128,8 @@ async fn stored_result_is_not_recomputed(handler: Arc<dyn JobHandler>, store: Ar
         .unwrap_or_else(|e| panic!("{name}: create request: {e}"));
     let bus = idv_bus::open("memory://").await.unwrap_or_else(|e| panic!("{name}: bus: {e}"));
     bus.ensure_topics(&[Topic::Results.name()], 1).await.unwrap_or_else(|e| panic!("{name}: topics: {e}"));
-    let deps = WorkerDeps { bus, store: store.clone() };
+    let metrics = Arc::new(crate::metrics::JobMetrics::unregistered().unwrap_or_else(|e| panic!("{name}: metrics: {e}")));
+    let deps = WorkerDeps { bus, store: store.clone(), metrics: metrics.clone() };
     let counting = Counting { inner: handler, runs: AtomicUsize::new(0) };
     let delivery = Delivery {
         topic: "conformance".into(),
@@ -142,6 +143,7 @@ async fn stored_result_is_not_recomputed(handler: Arc<dyn JobHandler>, store: Ar
     assert!(stored.is_some(), "{name}: no result stored after the first delivery");
     process(&deps, &counting, &delivery).await.unwrap_or_else(|e| panic!("{name}: redelivery: {e}"));
     assert_eq!(counting.runs.load(Ordering::SeqCst), 1, "{name}: a stored result was computed again");
+    assert_eq!(metrics.redeliveries.with_label_values(&["conformance"]).get(), 1, "{name}: the redelivery is counted");
     let again = store.get_request(&job.request_id).await.ok().flatten().and_then(|r| r.response);
     assert_eq!(stored, again, "{name}: the stored answer changed");
 }

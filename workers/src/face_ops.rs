@@ -119,10 +119,11 @@ pub fn history_record(job: &Job, user: &FaceUserRecord, input: &HistoryInput<'_>
     record
 }
 
-/// Stores a request's history record, keyed by its request id (a redelivered job
-/// rewrites the same record).
+/// Stores a request's history record, keyed by its request id and stamped with the
+/// request's own time, so a redelivered job rewrites the same record in every store
+/// (ScyllaDB clusters histories on `created_at`: a fresh timestamp would add a second row).
 pub async fn add_history(store: &dyn Store, job: &Job, user: &FaceUserRecord, input: &HistoryInput<'_>, entry: HistoryEntry<'_>) -> Result<(), StoreError> {
-    let created_at = rfc3339(now());
+    let created_at = job.created_at.clone();
     let record = history_record(job, user, input, &entry, &created_at);
     store
         .add_face_history(&FaceHistoryRecord {

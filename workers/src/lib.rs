@@ -18,6 +18,7 @@ pub mod face_engine;
 pub mod face_evidence;
 pub mod face_ops;
 pub mod legacy;
+pub mod metrics;
 pub mod runtime;
 pub mod sim;
 

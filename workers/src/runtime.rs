@@ -10,6 +10,7 @@ use idv_bus::{Bus, Consumer, Delivery, StartFrom};
 use idv_schemas::jobs::{Job, JobResult, RESULT_SCHEMA_VERSION};
 use idv_schemas::ops::Topic;
 use idv_schemas::{Envelope, ErrorKind, Group};
+use crate::metrics::JobMetrics;
 use idv_store::{Completion, Store};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -29,6 +30,7 @@ pub trait JobHandler: Send + Sync + 'static {
 pub struct WorkerDeps {
     pub bus: Arc<dyn Bus>,
     pub store: Arc<dyn Store>,
+    pub metrics: Arc<JobMetrics>,
 }
 
 /// The consumer group of the workers of a topic.
@@ -122,6 +124,7 @@ pub async fn run_consumer(
         tokio::select! {
             biased;
             joined = running.join_next(), if !running.is_empty() => {
+                deps.metrics.jobs_in_flight.with_label_values(&[topic.as_str()]).dec();
                 let finished = match joined {
                     Some(Ok(f)) => f,
                     // A panicking job is not done: its offset is never committed here and
@@ -141,6 +144,7 @@ pub async fn run_consumer(
                 if let Some(offset) = window.done(finished.partition, finished.offset) {
                     let up_to = Delivery { topic: topic.clone(), partition: finished.partition, offset, key: Vec::new(), payload: Vec::new() };
                     if let Err(e) = consumer.commit(&up_to).await {
+                        deps.metrics.commit_errors.with_label_values(&[topic.as_str()]).inc();
                         tracing::warn!(error = %e, "commit failed; the job may be redelivered (handled idempotently)");
                     }
                 }
@@ -153,6 +157,7 @@ pub async fn run_consumer(
                     continue;
                 };
                 topic.clone_from(&delivery.topic);
+                deps.metrics.jobs_in_flight.with_label_values(&[topic.as_str()]).inc();
                 window.received(delivery.partition, delivery.offset);
                 sequence += 1;
                 let (done_tx, done_rx) = oneshot::channel();
@@ -181,6 +186,7 @@ async fn process_until_done(deps: &WorkerDeps, handler: &dyn JobHandler, deliver
         match process(deps, handler, delivery).await {
             Ok(()) => return true,
             Err(e) => {
+                deps.metrics.job_retries.with_label_values(&[delivery.topic.as_str()]).inc();
                 tracing::warn!(error = %e, offset = delivery.offset, "job not done; retrying");
                 tokio::select! {
                     _ = tokio::time::sleep(backoff) => {}
@@ -194,9 +200,11 @@ async fn process_until_done(deps: &WorkerDeps, handler: &dyn JobHandler, deliver
 
 /// One delivery, start to finish. `Ok` means its result is stored and sent.
 pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Delivery) -> Result<(), idv_store::StoreError> {
+    let started = std::time::Instant::now();
     let job: Job = match serde_json::from_slice(&delivery.payload) {
         Ok(job) => job,
         Err(e) => {
+            deps.metrics.unreadable_jobs.with_label_values(&[delivery.topic.as_str()]).inc();
             // A job that cannot be read never will be: answer it if it names a request,
             // then let it go rather than block the partition.
             tracing::error!(error = %e, offset = delivery.offset, "unreadable job skipped");
@@ -213,6 +221,7 @@ pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Del
     if let Some(rec) = deps.store.get_request(&job.request_id).await? {
         if let Some(text) = rec.response {
             if let Ok(env) = serde_json::from_str::<Envelope>(&text) {
+                deps.metrics.redeliveries.with_label_values(&[delivery.topic.as_str()]).inc();
                 return send(deps, &job.request_id, &job.reply_to, env).await;
             }
         }
@@ -223,7 +232,10 @@ pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Del
     let work = async {
         let env = idv_vision::pool::CLIENT.scope(client, handler.handle(&job)).await?;
         tracing::debug!(status = env.http_status, "job done");
-        finish(deps, &job.request_id, &job.reply_to, env).await
+        let status = env.http_status.to_string();
+        finish(deps, &job.request_id, &job.reply_to, env).await?;
+        deps.metrics.job_duration.with_label_values(&[job.operation.name(), status.as_str()]).observe(started.elapsed().as_secs_f64());
+        Ok(())
     };
     work.instrument(span).await
 }
@@ -296,7 +308,7 @@ mod tests {
 
     fn start(bus: &InProcessBus, handler: Arc<Recorder>) -> (watch::Sender<bool>, tokio::task::JoinHandle<()>) {
         let store: Arc<dyn Store> = Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap());
-        let deps = WorkerDeps { bus: Arc::new(bus.clone()), store };
+        let deps = WorkerDeps { bus: Arc::new(bus.clone()), store, metrics: Arc::new(JobMetrics::unregistered().unwrap()) };
         let (stop, stop_rx) = watch::channel(false);
         let bus = bus.clone();
         let task = tokio::spawn(async move {
