@@ -220,6 +220,103 @@ impl KafkaBus {
         Ok(KafkaBus { settings, producer, admin })
     }
 
+    /// Every message of `topic` retained now (all partitions, up to each one's end as of
+    /// this call), or from the first written at or after `since_ms` (Unix milliseconds, by
+    /// the broker's timestamps), without joining any consumer group and committing
+    /// nothing: production groups are not disturbed (`idv replay`). Partition order is
+    /// kept; `progress(read, total)` is called as messages arrive.
+    pub async fn read_retained(
+        &self,
+        topic: &str,
+        since_ms: Option<i64>,
+        progress: impl Fn(usize, usize) + Send + 'static,
+    ) -> Result<Vec<Delivery>, BusError> {
+        let config = self.settings.consumer_config(&format!("idv-replay-{}", uuid::Uuid::new_v4()), StartFrom::Earliest);
+        let topic = topic.to_string();
+        let read = move || -> Result<Vec<Delivery>, BusError> {
+            let consumer: BaseConsumer<TracingContext> =
+                config.create_with_context(TracingContext).map_err(|e| backend("kafka consumer config", e))?;
+            let timeout = Duration::from_secs(10);
+            let metadata =
+                consumer.fetch_metadata(Some(&topic), timeout).map_err(|e| backend(format_args!("metadata of {topic}"), e))?;
+            let partitions: Vec<i32> =
+                metadata.topics().iter().filter(|t| t.name() == topic).flat_map(|t| t.partitions().iter().map(|p| p.id())).collect();
+            if partitions.is_empty() {
+                return Err(BusError::UnknownTopic(topic));
+            }
+            let mut starts: HashMap<i32, i64> = HashMap::new();
+            let mut ends: HashMap<i32, i64> = HashMap::new();
+            for &p in &partitions {
+                let (low, high) =
+                    consumer.fetch_watermarks(&topic, p, timeout).map_err(|e| backend(format_args!("watermarks of {topic}/{p}"), e))?;
+                starts.insert(p, low);
+                ends.insert(p, high);
+            }
+            if let Some(ms) = since_ms {
+                let mut by_time = TopicPartitionList::new();
+                for &p in &partitions {
+                    by_time.add_partition_offset(&topic, p, Offset::Offset(ms)).map_err(|e| backend("offsets for times", e))?;
+                }
+                let found = consumer.offsets_for_times(by_time, timeout).map_err(|e| backend("offsets for times", e))?;
+                for e in found.elements() {
+                    let start = match e.offset() {
+                        Offset::Offset(o) => o,
+                        // Nothing written since then on this partition.
+                        _ => ends.get(&e.partition()).copied().unwrap_or(0),
+                    };
+                    starts.insert(e.partition(), start);
+                }
+            }
+            let total: i64 = partitions.iter().map(|p| (ends[p] - starts[p]).max(0)).sum();
+            let total = usize::try_from(total).unwrap_or(0);
+            let mut tpl = TopicPartitionList::new();
+            let mut open: HashMap<i32, i64> = HashMap::new();
+            for &p in &partitions {
+                if starts[&p] < ends[&p] {
+                    tpl.add_partition_offset(&topic, p, Offset::Offset(starts[&p])).map_err(|e| backend("assign", e))?;
+                    open.insert(p, ends[&p]);
+                }
+            }
+            let mut out = Vec::with_capacity(total);
+            if open.is_empty() {
+                return Ok(out);
+            }
+            consumer.assign(&tpl).map_err(|e| backend(format_args!("assign {topic}"), e))?;
+            let mut idle_since = Instant::now();
+            while !open.is_empty() {
+                match consumer.poll(Duration::from_millis(200)) {
+                    Some(Ok(m)) => {
+                        idle_since = Instant::now();
+                        let Some(&end) = open.get(&m.partition()) else { continue };
+                        if m.offset() < end {
+                            out.push(Delivery {
+                                topic: m.topic().to_string(),
+                                partition: m.partition(),
+                                offset: m.offset(),
+                                key: m.key().map(<[u8]>::to_vec).unwrap_or_default(),
+                                payload: m.payload().map(<[u8]>::to_vec).unwrap_or_default(),
+                            });
+                            progress(out.len(), total);
+                        }
+                        if m.offset() + 1 >= end {
+                            open.remove(&m.partition());
+                        }
+                    }
+                    Some(Err(e)) => return Err(backend(format_args!("reading {topic}"), e)),
+                    None if idle_since.elapsed() > Duration::from_secs(30) => {
+                        return Err(BusError::Backend(format!(
+                            "reading {topic}: nothing arrived for 30 s with {} partition(s) unfinished (messages deleted by retention meanwhile?)",
+                            open.len()
+                        )))
+                    }
+                    None => {}
+                }
+            }
+            Ok(out)
+        };
+        tokio::task::spawn_blocking(read).await.map_err(|e| backend("read task", e))?
+    }
+
     /// Poll metadata until every topic is known with all partitions led, so a subscribe or
     /// publish right after `ensure_topics` does not race the broker's topic creation.
     async fn wait_for_topics(&self, topics: &[&str]) -> Result<(), BusError> {

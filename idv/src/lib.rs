@@ -6,6 +6,7 @@
 
 pub mod admin;
 pub mod app;
+pub mod replay;
 pub mod settings;
 
 pub use app::{start, Roles, Running};

@@ -32,6 +32,24 @@ enum Command {
         #[command(subcommand)]
         action: KeypairsAction,
     },
+    /// Re-run the behavioral engine over the recorded behavior and results topics (Kafka)
+    /// with this run's policy settings, without joining consumer groups or writing any
+    /// state; writes one JSON line per score request (recorded answer, new answer) and
+    /// prints a summary. Sealed transaction fields are opened only with an explicit
+    /// --master-key / IDV_MASTER_KEY.
+    Replay {
+        /// Only jobs created at or after this RFC 3339 time (default: everything retained).
+        #[arg(long)]
+        since: Option<String>,
+        /// Only jobs created before this RFC 3339 time.
+        #[arg(long)]
+        until: Option<String>,
+        /// The report (JSON lines).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        #[command(flatten)]
+        settings: Settings,
+    },
     /// Issue bearer tokens for the eKYC full check (`/portal/ekyc/full_checks`).
     Tokens {
         #[command(subcommand)]
@@ -182,6 +200,13 @@ async fn shutdown_signal() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
+async fn replay(settings: Settings, since: Option<String>, until: Option<String>, out: std::path::PathBuf) -> Result<(), String> {
+    let settings = settings.with_file()?;
+    let summary = idv::replay::run(&settings, since.as_deref(), until.as_deref(), &out).await?;
+    println!("{}", serde_json::to_string(&summary).map_err(|e| e.to_string())?);
+    Ok(())
+}
+
 async fn keys(action: KeysAction) -> Result<(), String> {
     match action {
         KeysAction::Create(ForClient { client, settings }) => {
@@ -317,6 +342,7 @@ async fn main() -> ExitCode {
             run_roles(s, Roles { ingest: false, worker: false, scorer: true }).await
         }
         Command::Keys { action } => keys(action).await,
+        Command::Replay { since, until, out, settings } => replay(settings, since, until, out).await,
         Command::Keypairs { action } => keypairs(action).await,
         Command::Users { action } => users(action).await,
         Command::Devices { action } => devices(action).await,

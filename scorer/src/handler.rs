@@ -44,7 +44,7 @@ impl PolicyScope {
         }
     }
 
-    fn covers(&self, client_id: &str, access_key_id: &str) -> bool {
+    pub fn covers(&self, client_id: &str, access_key_id: &str) -> bool {
         match self {
             PolicyScope::Nobody => false,
             PolicyScope::Everyone => true,
@@ -93,7 +93,9 @@ fn rfc3339(t: time::OffsetDateTime) -> String {
 }
 
 /// Ids derived from the request id, so a redelivered job creates the same record.
-fn derived_id(request_id: &str, what: &str) -> String {
+/// The id a job's record gets (device, challenge): derived from the request id, so a
+/// redelivered job, and a replay of the topic (`crate::replay`), find the same one.
+pub fn derived_id(request_id: &str, what: &str) -> String {
     uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, format!("idv:{what}:{request_id}").as_bytes()).to_string()
 }
 
@@ -103,7 +105,7 @@ fn baseline_aad(client_id: &str, cus_user_id: &str) -> Vec<u8> {
 
 /// Open a transaction field sealed by ingest (`sealed:v1:<base64>`), for the policy
 /// context only; it is never stored or logged in the clear.
-fn open_field(sealer: &Sealer, name: &str, value: &Value) -> Value {
+pub fn open_field(sealer: &Sealer, name: &str, value: &Value) -> Value {
     let Some(text) = value.as_str() else { return value.clone() };
     let Some(b64) = text.strip_prefix("sealed:v1:") else { return value.clone() };
     base64::engine::general_purpose::STANDARD
@@ -342,17 +344,7 @@ impl BehaviorHandler {
             });
         };
         let mut body = json!({"data": outcome.to_data(&job.request_id)});
-        if self.config.policy_scope.covers(&job.client_id, &job.access_key_id) {
-            let tx = req.transaction_data.as_ref().and_then(|t| serde_json::to_value(t).ok()).map(|mut t| {
-                if let Some(obj) = t.as_object_mut() {
-                    for (k, v) in obj.iter_mut() {
-                        *v = open_field(&self.sealer, k, v);
-                    }
-                }
-                t
-            });
-            let ctx = crate::scoring_context(&outcome, tx.as_ref(), Some(&session.device.to_json()));
-            let decision = self.config.policies.evaluate(&ctx, outcome.risk_level);
+        if let Some(decision) = policy_decision(&self.config, job, req.transaction_data.as_ref(), Some(&self.sealer), &outcome, &session) {
             body["decision"] = decision.decision_json();
             body["evaluation_details"] = decision.evaluation_details_json();
         }
@@ -382,20 +374,10 @@ impl BehaviorHandler {
             return Ok(Round::Done(last.outcome.clone()));
         }
         let first = state.baseline.is_empty();
-        let fold = match (first, is_update) {
-            (true, Some(false)) => false,
-            (true, _) => true,
-            (false, Some(u)) => u,
-            (false, None) => self.config.auto_update_baseline,
-        };
-        let outcome = if first {
-            first_session(if fold { state.baseline.sessions() + 1 } else { 0 })
-        } else {
-            match score(&state.baseline, session) {
-                Ok(o) => o,
-                // Nothing is written: an unscorable session does not change the baseline.
-                Err(why) => return Ok(Round::Failed(ErrorKind::InsufficientBehaviorData { message: why.reason().into() })),
-            }
+        let (outcome, fold) = match score_against(&state.baseline, session, is_update, self.config.auto_update_baseline) {
+            Ok(scored) => scored,
+            // Nothing is written: an unscorable session does not change the baseline.
+            Err(why) => return Ok(Round::Failed(ErrorKind::InsufficientBehaviorData { message: why.reason().into() })),
         };
         if fold {
             state.baseline.fold(session);
@@ -425,6 +407,57 @@ impl BehaviorHandler {
         let plain = self.sealer.open(&rec.data, aad).map_err(|e| format!("baseline: {e}"))?;
         serde_json::from_slice(&plain).map_err(|e| format!("baseline: {e}"))
     }
+}
+
+/// The score of `session` against `baseline`, and whether the session is to be folded into
+/// it: the first session enrolls (unless `is_update` is false) and answers the synthetic
+/// first-session result; later ones fold when `is_update` says so, or by the deployment's
+/// default. Pure: the handler stores the fold, a replay keeps it in memory.
+pub fn score_against(
+    baseline: &crate::baseline::Baseline,
+    session: &crate::features::SessionFeatures,
+    is_update: Option<bool>,
+    auto_update_baseline: bool,
+) -> Result<(crate::engine::ScoreOutcome, bool), crate::engine::NotScorable> {
+    let first = baseline.is_empty();
+    let fold = match (first, is_update) {
+        (true, Some(false)) => false,
+        (true, _) => true,
+        (false, Some(u)) => u,
+        (false, None) => auto_update_baseline,
+    };
+    let outcome = if first { first_session(if fold { baseline.sessions() + 1 } else { 0 }) } else { score(baseline, session)? };
+    Ok((outcome, fold))
+}
+
+/// The deployment policy's decision for a scored session, when the policy covers the
+/// caller. Sealed transaction fields are opened with `sealer`; without one (a replay run
+/// without the master key) they stay sealed and rules on them see `null`.
+pub fn policy_decision(
+    config: &BehaviorConfig,
+    job: &Job,
+    transaction: Option<&idv_schemas::api::TransactionData>,
+    sealer: Option<&Sealer>,
+    outcome: &crate::engine::ScoreOutcome,
+    session: &crate::features::SessionFeatures,
+) -> Option<crate::policy::PolicyDecision> {
+    if !config.policy_scope.covers(&job.client_id, &job.access_key_id) {
+        return None;
+    }
+    let tx = transaction.and_then(|t| serde_json::to_value(t).ok()).map(|mut t| {
+        if let Some(obj) = t.as_object_mut() {
+            for (k, v) in obj.iter_mut() {
+                *v = match sealer {
+                    Some(sealer) => open_field(sealer, k, v),
+                    None if v.as_str().is_some_and(|s| s.starts_with("sealed:v1:")) => Value::Null,
+                    None => v.clone(),
+                };
+            }
+        }
+        t
+    });
+    let ctx = crate::scoring_context(outcome, tx.as_ref(), Some(&session.device.to_json()));
+    Some(config.policies.evaluate(&ctx, outcome.risk_level))
 }
 
 /// What the store holds (sealed) per (client, user): the baseline, and the last fold's

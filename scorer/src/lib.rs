@@ -60,6 +60,7 @@ pub mod features;
 pub mod handler;
 pub mod manhattan;
 pub mod policy;
+pub mod replay;
 pub mod stats;
 pub mod synth;
 
