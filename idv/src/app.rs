@@ -157,36 +157,36 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
         let results = idv_ingest::results::subscribe(&st).await.map_err(|e| e.to_string())?;
         tasks.push(tokio::spawn(idv_ingest::results::run(st.clone(), results, stop_rx.clone())));
         tasks.push(tokio::spawn(report_lag(st.clone(), stop_rx.clone())));
-        let listener = tokio::net::TcpListener::bind(settings.listen()).await.map_err(|e| format!("{}: {e}", settings.listen()))?;
-        addr = Some(listener.local_addr().map_err(|e| e.to_string())?);
-        let router = idv_ingest::router::build(st.clone());
-        let mut http_stop = stop_http_rx.clone();
-        http = Some(tokio::spawn(async move {
-            let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
-                let _ = http_stop.changed().await;
-            });
-            if let Err(e) = serve.await {
-                tracing::error!(error = %e, "http server failed");
-            }
-        }));
+        let (bound, task) = serve_http(&settings.listen(), idv_ingest::router::build(st.clone()), stop_http_rx.clone()).await?;
+        (addr, http) = (Some(bound), Some(task));
         state = Some(st);
     } else if let Some(listen) = &settings.metrics_listen {
         // Workers and scorers have no HTTP tier: their metrics and probes get their own.
-        let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| format!("metrics listener {listen}: {e}"))?;
-        addr = Some(listener.local_addr().map_err(|e| e.to_string())?);
         let router = probes_router(registry, b.store.clone(), b.bus.clone());
-        let mut http_stop = stop_http_rx.clone();
-        http = Some(tokio::spawn(async move {
-            let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
-                let _ = http_stop.changed().await;
-            });
-            if let Err(e) = serve.await {
-                tracing::error!(error = %e, "metrics listener failed");
-            }
-        }));
+        let (bound, task) = serve_http(listen, router, stop_http_rx.clone()).await.map_err(|e| format!("metrics listener: {e}"))?;
+        (addr, http) = (Some(bound), Some(task));
     }
     tracing::info!(?roles, addr = ?addr, bus = b.bus.backend(), store = b.store.backend(), blobs = b.blobs.backend(), "idv started");
     Ok(Running { addr, state, stop, stop_http, http, tasks })
+}
+
+/// Bind `listen` and serve `router` until `stop` flips (then drain gracefully).
+async fn serve_http(
+    listen: &str,
+    router: axum::Router,
+    mut stop: watch::Receiver<bool>,
+) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), String> {
+    let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| format!("{listen}: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let task = tokio::spawn(async move {
+        let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+            let _ = stop.changed().await;
+        });
+        if let Err(e) = serve.await {
+            tracing::error!(error = %e, %addr, "http server failed");
+        }
+    });
+    Ok((addr, task))
 }
 
 /// `/metrics`, `/healthz` and `/readyz` (store and bus reachable) of a process without the

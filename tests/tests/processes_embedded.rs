@@ -126,3 +126,72 @@ async fn kill_9_of_idv_serve_mid_write_keeps_every_acknowledged_write() {
     assert!(log.broken > 0, "the kill happened while requests were in flight");
     assert!(without_bytes.is_empty(), "image ids without bytes: {without_bytes:?}");
 }
+
+/// A stalled store: another process holds SQLite's write lock for longer than the store's
+/// busy timeout (5 s). Requests that need a write fail with the envelope's
+/// `internal_server_error` (an incident id, no detail), none hangs, `/readyz` keeps
+/// answering, nothing is half-written, and once the lock is gone the same requests
+/// succeed without anyone restarting anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stalled_store_fails_requests_cleanly_and_the_service_recovers_alone() {
+    let mut cluster = Cluster::new("memory://", &[("IDV_REQUEST_TIMEOUT_MS", "20000")]);
+    let serve = cluster.start(Role::Serve).await;
+    let creds = cluster.create_key("acme");
+    let client = cluster.client(serve);
+    let lookup = |i: usize| json!({"cus_user_id": format!("nobody-{i}")});
+    let r = client.call(&creds, "/v1/face_auth_user", &lookup(0)).await;
+    assert_eq!((r.status, r.body["data"]["verdict"].as_str()), (200, Some("not_registered")), "before the stall: {}", r.body);
+
+    // Another process takes the write lock and keeps it for 15 s.
+    let db_path = cluster.data_dir.join("idv.db");
+    let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+    let holder = std::thread::spawn(move || {
+        let db = rusqlite::Connection::open(db_path).expect("open");
+        db.execute_batch("BEGIN IMMEDIATE; INSERT INTO clients (client_id, name, created_at) VALUES ('stall', 'stall', 'x');")
+            .expect("write lock");
+        locked_tx.send(()).expect("signal");
+        std::thread::sleep(Duration::from_secs(15));
+        db.execute_batch("ROLLBACK").expect("release");
+    });
+    locked_rx.recv().expect("locked");
+    let started = std::time::Instant::now();
+    // Two at once: the store's one connection serializes them, each waiting its 5 s.
+    let stalled = futures_join(&client, &creds, (1..=2).map(lookup).collect()).await;
+    let took = started.elapsed();
+    for r in &stalled {
+        assert_eq!(r.status, 500, "during the stall: {}", r.body);
+        assert_eq!(r.body["errors"][0]["code"], "internal_server_error", "{}", r.body);
+        assert!(r.body["errors"][0]["detail"]["incident_id"].is_string(), "an incident id to find the log line: {}", r.body);
+    }
+    assert!(took < Duration::from_secs(14), "answered by the busy timeouts, not after the stall: {took:?}");
+    let (ready, _) = cluster.get(serve, "/readyz").await.expect("readyz answers during the stall");
+    holder.join().expect("lock holder");
+    // The lock is gone: the same requests succeed, nothing from the failed ones is there.
+    for body in (1..=2).map(lookup) {
+        let r = client.call(&creds, "/v1/face_auth_user", &body).await;
+        assert_eq!((r.status, r.body["data"]["verdict"].as_str()), (200, Some("not_registered")), "after the stall: {}", r.body);
+    }
+    let db = rusqlite::Connection::open(cluster.data_dir.join("idv.db")).expect("open");
+    let unfinished: i64 =
+        db.query_row("SELECT COUNT(*) FROM requests WHERE response IS NULL", [], |r| r.get(0)).expect("count unfinished requests");
+    assert_eq!(unfinished, 0, "no request left half-written");
+    idv_tests::cluster::report(&format!(
+        "stalled store (write lock held 15 s): {} requests answered 500 internal_server_error in {:.1} s, /readyz {ready} meanwhile; \
+         after the stall the same requests succeed, requests left unfinished 0",
+        stalled.len(),
+        took.as_secs_f64()
+    ));
+}
+
+async fn futures_join(client: &idv_tests::Client, creds: &idv_tests::Credentials, bodies: Vec<serde_json::Value>) -> Vec<idv_tests::Reply> {
+    let mut tasks = Vec::new();
+    for body in bodies {
+        let (client, creds) = (client.clone(), creds.clone());
+        tasks.push(tokio::spawn(async move { client.call(&creds, "/v1/face_auth_user", &body).await }));
+    }
+    let mut out = Vec::new();
+    for t in tasks {
+        out.push(t.await.expect("request task"));
+    }
+    out
+}

@@ -76,6 +76,62 @@ async fn poll_until(client: &Client, creds: &Credentials, ids: &BTreeSet<String>
     }
 }
 
+/// `count` face registrations of users `{prefix}000`, `{prefix}001`, … from `concurrency`
+/// callers spread over `clients`; once `kill_after` have been answered, `kill -9 pid`.
+/// Returns every request's outcome and when the kill happened.
+#[allow(clippy::too_many_arguments)]
+async fn register_and_kill(
+    clients: Vec<Client>,
+    creds: &Credentials,
+    photo_b64: &Arc<String>,
+    prefix: &'static str,
+    count: usize,
+    concurrency: usize,
+    kill_after: usize,
+    pid: u32,
+) -> (Vec<(String, Outcome)>, Instant) {
+    let next = Arc::new(AtomicUsize::new(0));
+    let answered = Arc::new(AtomicUsize::new(0));
+    let outcomes: Arc<Mutex<Vec<(String, Outcome)>>> = Arc::default();
+    let killer = {
+        let answered = answered.clone();
+        tokio::spawn(async move {
+            while answered.load(Ordering::SeqCst) < kill_after {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let status = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
+            assert!(status.is_ok_and(|s| s.success()), "kill -9 {pid}");
+            Instant::now()
+        })
+    };
+    let mut senders = Vec::new();
+    for _ in 0..concurrency {
+        let (next, answered, outcomes, clients, creds, photo_b64) =
+            (next.clone(), answered.clone(), outcomes.clone(), clients.clone(), creds.clone(), photo_b64.clone());
+        senders.push(tokio::spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= count {
+                    return;
+                }
+                let user = format!("{prefix}{i:03}");
+                let reply = clients[i % clients.len()].try_call(&creds, "/v1/face_auth_register", &register_body(&user, &photo_b64)).await;
+                let o = outcome(reply);
+                if matches!(o, Outcome::Answered) {
+                    answered.fetch_add(1, Ordering::SeqCst);
+                }
+                outcomes.lock().expect("outcomes").push((user, o));
+            }
+        }));
+    }
+    for s in senders {
+        s.await.expect("sender");
+    }
+    let killed_at = killer.await.expect("killer");
+    let outcomes = outcomes.lock().expect("outcomes").clone();
+    (outcomes, killed_at)
+}
+
 /// Users whose stored face templates are not exactly `expected` (user → count).
 async fn template_counts_off(cluster: &Cluster, client_id: &str, users: impl Iterator<Item = String>, expected: usize) -> BTreeMap<String, usize> {
     let store = cluster.store().await;
@@ -117,49 +173,10 @@ async fn kill_9_of_a_worker_and_of_an_ingest_process_loses_nothing() {
 
     // --- kill -9 of a worker with jobs in flight -------------------------------------
     const N: usize = 200;
-    const CLIENTS: usize = 16;
-    let next = Arc::new(AtomicUsize::new(0));
-    let answered = Arc::new(AtomicUsize::new(0));
-    let outcomes: Arc<Mutex<Vec<(String, Outcome)>>> = Arc::default();
+    // Once the workers are busy (some answers back, many jobs queued behind them).
     let worker_pid = cluster.process(worker_0).pid();
-    let killer = {
-        let answered = answered.clone();
-        tokio::spawn(async move {
-            // Once the workers are busy (some answers back, many jobs queued behind them).
-            while answered.load(Ordering::SeqCst) < 20 {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            let status = std::process::Command::new("kill").args(["-9", &worker_pid.to_string()]).status();
-            assert!(status.is_ok_and(|s| s.success()), "kill -9 of the worker");
-            Instant::now()
-        })
-    };
-    let mut senders = Vec::new();
-    for _ in 0..CLIENTS {
-        let (next, answered, outcomes, clients, creds, photo_b64) =
-            (next.clone(), answered.clone(), outcomes.clone(), clients.clone(), creds.clone(), photo_b64.clone());
-        senders.push(tokio::spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= N {
-                    return;
-                }
-                let user = format!("w{i:03}");
-                let reply = clients[i % 2].try_call(&creds, "/v1/face_auth_register", &register_body(&user, &photo_b64)).await;
-                let o = outcome(reply);
-                if matches!(o, Outcome::Answered) {
-                    answered.fetch_add(1, Ordering::SeqCst);
-                }
-                outcomes.lock().expect("outcomes").push((user, o));
-            }
-        }));
-    }
-    for s in senders {
-        s.await.expect("sender");
-    }
-    let killed_at = killer.await.expect("killer");
+    let (outcomes, killed_at) = register_and_kill(clients.to_vec(), &creds, &photo_b64, "w", N, 16, 20, worker_pid).await;
     cluster.process(worker_0).kill_9(); // reaps it
-    let outcomes = outcomes.lock().expect("outcomes").clone();
     let unexpected: Vec<_> = outcomes.iter().filter(|(_, o)| matches!(o, Outcome::Unexpected(_) | Outcome::Broken(_))).collect();
     assert!(unexpected.is_empty(), "answers that are neither a result nor a 408: {unexpected:?}\n{}", cluster.logs());
     let in_wait = outcomes.iter().filter(|(_, o)| matches!(o, Outcome::Answered)).count();
@@ -198,45 +215,9 @@ async fn kill_9_of_a_worker_and_of_an_ingest_process_loses_nothing() {
     let bus = idv_bus::kafka::KafkaBus::connect(&broker.url).expect("kafka bus");
     let mut observer = bus.subscribe_broadcast(Topic::Face.name()).await.expect("observe the face topic");
     const M: usize = 48;
-    let next = Arc::new(AtomicUsize::new(0));
-    let answered = Arc::new(AtomicUsize::new(0));
-    let outcomes: Arc<Mutex<Vec<(String, Outcome)>>> = Arc::default();
     let ingest_pid = cluster.process(ingest_a).pid();
-    let killer = {
-        let answered = answered.clone();
-        tokio::spawn(async move {
-            while answered.load(Ordering::SeqCst) < 8 {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            let status = std::process::Command::new("kill").args(["-9", &ingest_pid.to_string()]).status();
-            assert!(status.is_ok_and(|s| s.success()), "kill -9 of the ingest process");
-        })
-    };
-    let mut senders = Vec::new();
-    for _ in 0..8 {
-        let (next, answered, outcomes, client, creds, photo_b64) =
-            (next.clone(), answered.clone(), outcomes.clone(), clients[0].clone(), creds.clone(), photo_b64.clone());
-        senders.push(tokio::spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= M {
-                    return;
-                }
-                let user = format!("i{i:03}");
-                let o = outcome(client.try_call(&creds, "/v1/face_auth_register", &register_body(&user, &photo_b64)).await);
-                if matches!(o, Outcome::Answered) {
-                    answered.fetch_add(1, Ordering::SeqCst);
-                }
-                outcomes.lock().expect("outcomes").push((user, o));
-            }
-        }));
-    }
-    for s in senders {
-        s.await.expect("sender");
-    }
-    killer.await.expect("killer");
+    let (outcomes, _) = register_and_kill(vec![clients[0].clone()], &creds, &photo_b64, "i", M, 8, 8, ingest_pid).await;
     cluster.process(ingest_a).kill_9();
-    let outcomes = outcomes.lock().expect("outcomes").clone();
     // Published jobs: request id → user, until the topic has been quiet for 5 s.
     let mut published: BTreeMap<String, String> = BTreeMap::new();
     while let Ok(Ok(d)) = tokio::time::timeout(Duration::from_secs(5), observer.recv()).await {
