@@ -192,6 +192,11 @@ async fn kill_9_of_a_worker_and_of_an_ingest_process_loses_nothing() {
         cluster.restart(worker_0).await;
         polled = poll_until(&clients[1], &creds, &timed_out, Instant::now() + Duration::from_secs(120)).await;
     }
+    // With a broker known to reassign (nisshi 0.8.1: `IDV_TANSU_BIN=.../nisshi
+    // IDV_EXPECT_TAKEOVER=1`), no restart may be needed.
+    if std::env::var("IDV_EXPECT_TAKEOVER").is_ok_and(|v| v == "1") {
+        assert!(taken_over, "the survivor did not take the dead worker's partitions over within {TAKEOVER_WAIT:?}");
+    }
     let lost = timed_out.len() - polled.len();
     let users: Vec<String> = outcomes.iter().map(|(u, _)| u.clone()).collect();
     let off = template_counts_off(&cluster, &creds.client_id, users.iter().cloned(), 1).await;
