@@ -91,6 +91,16 @@ pub fn report(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// A throwaway broker for a test (`None` when `IDV_SKIP_KAFKA=1`); a broker that cannot
+/// start fails the test.
+#[cfg(feature = "kafka")]
+pub async fn start_broker() -> Option<idv_bus::testing::TansuBroker> {
+    tokio::task::spawn_blocking(idv_bus::testing::TansuBroker::start_unless_skipped)
+        .await
+        .expect("broker start task")
+        .unwrap_or_else(|e| panic!("tansu broker: {e}"))
+}
+
 /// The `idv` binary the tests run as separate processes.
 pub fn idv_binary() -> PathBuf {
     if let Some(p) = std::env::var_os("IDV_BIN").filter(|p| !p.is_empty()) {

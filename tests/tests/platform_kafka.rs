@@ -2,15 +2,9 @@
 //! on a loopback port for this test. Built with `--features idv-tests/kafka`.
 #![cfg(feature = "kafka")]
 
-use idv_bus::testing::TansuBroker;
+use idv_tests::cluster::start_broker as broker;
 use std::sync::Arc;
 
-async fn broker() -> Option<TansuBroker> {
-    tokio::task::spawn_blocking(TansuBroker::start_unless_skipped)
-        .await
-        .expect("broker start task")
-        .unwrap_or_else(|e| panic!("tansu broker: {e}"))
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn platform_end_to_end_over_kafka() {

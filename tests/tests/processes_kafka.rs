@@ -5,11 +5,10 @@
 //! `idv` binary must have been built with `idv/distributed` (`.ci/run` does both).
 #![cfg(feature = "kafka")]
 
-use idv_bus::testing::TansuBroker;
 use idv_bus::Bus as _;
 use idv_schemas::jobs::Job;
 use idv_schemas::ops::Topic;
-use idv_tests::cluster::{Cluster, Role};
+use idv_tests::cluster::{start_broker, Cluster, Role};
 use idv_tests::{Client, Credentials, B64};
 use base64::Engine as _;
 use serde_json::{json, Value};
@@ -148,12 +147,6 @@ async fn template_counts_off(cluster: &Cluster, client_id: &str, users: impl Ite
 /// One cluster at a time: two on two cores would measure each other.
 static ONE_CLUSTER: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-async fn start_broker() -> Option<TansuBroker> {
-    tokio::task::spawn_blocking(TansuBroker::start_unless_skipped)
-        .await
-        .expect("broker start task")
-        .unwrap_or_else(|e| panic!("tansu broker: {e}"))
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn kill_9_of_a_worker_and_of_an_ingest_process_loses_nothing() {
