@@ -24,6 +24,26 @@ pub enum SealError {
     BadKey,
 }
 
+/// Prefix of a sealed value carried as text: `sealed:v1:<base64 of the sealed bytes>`.
+pub const SEALED_TEXT_PREFIX: &str = "sealed:v1:";
+
+/// A job payload sealed for the bus (`sealed:v1:…`), bound to its request id: jobs whose
+/// whole request is personal data (SIM: phone numbers, OTP codes, KYC statements) travel
+/// and rest in the topic this way, and only a process with the master key reads them.
+pub fn seal_job_payload(sealer: &Sealer, request_id: &str, payload_json: &[u8]) -> String {
+    use base64::Engine as _;
+    let sealed = sealer.seal(payload_json, format!("job-payload:{request_id}").as_bytes());
+    format!("{SEALED_TEXT_PREFIX}{}", base64::engine::general_purpose::STANDARD.encode(sealed))
+}
+
+/// The payload [`seal_job_payload`] sealed; fails on another request id, key or tampering.
+pub fn open_job_payload(sealer: &Sealer, request_id: &str, text: &str) -> Result<Vec<u8>, SealError> {
+    use base64::Engine as _;
+    let b64 = text.strip_prefix(SEALED_TEXT_PREFIX).ok_or(SealError::Malformed)?;
+    let sealed = base64::engine::general_purpose::STANDARD.decode(b64).map_err(|_| SealError::Malformed)?;
+    sealer.open(&sealed, format!("job-payload:{request_id}").as_bytes())
+}
+
 /// A master key with an id (the id is stored with every sealed value for rotation).
 #[derive(Clone)]
 pub struct Sealer {
@@ -82,6 +102,23 @@ impl Sealer {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_sealed_job_payload_opens_only_for_its_request_and_key() {
+        let s = Sealer::new(1, &[3u8; 32]).unwrap();
+        let text = seal_job_payload(&s, "req-1", br#"{"otp":"123456"}"#);
+        assert!(text.starts_with(SEALED_TEXT_PREFIX) && !text.contains("123456"));
+        assert_eq!(open_job_payload(&s, "req-1", &text).unwrap(), br#"{"otp":"123456"}"#);
+        assert_eq!(open_job_payload(&s, "req-2", &text), Err(SealError::Authentication), "bound to its request id");
+        let other = Sealer::new(1, &[4u8; 32]).unwrap();
+        assert_eq!(open_job_payload(&other, "req-1", &text), Err(SealError::Authentication));
+        assert_eq!(open_job_payload(&s, "req-1", "sealed:v1:!!"), Err(SealError::Malformed));
+        assert_eq!(open_job_payload(&s, "req-1", r#"{"otp":"1"}"#), Err(SealError::Malformed));
+        let mut tampered = text.clone().into_bytes();
+        let last = tampered.len() - 3;
+        tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
+        assert!(open_job_payload(&s, "req-1", std::str::from_utf8(&tampered).unwrap()).is_err());
+    }
     use super::*;
 
     #[test]

@@ -152,6 +152,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
             pending: Arc::new(PendingTable::default()),
             metrics: Arc::new(Metrics::in_registry(registry.clone()).map_err(|e| e.to_string())?),
             sealer: b.sealer.clone(),
+            subject_key: Arc::new(idv_crypto::derive_key(&settings.master_key()?, "idv/partition-subject/v1")),
             device_keys: Arc::new(idv_ingest::device_auth::DeviceKeyCache::default()),
         };
         let results = idv_ingest::results::subscribe(&st).await.map_err(|e| e.to_string())?;

@@ -43,8 +43,11 @@ pub struct AppState {
     pub pending: Arc<pending::PendingTable>,
     pub limiter: Arc<rate_limit::RateLimiter>,
     pub metrics: Arc<metrics::Metrics>,
-    /// Master-key sealer (transaction data, server key pairs).
+    /// Master-key sealer (transaction data, personal job payloads, server key pairs).
     pub sealer: idv_crypto::sealed::Sealer,
+    /// Keys the HMAC that stands for a personal subject (a phone number) in partition keys;
+    /// derived from the master key, so every ingest instance maps a number to one partition.
+    pub subject_key: Arc<Vec<u8>>,
     pub device_keys: Arc<device_auth::DeviceKeyCache>,
     pub replay: Arc<replay::ReplayGuard>,
     /// Verifies the eKYC full check's bearer tokens.

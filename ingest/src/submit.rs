@@ -78,6 +78,12 @@ pub trait JobRequest {
     fn normalize(&mut self) {}
     /// Encrypt fields that must never reach the bus or the store in the clear.
     fn seal_sensitive(&mut self, _sealer: &idv_crypto::sealed::Sealer) {}
+    /// The whole request is personal data (phone numbers, OTP codes, KYC statements): the
+    /// job carries it sealed (`idv_crypto::sealed::seal_job_payload`) and its partition key
+    /// is an HMAC of the subject, so neither the topic nor its keys hold it in the clear.
+    fn personal(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! subject_field {
@@ -85,7 +91,13 @@ macro_rules! subject_field {
 }
 use idv_schemas::api::*;
 subject_field!(cus_user_id: FaceAuthRegisterRequest, FaceAuthRequest, CusUserRequest, FaceAuthUnregisterRequest, RegisterDeviceRequest);
-subject_field!(phone_number: SimSendOtpRequest, SimVerifyOtpRequest, SimVerifyInfoRequest);
+macro_rules! personal_by_number {
+    ($($t:ty),*) => { $(impl JobRequest for $t {
+        fn subject(&self) -> SubjectRef<'_> { SubjectRef::Direct(&self.phone_number) }
+        fn personal(&self) -> bool { true }
+    })* };
+}
+personal_by_number!(SimSendOtpRequest, SimVerifyOtpRequest, SimVerifyInfoRequest);
 impl JobRequest for MixCompareFacesRequest {
     fn subject(&self) -> SubjectRef<'_> {
         SubjectRef::None
@@ -111,6 +123,9 @@ impl JobRequest for ReadIdCardRequest {
         SubjectRef::None
     }
 }
+
+/// The one field of a personal job's payload: the request, sealed ([`JobRequest::personal`]).
+pub const SEALED_PAYLOAD_FIELD: &str = "sealed_payload";
 
 /// Prefix of a sealed transaction field: `sealed:v1:<base64>`.
 pub const SEALED_PREFIX: &str = "sealed:v1:";
@@ -179,8 +194,14 @@ where
     JobRequest::normalize(&mut req);
     req.seal_sensitive(&state.sealer);
     let topic = op.topic().ok_or_else(|| internal("operation has no job topic"))?;
-    let job = new_job(state, op, &caller.client_id, &caller.access_key_id, serde_json::to_value(&req).map_err(internal)?);
+    let mut job = new_job(state, op, &caller.client_id, &caller.access_key_id, serde_json::to_value(&req).map_err(internal)?);
+    if req.personal() {
+        let plain = serde_json::to_vec(&job.payload).map_err(internal)?;
+        let sealed = idv_crypto::sealed::seal_job_payload(&state.sealer, &job.request_id, &plain);
+        job.payload = serde_json::json!({ SEALED_PAYLOAD_FIELD: sealed });
+    }
     let subject = match req.subject() {
+        SubjectRef::Direct(s) if req.personal() => idv_crypto::hmac_hex(&state.subject_key, s.as_bytes()),
         SubjectRef::Direct(s) => s.to_string(),
         SubjectRef::Challenge(id) => match state.store.get_challenge(id).await.map_err(internal)? {
             Some(c) => c.cus_user_id,

@@ -351,6 +351,13 @@ pub async fn run(bus_url: &str) {
     let c = &h.client;
     let acme = h.create_key("acme").await;
     let other = h.create_key("other-bank").await;
+    // Everything the SIM jobs carry is read back off the topic at the end.
+    let mut topic = h
+        .backends
+        .bus
+        .subscribe(idv_schemas::ops::Topic::Sim.name(), "test-sim-topic-reader", idv_bus::StartFrom::Earliest)
+        .await
+        .expect("sim topic reader");
     let code_of = |phone: &str| {
         let from = |o: &Operator| o.inbox.lock().unwrap_or_else(|e| e.into_inner()).get(phone).cloned();
         from(&op).or_else(|| from(&small)).unwrap_or_default()
@@ -398,6 +405,18 @@ pub async fn run(bus_url: &str) {
     assert_eq!((right.status, right.body["data"]["status"].as_str()), (200, Some("success")), "{:?}", right.body);
     let again = c.call(&acme, "/v1/sim_verification_verify_otp", &json!({"phone_number": SUBSCRIBER, "otp": otp})).await;
     assert_eq!((again.status, again.code()), (200, Some("otp_already_used")), "{:?}", again.body);
+    // On the bus: no phone number, OTP or KYC statement in the clear, in payloads or keys.
+    let mut jobs_seen = 0;
+    while let Ok(Ok(d)) = tokio::time::timeout(std::time::Duration::from_secs(5), topic.recv()).await {
+        let (payload, key) = (String::from_utf8_lossy(&d.payload).into_owned(), String::from_utf8_lossy(&d.key).into_owned());
+        for secret in ["981234567", "0981234567", otp.as_str(), "079203001234", "Tran Thi B"] {
+            assert!(!payload.contains(secret) && !key.contains(secret), "{secret:?} in the clear on the SIM topic: {payload}");
+        }
+        let job: idv_schemas::jobs::Job = serde_json::from_slice(&d.payload).expect("a job");
+        assert!(job.payload["sealed_payload"].as_str().is_some_and(|p| p.starts_with("sealed:v1:")), "{payload}");
+        jobs_seen += 1;
+    }
+    assert!(jobs_seen >= 8, "the SIM jobs so far were read back: {jobs_seen}");
     // Now the owner data, per field; statements with no operator API are no_data.
     let r = c.call(&acme, "/v1/sim_verification_verify_info", &info).await;
     assert_eq!(r.status, 200, "{:?}", r.body);

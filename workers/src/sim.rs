@@ -644,9 +644,17 @@ fn fail(data: Value, code: FailureCode, message: impl Into<String>) -> Envelope 
 
 /// The job's request, and the answer's common part (`status`, `phone_number`,
 /// `request_id`); `Err` with the answer when the payload is not that request.
-fn request<T: serde::de::DeserializeOwned>(job: &Job, phone: impl Fn(&T) -> &String) -> Result<(T, Value), Envelope> {
-    let req: T = serde_json::from_value(job.payload.clone())
-        .map_err(|_| Envelope::error(Group::Sim, &ErrorKind::Internal { message: "bad job payload".into() }))?;
+/// Ingest seals SIM payloads (`sealed_payload`); a job recorded before that carries the
+/// request in the clear and is read as it is.
+fn request<T: serde::de::DeserializeOwned>(sealer: &Sealer, job: &Job, phone: impl Fn(&T) -> &String) -> Result<(T, Value), Envelope> {
+    let bad = |why: &str| Envelope::error(Group::Sim, &ErrorKind::Internal { message: format!("bad job payload: {why}") });
+    let req: T = match job.payload.get("sealed_payload").and_then(Value::as_str) {
+        Some(sealed) => {
+            let plain = idv_crypto::sealed::open_job_payload(sealer, &job.request_id, sealed).map_err(|e| bad(&e.to_string()))?;
+            serde_json::from_slice(&plain).map_err(|e| bad(&e.to_string()))?
+        }
+        None => serde_json::from_value(job.payload.clone()).map_err(|e| bad(&e.to_string()))?,
+    };
     let data = json!({"status": "success", "phone_number": phone(&req), "request_id": job.request_id});
     Ok((req, data))
 }
@@ -671,7 +679,7 @@ impl SimHandler {
     }
 
     async fn send_otp(&self, telcos: &Telcos, job: &Job) -> Result<Envelope, StoreError> {
-        let (req, data) = match request::<SimSendOtpRequest>(job, |r| &r.phone_number) {
+        let (req, data) = match request::<SimSendOtpRequest>(&self.sealer, job, |r| &r.phone_number) {
             Ok(x) => x,
             Err(env) => return Ok(env),
         };
@@ -714,7 +722,7 @@ impl SimHandler {
     }
 
     async fn verify_otp(&self, telcos: &Telcos, job: &Job) -> Result<Envelope, StoreError> {
-        let (req, data) = match request::<SimVerifyOtpRequest>(job, |r| &r.phone_number) {
+        let (req, data) = match request::<SimVerifyOtpRequest>(&self.sealer, job, |r| &r.phone_number) {
             Ok(x) => x,
             Err(env) => return Ok(env),
         };
@@ -769,7 +777,7 @@ impl SimHandler {
     }
 
     async fn verify_info(&self, telcos: &Telcos, job: &Job) -> Result<Envelope, StoreError> {
-        let (req, data) = match request::<SimVerifyInfoRequest>(job, |r| &r.phone_number) {
+        let (req, data) = match request::<SimVerifyInfoRequest>(&self.sealer, job, |r| &r.phone_number) {
             Ok(x) => x,
             Err(env) => return Ok(env),
         };
