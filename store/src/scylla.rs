@@ -443,7 +443,8 @@ const CHALLENGE_COLUMNS: &str = "challenge_id, client_id, customer_user_device_i
 enum Kind {
     /// Reads and plain upserts: LOCAL_QUORUM, idempotent.
     Plain,
-    /// Lightweight transactions: SERIAL Paxos, LOCAL_QUORUM commit, not idempotent.
+    /// Lightweight transactions: Paxos at the URL's serial scope (`LOCAL_SERIAL` unless
+    /// `serial=global`), LOCAL_QUORUM commit, not idempotent.
     Lwt,
 }
 
