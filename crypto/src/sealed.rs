@@ -44,6 +44,25 @@ pub fn open_job_payload(sealer: &Sealer, request_id: &str, text: &str) -> Result
     sealer.open(&sealed, format!("job-payload:{request_id}").as_bytes())
 }
 
+/// One text field sealed where it stands (`sealed:v1:…`), bound to `purpose` (for
+/// example `transaction_data:account_number`): the field keeps its place in a JSON
+/// document while its value is unreadable without the master key.
+pub fn seal_text(sealer: &Sealer, purpose: &str, value: &str) -> String {
+    use base64::Engine as _;
+    let sealed = sealer.seal(value.as_bytes(), purpose.as_bytes());
+    format!("{SEALED_TEXT_PREFIX}{}", base64::engine::general_purpose::STANDARD.encode(sealed))
+}
+
+/// The text [`seal_text`] sealed for `purpose`; `Ok(None)` when `text` is not sealed at
+/// all (a plain value), an error when it is sealed and does not open.
+pub fn open_text(sealer: &Sealer, purpose: &str, text: &str) -> Result<Option<String>, SealError> {
+    use base64::Engine as _;
+    let Some(b64) = text.strip_prefix(SEALED_TEXT_PREFIX) else { return Ok(None) };
+    let sealed = base64::engine::general_purpose::STANDARD.decode(b64).map_err(|_| SealError::Malformed)?;
+    let plain = sealer.open(&sealed, purpose.as_bytes())?;
+    String::from_utf8(plain).map(Some).map_err(|_| SealError::Malformed)
+}
+
 /// A master key with an id (the id is stored with every sealed value for rotation).
 #[derive(Clone)]
 pub struct Sealer {
@@ -120,6 +139,23 @@ mod tests {
         assert!(open_job_payload(&s, "req-1", std::str::from_utf8(&tampered).unwrap()).is_err());
     }
     use super::*;
+
+    #[test]
+    fn a_sealed_text_field_opens_only_for_its_purpose_and_key() {
+        let s = Sealer::new(1, &[3u8; 32]).unwrap();
+        let text = seal_text(&s, "transaction_data:account_number", "ACC-1");
+        assert!(text.starts_with(SEALED_TEXT_PREFIX) && !text.contains("ACC-1"));
+        assert_eq!(open_text(&s, "transaction_data:account_number", &text), Ok(Some("ACC-1".into())));
+        assert_eq!(open_text(&s, "transaction_data:bank_code", &text), Err(SealError::Authentication), "bound to its purpose");
+        assert_eq!(open_text(&Sealer::new(1, &[4u8; 32]).unwrap(), "transaction_data:account_number", &text), Err(SealError::Authentication));
+        assert_eq!(open_text(&s, "p", "ACC-1"), Ok(None), "a plain value is not sealed");
+        assert_eq!(open_text(&s, "p", "sealed:v1:%%"), Err(SealError::Malformed));
+        // A sealed value whose plaintext is not UTF-8 is refused, not mangled.
+        let bytes = s.seal(&[0xff, 0xfe], b"p");
+        use base64::Engine as _;
+        let not_text = format!("{SEALED_TEXT_PREFIX}{}", base64::engine::general_purpose::STANDARD.encode(bytes));
+        assert_eq!(open_text(&s, "p", &not_text), Err(SealError::Malformed));
+    }
 
     #[test]
     fn aes_256_gcm_known_answer() {

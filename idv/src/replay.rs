@@ -50,7 +50,7 @@ pub fn replay_messages(
         }
     }
     for payload in jobs {
-        let Ok(job) = serde_json::from_slice::<idv_schemas::jobs::Job>(payload) else { continue };
+        let Ok(job) = idv_schemas::jobs::Job::decode(payload) else { continue };
         let at = unix_ms(&job.created_at).ok();
         if since_ms.is_some_and(|s| at.is_some_and(|a| a < s)) || until_ms.is_some_and(|u| at.is_none_or(|a| a >= u)) {
             continue;

@@ -6,35 +6,18 @@ use crate::device_auth::{self, DeviceCaller};
 use crate::submit::{new_job, run_job};
 use axum::http::HeaderMap;
 use crate::AppState;
-use idv_schemas::api::CreateChallengeRequest;
-use idv_schemas::jobs::Job;
+use idv_schemas::api::{CreateChallengeRequest, PushEventBatchRequest};
+use idv_schemas::jobs::{CreateChallengeJob, Job, Work};
 use idv_schemas::ops::Topic;
 use idv_schemas::validate::{parse_json, Validate};
-use idv_schemas::{Envelope, ErrorKind, Group, Operation};
-use serde_json::{json, value::RawValue, Value};
+use idv_schemas::{Envelope, ErrorKind, Group};
 
 /// Largest `data` of one batch (choice: docs/API.md).
-pub const MAX_BATCH_DATA_BYTES: usize = 1024 * 1024;
+pub const MAX_BATCH_DATA_BYTES: usize = idv_schemas::validate::limits::BATCH_DATA_BYTES;
 
-/// The push_event_batch plaintext, keeping `data` as the exact bytes received (the
-/// batch hash covers those bytes, not a re-serialization).
-#[derive(serde::Deserialize)]
-pub struct PushPlaintext<'a> {
-    #[serde(default)]
-    pub nonce: Option<String>,
-    #[serde(default)]
-    pub batch_hash: Option<String>,
-    #[serde(default)]
-    pub prev_batch_hash: Option<String>,
-    #[serde(default)]
-    pub seq: Option<i64>,
-    #[serde(borrow, default)]
-    pub data: Option<&'a RawValue>,
-}
-
-fn device_job(st: &AppState, op: Operation, caller: &DeviceCaller, payload: Value) -> (Job, Vec<u8>) {
+fn device_job(st: &AppState, caller: &DeviceCaller, work: Work) -> (Job, Vec<u8>) {
     let d = &caller.device;
-    let job = new_job(st, op, &d.client_id, &format!("device:{}", d.customer_user_device_id), payload);
+    let job = new_job(st, uuid::Uuid::new_v4().to_string(), &d.client_id, &format!("device:{}", d.customer_user_device_id), work);
     (job, Job::partition_key(&d.client_id, &d.cus_user_id))
 }
 
@@ -49,8 +32,11 @@ async fn answer(st: &AppState, caller: &DeviceCaller, job: Job, key: Vec<u8>) ->
 pub async fn create_challenge(st: &AppState, caller: DeviceCaller) -> Result<Envelope, ErrorKind> {
     let req: CreateChallengeRequest = parse_json(&caller.plaintext)?;
     req.validate()?;
-    let payload = json!({"session_id": req.session_id, "customer_user_device_id": caller.device.customer_user_device_id});
-    let (job, key) = device_job(st, Operation::CreateChallenge, &caller, payload);
+    let work = Work::CreateChallenge(CreateChallengeJob {
+        session_id: req.session_id,
+        customer_user_device_id: caller.device.customer_user_device_id.clone(),
+    });
+    let (job, key) = device_job(st, &caller, work);
     answer(st, &caller, job, key).await
 }
 
@@ -66,29 +52,9 @@ fn challenge_id(headers: &HeaderMap) -> Result<String, ErrorKind> {
 
 pub async fn push_event_batch(st: &AppState, caller: DeviceCaller, headers: &HeaderMap) -> Result<Envelope, ErrorKind> {
     let challenge_id = challenge_id(headers)?;
-    let plain: PushPlaintext<'_> = parse_json(&caller.plaintext)?;
-    let nonce = plain.nonce.filter(|n| !n.is_empty()).ok_or(ErrorKind::MissingNonce)?;
-    let batch_hash = plain.batch_hash.filter(|h| !h.is_empty()).ok_or_else(|| ErrorKind::invalid("batch_hash", "batch_hash is required"))?;
-    let data = plain.data.ok_or_else(|| ErrorKind::invalid("data", "data is required"))?;
-    if !data.get().trim_start().starts_with('{') {
-        return Err(ErrorKind::invalid("data", "data must be an object"));
-    }
-    if data.get().len() > MAX_BATCH_DATA_BYTES {
-        return Err(ErrorKind::invalid("data", format!("data is larger than {MAX_BATCH_DATA_BYTES} bytes")));
-    }
-    if plain.seq.is_some_and(|s| s < 0) {
-        return Err(ErrorKind::invalid("seq", "seq must not be negative"));
-    }
-    let payload = json!({
-        "challenge_id": challenge_id,
-        "customer_user_device_id": caller.device.customer_user_device_id,
-        "nonce": nonce,
-        "seq": plain.seq,
-        "prev_batch_hash": plain.prev_batch_hash.unwrap_or_default(),
-        "batch_hash": batch_hash,
-        "data_raw": data.get(),
-    });
-    let (job, key) = device_job(st, Operation::PushEventBatch, &caller, payload);
+    let plain: PushEventBatchRequest = parse_json(&caller.plaintext)?;
+    let batch = plain.into_job(challenge_id, caller.device.customer_user_device_id.clone())?;
+    let (job, key) = device_job(st, &caller, Work::PushEventBatch(batch));
     answer(st, &caller, job, key).await
 }
 

@@ -6,7 +6,7 @@ use crate::auth::{self, Caller};
 use crate::AppState;
 use axum::http::HeaderMap;
 use idv_schemas::api::HasMedia;
-use idv_schemas::jobs::{Job, JOB_SCHEMA_VERSION};
+use idv_schemas::jobs::{Job, Personal, Work, JOB_SCHEMA_VERSION};
 use idv_schemas::validate::{parse_json, Validate};
 use idv_schemas::{Envelope, ErrorKind, Operation};
 use idv_store::RequestRecord;
@@ -124,18 +124,10 @@ impl JobRequest for ReadIdCardRequest {
     }
 }
 
-/// The one field of a personal job's payload: the request, sealed ([`JobRequest::personal`]).
-pub const SEALED_PAYLOAD_FIELD: &str = "sealed_payload";
-
-/// Prefix of a sealed transaction field: `sealed:v1:<base64>`.
-pub const SEALED_PREFIX: &str = "sealed:v1:";
-
 /// Seal one transaction_data field (AES-GCM under the master key, bound to the field name).
-pub fn seal_field(sealer: &idv_crypto::sealed::Sealer, name: &str, value: &mut Option<String>) {
-    use base64::Engine as _;
+fn seal_field(sealer: &idv_crypto::sealed::Sealer, name: &str, value: &mut Option<String>) {
     if let Some(v) = value.as_mut() {
-        let sealed = sealer.seal(v.as_bytes(), format!("transaction_data:{name}").as_bytes());
-        *v = format!("{SEALED_PREFIX}{}", base64::engine::general_purpose::STANDARD.encode(sealed));
+        *v = idv_crypto::sealed::seal_text(sealer, &format!("transaction_data:{name}"), v);
     }
 }
 
@@ -160,17 +152,30 @@ impl JobRequest for BehaviorScoreRequest {
 }
 
 /// A new job for `op`, answered to this ingest instance.
-pub fn new_job(state: &AppState, op: Operation, client_id: &str, access_key_id: &str, payload: serde_json::Value) -> Job {
+pub fn new_job(state: &AppState, request_id: String, client_id: &str, access_key_id: &str, work: Work) -> Job {
     Job {
         schema_version: JOB_SCHEMA_VERSION,
-        request_id: uuid::Uuid::new_v4().to_string(),
-        operation: op,
+        request_id,
         client_id: client_id.to_string(),
         access_key_id: access_key_id.to_string(),
         reply_to: state.config.instance_id.clone(),
         created_at: crate::now_rfc3339(),
-        payload,
+        work,
     }
+}
+
+/// The job payload of `op` for a parsed request: the request itself, or, for a personal
+/// one, the request sealed under the master key and bound to its request id.
+fn work_of<Req: Serialize + JobRequest>(state: &AppState, op: Operation, request_id: &str, req: &Req) -> Result<Work, ErrorKind> {
+    let payload = if req.personal() {
+        let plain = serde_json::to_vec(req).map_err(internal)?;
+        serde_json::to_value(Personal::<()>::Sealed { sealed_payload: idv_crypto::sealed::seal_job_payload(&state.sealer, request_id, &plain) })
+    } else {
+        serde_json::to_value(req)
+    };
+    // Through the payload's JSON, the form the job travels in: the request types are
+    // shared between operations (CusUserRequest is two), the payload variant is not.
+    Work::decode(op, payload.map_err(internal)?).map_err(internal)?.ok_or_else(|| internal("operation has no job topic"))
 }
 
 /// Run a job-backed operation for an already authorized caller.
@@ -194,12 +199,9 @@ where
     JobRequest::normalize(&mut req);
     req.seal_sensitive(&state.sealer);
     let topic = op.topic().ok_or_else(|| internal("operation has no job topic"))?;
-    let mut job = new_job(state, op, &caller.client_id, &caller.access_key_id, serde_json::to_value(&req).map_err(internal)?);
-    if req.personal() {
-        let plain = serde_json::to_vec(&job.payload).map_err(internal)?;
-        let sealed = idv_crypto::sealed::seal_job_payload(&state.sealer, &job.request_id, &plain);
-        job.payload = serde_json::json!({ SEALED_PAYLOAD_FIELD: sealed });
-    }
+    let request_id = uuid::Uuid::new_v4().to_string();
+    let work = work_of(state, op, &request_id, &req)?;
+    let job = new_job(state, request_id, &caller.client_id, &caller.access_key_id, work);
     let subject = match req.subject() {
         SubjectRef::Direct(s) if req.personal() => idv_crypto::hmac_hex(&state.subject_key, s.as_bytes()),
         SubjectRef::Direct(s) => s.to_string(),
@@ -226,7 +228,7 @@ pub async fn run_job(
 ) -> Result<Envelope, ErrorKind> {
     let request_id = job.request_id.clone();
     let caller_client = job.client_id.clone();
-    let op = job.operation;
+    let op = job.operation();
     let record = RequestRecord {
         request_id: request_id.clone(),
         client_id: caller_client,
@@ -240,7 +242,7 @@ pub async fn run_job(
         // Nothing was published: the caller retries (this request id is never used).
         return Err(ErrorKind::ShuttingDown);
     };
-    let payload = serde_json::to_vec(&job).map_err(internal)?;
+    let payload = job.encode().map_err(internal)?;
     state.bus.publish(topic.name(), &key, &payload).await.map_err(internal)?;
     state.metrics.pending.set(state.pending.len() as i64);
 

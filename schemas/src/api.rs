@@ -902,16 +902,59 @@ impl Validate for CreateChallengeRequest {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// push_event_batch's plaintext (after end-to-end decryption). Every field is read as
+/// optional so that a missing one gets its own code (`missing_nonce`, …), and `data` is
+/// kept as the exact text received: the batch hash covers those bytes, not a
+/// re-serialization.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(extend("required" = ["nonce", "batch_hash", "data"]))]
 pub struct PushEventBatchRequest {
     #[serde(default)]
+    #[schemars(length(min = 1))]
     pub nonce: Option<String>,
-    pub batch_hash: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
+    #[schemars(length(min = 1))]
+    pub batch_hash: Option<String>,
+    /// Empty or absent for the first batch of a challenge.
+    #[serde(default)]
     pub prev_batch_hash: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Absent: the next in the chain.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
     pub seq: Option<i64>,
-    pub data: JsonObject,
+    /// The events, a JSON object of at most `limits::BATCH_DATA_BYTES` bytes.
+    #[serde(default)]
+    #[schemars(with = "Option<JsonObject>")]
+    pub data: Option<Box<serde_json::value::RawValue>>,
+}
+
+impl PushEventBatchRequest {
+    /// The checks of the plaintext (docs/BEHAVIOR_PROTOCOL.md, in its order) and the job
+    /// that carries the batch to the scorer, for the challenge named in `X-Challenge-ID`
+    /// and the authenticated device.
+    pub fn into_job(self, challenge_id: String, customer_user_device_id: String) -> Result<crate::jobs::PushBatchJob, ErrorKind> {
+        let nonce = self.nonce.filter(|n| !n.is_empty()).ok_or(ErrorKind::MissingNonce)?;
+        let batch_hash = self.batch_hash.filter(|h| !h.is_empty()).ok_or_else(|| ErrorKind::invalid("batch_hash", "batch_hash is required"))?;
+        let data = self.data.ok_or_else(|| ErrorKind::invalid("data", "data is required"))?;
+        if !data.get().trim_start().starts_with('{') {
+            return Err(ErrorKind::invalid("data", "data must be an object"));
+        }
+        if data.get().len() > limits::BATCH_DATA_BYTES {
+            return Err(ErrorKind::invalid("data", format!("data is larger than {} bytes", limits::BATCH_DATA_BYTES)));
+        }
+        if self.seq.is_some_and(|s| s < 0) {
+            return Err(ErrorKind::invalid("seq", "seq must not be negative"));
+        }
+        Ok(crate::jobs::PushBatchJob {
+            challenge_id,
+            customer_user_device_id,
+            nonce,
+            seq: self.seq,
+            prev_batch_hash: self.prev_batch_hash.unwrap_or_default(),
+            batch_hash,
+            data_raw: data.get().to_string(),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

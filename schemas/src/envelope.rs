@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// A finished response: HTTP status plus the JSON body. This is what a worker writes to
 /// the store and sends back over the bus, so polling returns byte-for-byte the same body.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Envelope {
     pub http_status: u16,
     pub body: Value,

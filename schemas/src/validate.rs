@@ -28,6 +28,8 @@ pub mod limits {
     pub const SIM_FIELD_VALUE: usize = 256;
     pub const SESSION_ID: usize = 256;
     pub const ID_LEN: usize = 128;
+    /// The largest `data` of one behavioral batch, in bytes.
+    pub const BATCH_DATA_BYTES: usize = 1024 * 1024;
 }
 
 /// Parse a JSON body into `T`; a syntax error or a wrong type names the offending field.

@@ -11,8 +11,8 @@ use base64::Engine as _;
 use idv_crypto::device;
 use idv_crypto::sealed::Sealer;
 use idv_schemas::api::{BehaviorScoreRequest, RegisterDeviceRequest};
-use idv_schemas::jobs::Job;
-use idv_schemas::{ApiError, Envelope, ErrorKind, Group, Operation};
+use idv_schemas::jobs::{CreateChallengeJob, Job, PushBatchJob, Work};
+use idv_schemas::{ApiError, Envelope, ErrorKind, Group};
 use idv_store::{BaselineRecord, BatchRecord, ChallengeRecord, DeviceRecord, Store, StoreError, CHALLENGE_OPEN};
 use idv_workers::JobHandler;
 use serde_json::{json, Value};
@@ -107,22 +107,16 @@ fn baseline_aad(client_id: &str, cus_user_id: &str) -> Vec<u8> {
 /// context only; it is never stored or logged in the clear.
 pub fn open_field(sealer: &Sealer, name: &str, value: &Value) -> Value {
     let Some(text) = value.as_str() else { return value.clone() };
-    let Some(b64) = text.strip_prefix("sealed:v1:") else { return value.clone() };
-    base64::engine::general_purpose::STANDARD
-        .decode(b64)
-        .ok()
-        .and_then(|sealed| sealer.open(&sealed, format!("transaction_data:{name}").as_bytes()).ok())
-        .and_then(|plain| String::from_utf8(plain).ok())
-        .map(Value::String)
-        .unwrap_or(Value::Null)
+    match idv_crypto::sealed::open_text(sealer, &format!("transaction_data:{name}"), text) {
+        Ok(Some(plain)) => Value::String(plain),
+        Ok(None) => value.clone(),
+        // Sealed and not openable here: absent to the policy, never the sealed text.
+        Err(_) => Value::Null,
+    }
 }
 
 impl BehaviorHandler {
-    async fn register_device(&self, job: &Job) -> Outcome {
-        let req: RegisterDeviceRequest = match serde_json::from_value(job.payload.clone()) {
-            Ok(r) => r,
-            Err(e) => return Ok(internal(e)),
-        };
+    async fn register_device(&self, job: &Job, req: &RegisterDeviceRequest) -> Outcome {
         let key_pair = match self.store.get_key_pair(&req.key_pair_id).await? {
             Some(k) if k.client_id == job.client_id && k.active => k,
             _ => return fail(ErrorKind::invalid("key_pair_id", "unknown or inactive key pair")),
@@ -149,8 +143,8 @@ impl BehaviorHandler {
         let record = DeviceRecord {
             customer_user_device_id: derived_id(&job.request_id, "device"),
             client_id: job.client_id.clone(),
-            cus_user_id: req.cus_user_id,
-            device_id: req.device_id,
+            cus_user_id: req.cus_user_id.clone(),
+            device_id: req.device_id.clone(),
             key_pair_id: key_pair.key_pair_id,
             public_der: der,
             deactivated: false,
@@ -174,9 +168,8 @@ impl BehaviorHandler {
         })
     }
 
-    async fn create_challenge(&self, job: &Job) -> Outcome {
-        let device_id = job.payload["customer_user_device_id"].as_str().unwrap_or_default();
-        let device = match self.active_device(device_id).await? {
+    async fn create_challenge(&self, job: &Job, req: &CreateChallengeJob) -> Outcome {
+        let device = match self.active_device(&req.customer_user_device_id).await? {
             Ok(d) => d,
             Err(kind) => return fail(kind),
         };
@@ -193,7 +186,7 @@ impl BehaviorHandler {
                     client_id: device.client_id.clone(),
                     customer_user_device_id: device.customer_user_device_id.clone(),
                     cus_user_id: device.cus_user_id.clone(),
-                    session_id: job.payload["session_id"].as_str().unwrap_or_default().to_string(),
+                    session_id: req.session_id.clone(),
                     nonce: hex::encode(idv_crypto::random_bytes(32)),
                     status: CHALLENGE_OPEN.into(),
                     created_at: rfc3339(created),
@@ -220,21 +213,16 @@ impl BehaviorHandler {
         Ok(!request_id.is_empty() && self.store.list_batches(challenge_id).await?.iter().any(|b| b.request_id == request_id))
     }
 
-    async fn push_event_batch(&self, job: &Job) -> Outcome {
-        let p = &job.payload;
-        let challenge_id = p["challenge_id"].as_str().unwrap_or_default();
+    async fn push_event_batch(&self, job: &Job, batch: &PushBatchJob) -> Outcome {
+        let challenge_id = batch.challenge_id.as_str();
         let Some(challenge) = self.store.get_challenge(challenge_id).await? else {
             return fail(ErrorKind::ChallengeNotFound);
         };
-        if challenge.client_id != job.client_id
-            || Some(challenge.customer_user_device_id.as_str()) != p["customer_user_device_id"].as_str()
-        {
+        if challenge.client_id != job.client_id || challenge.customer_user_device_id != batch.customer_user_device_id {
             return fail(ErrorKind::ChallengeAccessDenied);
         }
-        let seq = p["seq"].as_i64().unwrap_or(challenge.last_seq + 1);
-        let prev = p["prev_batch_hash"].as_str().unwrap_or_default();
-        let claimed = p["batch_hash"].as_str().unwrap_or_default();
-        let nonce = p["nonce"].as_str().unwrap_or_default();
+        let seq = batch.seq.unwrap_or(challenge.last_seq + 1);
+        let (prev, claimed, nonce) = (batch.prev_batch_hash.as_str(), batch.batch_hash.as_str(), batch.nonce.as_str());
         let nonce_ok = idv_crypto::ct_eq(nonce.as_bytes(), challenge.nonce.as_bytes());
         // A redelivered job (the worker appended the batch, then died before its result
         // was stored) finds its own batch in the chain: the push succeeded. Looked up only
@@ -262,7 +250,7 @@ impl BehaviorHandler {
                 message: format!("batch does not continue the chain (expected seq {})", challenge.last_seq + 1),
             });
         }
-        let data = p["data_raw"].as_str().unwrap_or_default();
+        let data = batch.data_raw.as_str();
         if device::batch_hash(prev, seq.max(0) as u64, data.as_bytes()) != claimed {
             return fail(ErrorKind::InvalidBatchEvents { message: "batch_hash does not match the batch".into() });
         }
@@ -290,11 +278,7 @@ impl BehaviorHandler {
         Ok(Envelope::ok(Group::Behavior, json!({"status": "success"})))
     }
 
-    async fn score(&self, job: &Job) -> Outcome {
-        let req: BehaviorScoreRequest = match serde_json::from_value(job.payload.clone()) {
-            Ok(r) => r,
-            Err(e) => return Ok(internal(e)),
-        };
+    async fn score(&self, job: &Job, req: &BehaviorScoreRequest) -> Outcome {
         let Some(challenge) = self.store.get_challenge(&req.challenge_id).await? else {
             return fail(ErrorKind::ChallengeNotFound);
         };
@@ -486,12 +470,12 @@ enum Round {
 #[async_trait]
 impl JobHandler for BehaviorHandler {
     async fn handle(&self, job: &Job) -> Result<Envelope, StoreError> {
-        match job.operation {
-            Operation::RegisterDevice => self.register_device(job).await,
-            Operation::CreateChallenge => self.create_challenge(job).await,
-            Operation::PushEventBatch => self.push_event_batch(job).await,
-            Operation::BehaviorScore => self.score(job).await,
-            other => Ok(internal(format!("{} is not a behavior job", other.name()))),
+        match &job.work {
+            Work::RegisterDevice(req) => self.register_device(job, req).await,
+            Work::CreateChallenge(req) => self.create_challenge(job, req).await,
+            Work::PushEventBatch(batch) => self.push_event_batch(job, batch).await,
+            Work::BehaviorScore(req) => self.score(job, req).await,
+            _ => Ok(internal(format!("{} is not a behavior job", job.operation().name()))),
         }
     }
 }
@@ -502,6 +486,7 @@ mod tests {
     //! or always lose the compare-and-set (everything else is the real SQLite store).
     use super::*;
     use idv_schemas::jobs::JOB_SCHEMA_VERSION;
+    use idv_schemas::Operation;
     use idv_store::*;
 
     #[derive(Clone, Copy)]
@@ -697,12 +682,11 @@ mod tests {
         let job = Job {
             schema_version: JOB_SCHEMA_VERSION,
             request_id: uuid::Uuid::new_v4().to_string(),
-            operation: Operation::BehaviorScore,
             client_id: "client-a".into(),
             access_key_id: "ak".into(),
             reply_to: "i".into(),
             created_at: "t".into(),
-            payload: json!({"challenge_id": challenge_id}),
+            work: Work::BehaviorScore(BehaviorScoreRequest { challenge_id, ..Default::default() }),
         };
         handler.handle(&job).await.unwrap()
     }
@@ -730,13 +714,19 @@ mod tests {
         let push = |request_id: &str| Job {
             schema_version: JOB_SCHEMA_VERSION,
             request_id: request_id.into(),
-            operation: Operation::PushEventBatch,
             client_id: "client-a".into(),
             access_key_id: "ak".into(),
             reply_to: "i".into(),
             created_at: "t".into(),
-            payload: json!({"challenge_id": challenge_id, "customer_user_device_id": "dev-1", "nonce": "ab".repeat(32),
-                            "seq": last.seq, "prev_batch_hash": last.prev_batch_hash, "batch_hash": last.batch_hash, "data_raw": last.data}),
+            work: Work::PushEventBatch(PushBatchJob {
+                challenge_id: challenge_id.clone(),
+                customer_user_device_id: "dev-1".into(),
+                nonce: "ab".repeat(32),
+                seq: Some(last.seq),
+                prev_batch_hash: last.prev_batch_hash.clone(),
+                batch_hash: last.batch_hash.clone(),
+                data_raw: last.data.clone(),
+            }),
         };
         // The job that appended batch 1, delivered again.
         let again = handler.handle(&push(&last.request_id)).await.expect("handle");

@@ -21,8 +21,8 @@ use crate::features::extract;
 use crate::handler::{derived_id, policy_decision, score_against, BehaviorConfig};
 use idv_crypto::sealed::Sealer;
 use idv_schemas::api::BehaviorScoreRequest;
-use idv_schemas::jobs::Job;
-use idv_schemas::{Envelope, Operation};
+use idv_schemas::jobs::{Job, PushBatchJob, Work};
+use idv_schemas::Envelope;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -126,21 +126,20 @@ impl Replay {
 
     /// Apply one job; a score request yields its line.
     pub fn apply(&mut self, job: &Job) -> Option<ReplayLine> {
-        *self.seen.entry(job.operation.name()).or_default() += 1;
-        match job.operation {
-            Operation::RegisterDevice => {
+        *self.seen.entry(job.operation().name()).or_default() += 1;
+        match &job.work {
+            Work::RegisterDevice(req) => {
                 if !self.recorded_failure(&job.request_id) {
-                    let user = job.payload["cus_user_id"].as_str().unwrap_or_default().to_string();
-                    self.devices.insert(derived_id(&job.request_id, "device"), (job.client_id.clone(), user));
+                    self.devices.insert(derived_id(&job.request_id, "device"), (job.client_id.clone(), req.cus_user_id.clone()));
                 }
                 None
             }
-            Operation::CreateChallenge => {
+            Work::CreateChallenge(req) => {
                 if !self.recorded_failure(&job.request_id) {
                     let nonce = self.recorded.get(&job.request_id).and_then(|e| e.body["data"]["nonce"].as_str().map(str::to_string));
                     let chain = Chain {
                         client_id: job.client_id.clone(),
-                        device_id: job.payload["customer_user_device_id"].as_str().unwrap_or_default().to_string(),
+                        device_id: req.customer_user_device_id.clone(),
                         nonce,
                         last_seq: -1,
                         last_hash: String::new(),
@@ -151,38 +150,36 @@ impl Replay {
                 }
                 None
             }
-            Operation::PushEventBatch => {
-                self.push(job);
+            Work::PushEventBatch(batch) => {
+                self.push(job, batch);
                 None
             }
-            Operation::BehaviorScore => Some(self.score(job)),
+            Work::BehaviorScore(req) => Some(self.score(job, req)),
             _ => None,
         }
     }
 
-    fn push(&mut self, job: &Job) {
+    fn push(&mut self, job: &Job, batch: &PushBatchJob) {
         if self.recorded_failure(&job.request_id) {
             return;
         }
-        let p = &job.payload;
-        let Some(chain) = p["challenge_id"].as_str().and_then(|id| self.challenges.get_mut(id)) else { return };
-        let nonce_ok = chain.nonce.as_deref().is_none_or(|n| Some(n) == p["nonce"].as_str());
-        let seq = p["seq"].as_i64().unwrap_or(chain.last_seq + 1);
-        let continues = seq == chain.last_seq + 1 && p["prev_batch_hash"].as_str().unwrap_or_default() == chain.last_hash;
+        let Some(chain) = self.challenges.get_mut(&batch.challenge_id) else { return };
+        let nonce_ok = chain.nonce.as_deref().is_none_or(|n| n == batch.nonce);
+        let seq = batch.seq.unwrap_or(chain.last_seq + 1);
+        let continues = seq == chain.last_seq + 1 && batch.prev_batch_hash == chain.last_hash;
         if chain.scored || !nonce_ok || !continues || chain.client_id != job.client_id {
             return;
         }
         chain.last_seq = seq;
-        chain.last_hash = p["batch_hash"].as_str().unwrap_or_default().to_string();
-        chain.batches.insert(seq, p["data_raw"].as_str().unwrap_or_default().to_string());
+        chain.last_hash = batch.batch_hash.clone();
+        chain.batches.insert(seq, batch.data_raw.clone());
     }
 
-    fn score(&mut self, job: &Job) -> ReplayLine {
+    fn score(&mut self, job: &Job, req: &BehaviorScoreRequest) -> ReplayLine {
         let before = self.recorded.get(&job.request_id).map(Answer::of);
-        let req: Option<BehaviorScoreRequest> = serde_json::from_value(job.payload.clone()).ok();
-        let challenge_id = req.as_ref().map(|r| r.challenge_id.clone()).unwrap_or_default();
+        let challenge_id = req.challenge_id.clone();
         let transaction_sealed = self.sealer.is_none()
-            && req.as_ref().and_then(|r| r.transaction_data.as_ref()).and_then(|t| serde_json::to_value(t).ok()).is_some_and(|t| {
+            && req.transaction_data.as_ref().and_then(|t| serde_json::to_value(t).ok()).is_some_and(|t| {
                 t.as_object().is_some_and(|o| o.values().any(|v| v.as_str().is_some_and(|s| s.starts_with("sealed:v1:"))))
             });
         let mut line = ReplayLine {
@@ -196,10 +193,6 @@ impl Replay {
             changed: false,
             baseline_from_range: false,
             transaction_sealed,
-        };
-        let Some(req) = req else {
-            line.after = Answer::failed("internal_server_error");
-            return self.finish(line);
         };
         let Some(chain) = self.challenges.get_mut(&challenge_id) else { return self.finish(line) };
         if chain.client_id != job.client_id {
@@ -255,7 +248,7 @@ impl Replay {
 mod tests {
     use super::*;
     use idv_schemas::jobs::JOB_SCHEMA_VERSION;
-    use idv_schemas::Group;
+    use idv_schemas::{Group, Operation};
     use rand::SeedableRng;
     use serde_json::json;
 
@@ -263,27 +256,26 @@ mod tests {
         Job {
             schema_version: JOB_SCHEMA_VERSION,
             request_id: request_id.into(),
-            operation,
             client_id: "c".into(),
             access_key_id: "ak".into(),
             reply_to: "i".into(),
             created_at: "2026-11-26T00:00:00Z".into(),
-            payload,
+            work: idv_schemas::jobs::Work::decode(operation, payload).unwrap().unwrap(),
         }
     }
 
     /// Register a device and open a challenge; returns the challenge id.
     fn open(replay: &mut Replay, tag: &str) -> String {
-        replay.apply(&job(&format!("reg-{tag}"), Operation::RegisterDevice, json!({"cus_user_id": "u"})));
+        replay.apply(&job(&format!("reg-{tag}"), Operation::RegisterDevice, json!({"cus_user_id": "u", "key_pair_id": "00000000-0000-4000-8000-000000000000", "device_public_key": "k", "device_id": "d"})));
         let device = derived_id(&format!("reg-{tag}"), "device");
-        replay.apply(&job(&format!("ch-{tag}"), Operation::CreateChallenge, json!({"customer_user_device_id": device})));
+        replay.apply(&job(&format!("ch-{tag}"), Operation::CreateChallenge, json!({"customer_user_device_id": device, "session_id": "s"})));
         derived_id(&format!("ch-{tag}"), "challenge")
     }
 
     fn push(challenge: &str, seq: i64, prev: &str, data: &Value) -> (Job, String) {
         let text = data.to_string();
         let hash = idv_crypto::device::batch_hash(prev, seq as u64, text.as_bytes());
-        let payload = json!({"challenge_id": challenge, "seq": seq, "prev_batch_hash": prev, "batch_hash": hash, "data_raw": text});
+        let payload = json!({"challenge_id": challenge, "customer_user_device_id": "d", "nonce": "n", "seq": seq, "prev_batch_hash": prev, "batch_hash": hash, "data_raw": text});
         (job(&format!("push-{challenge}-{seq}"), Operation::PushEventBatch, payload), hash)
     }
 

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use idv_bus::{Bus, StartFrom};
 use idv_schemas::jobs::{Job, JobResult, JOB_SCHEMA_VERSION};
 use idv_schemas::ops::Topic;
-use idv_schemas::{Envelope, Group, Operation};
+use idv_schemas::{Envelope, Group};
 use idv_store::{RequestRecord, Store};
 use idv_workers::runtime::{process, worker_group, JobHandler, WorkerDeps};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -52,14 +52,13 @@ pub async fn run(bus: Arc<dyn Bus>) {
     let job = Job {
         schema_version: JOB_SCHEMA_VERSION,
         request_id: request_id.clone(),
-        operation: Operation::FaceAuthUser,
         client_id: "c".into(),
         access_key_id: "ak".into(),
         reply_to: reply_to.clone(),
         created_at: "2026-01-01T00:00:00Z".into(),
-        payload: serde_json::json!({"cus_user_id": "u"}),
+        work: idv_schemas::jobs::Work::FaceAuthUser(idv_schemas::api::CusUserRequest { cus_user_id: "u".into() }),
     };
-    bus.publish(&jobs_topic, b"c\0u", &serde_json::to_vec(&job).expect("json")).await.expect("publish");
+    bus.publish(&jobs_topic, b"c\0u", &job.encode().expect("json")).await.expect("publish");
 
     let group = worker_group(Topic::Face) + &suffix;
     {
@@ -70,7 +69,7 @@ pub async fn run(bus: Arc<dyn Bus>) {
     }
     let mut next = bus.subscribe(&jobs_topic, &group, StartFrom::Earliest).await.expect("subscribe");
     let d = tokio::time::timeout(Duration::from_secs(45), next.recv()).await.expect("redelivered").expect("recv");
-    let redelivered: Job = serde_json::from_slice(&d.payload).expect("job");
+    let redelivered = Job::decode(&d.payload).expect("job");
     assert_eq!(redelivered.request_id, request_id, "the uncommitted job comes back");
     process(&deps, &handler, &d).await.expect("processed again");
     next.commit(&d).await.expect("commit");

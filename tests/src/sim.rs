@@ -412,8 +412,14 @@ pub async fn run(bus_url: &str) {
         for secret in ["981234567", "0981234567", otp.as_str(), "079203001234", "Tran Thi B"] {
             assert!(!payload.contains(secret) && !key.contains(secret), "{secret:?} in the clear on the SIM topic: {payload}");
         }
-        let job: idv_schemas::jobs::Job = serde_json::from_slice(&d.payload).expect("a job");
-        assert!(job.payload["sealed_payload"].as_str().is_some_and(|p| p.starts_with("sealed:v1:")), "{payload}");
+        let job = idv_schemas::jobs::Job::decode(&d.payload).expect("a job");
+        let sealed = match &job.work {
+            idv_schemas::jobs::Work::SimSendOtp(idv_schemas::jobs::Personal::Sealed { sealed_payload })
+            | idv_schemas::jobs::Work::SimVerifyOtp(idv_schemas::jobs::Personal::Sealed { sealed_payload })
+            | idv_schemas::jobs::Work::SimVerifyInfo(idv_schemas::jobs::Personal::Sealed { sealed_payload }) => Some(sealed_payload),
+            _ => None,
+        };
+        assert!(sealed.is_some_and(|p| p.starts_with("sealed:v1:")), "{payload}");
         jobs_seen += 1;
     }
     assert!(jobs_seen >= 8, "the SIM jobs so far were read back: {jobs_seen}");
@@ -568,12 +574,11 @@ pub async fn run(bus_url: &str) {
     let job = |op: idv_schemas::ops::Operation, id: &str, payload: Value| idv_schemas::jobs::Job {
         schema_version: idv_schemas::jobs::JOB_SCHEMA_VERSION,
         request_id: id.into(),
-        operation: op,
         client_id: "redelivery-client".into(),
         access_key_id: "ak".into(),
         reply_to: "i".into(),
         created_at: "t".into(),
-        payload,
+        work: idv_schemas::jobs::Work::decode(op, payload).expect("a SIM payload").expect("a SIM operation"),
     };
     use idv_workers::runtime::JobHandler as _;
     let number = "+84982222222";

@@ -219,9 +219,11 @@ async fn kill_9_of_a_worker_and_of_an_ingest_process_loses_nothing() {
     // Published jobs: request id → user, until the topic has been quiet for 5 s.
     let mut published: BTreeMap<String, String> = BTreeMap::new();
     while let Ok(Ok(d)) = tokio::time::timeout(Duration::from_secs(5), observer.recv()).await {
-        let job: Job = serde_json::from_slice(&d.payload).expect("a job on the face topic");
-        if let Some(user) = job.payload["cus_user_id"].as_str().filter(|u| u.starts_with('i')) {
-            published.insert(job.request_id, user.to_string());
+        let job = Job::decode(&d.payload).expect("a job on the face topic");
+        if let idv_schemas::jobs::Work::FaceAuthRegister(req) = &job.work {
+            if req.cus_user_id.starts_with('i') {
+                published.insert(job.request_id.clone(), req.cus_user_id.clone());
+            }
         }
     }
     let answered_users: BTreeSet<&str> =

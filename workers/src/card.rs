@@ -23,10 +23,9 @@ pub use idv_cards::in_aadhaar_secure::UidaiKeys;
 use idv_cards::in_aadhaar_secure::Signature;
 use idv_cards::{CardField, CodecError};
 use idv_schemas::api::{ImageData, ReadIdCardRequest};
-use idv_schemas::jobs::Job;
-use idv_schemas::ops::Operation;
+use idv_schemas::jobs::{Job, Work};
 use idv_schemas::{ApiError, Envelope, ErrorKind, Group};
-use crate::face_ops::Stop;
+use crate::face_ops::{finish, Stop};
 use idv_store::blobs::BlobStore;
 use idv_vision::ocr::TextRecognizer;
 use serde_json::{json, Value};
@@ -261,10 +260,8 @@ impl CardHandler {
     /// judged (`card_scan::locate_and_judge`), nothing read. `card_sanity` is the first
     /// side with an issue, else the front's; no card in `image1`: `failure`
     /// `nocard_or_multicard_image`.
-    async fn sanity_only(&self, job: &Job) -> Result<Envelope, Stop> {
+    async fn sanity_only(&self, job: &Job, req: &ReadIdCardRequest) -> Result<Envelope, Stop> {
         let group = Group::CompareCard;
-        let req: ReadIdCardRequest = serde_json::from_value(job.payload.clone())
-            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
         let mut sides = Vec::new();
         for (n, image) in [(1, Some(&req.image1)), (2, req.image2.as_ref())] {
             let Some(image) = image else { continue };
@@ -301,10 +298,8 @@ impl CardHandler {
     /// `idv_cards::tampering`. No card: `failure` `nocard_or_multicard_image`; a card of
     /// none of the six types, or no OCR in this deployment: 501 `not_performed` (nothing
     /// to weigh is never `good`). The `portrait` check is left out (no face models here).
-    async fn tampering_only(&self, job: &Job) -> Result<Envelope, Stop> {
+    async fn tampering_only(&self, job: &Job, req: &idv_schemas::api::SingleImageRequest) -> Result<Envelope, Stop> {
         let group = Group::CompareCard;
-        let req: idv_schemas::api::SingleImageRequest = serde_json::from_value(job.payload.clone())
-            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
         let year = reference_year(job);
         let first_plan = ScanPlan::for_card_type("in.passport", false, year);
         let first = self.scan(group, "image", &req.image, first_plan).await?;
@@ -343,10 +338,8 @@ impl CardHandler {
         Ok(Envelope::ok(group, data))
     }
 
-    async fn read(&self, job: &Job) -> Result<Envelope, Stop> {
+    async fn read(&self, job: &Job, req: &ReadIdCardRequest) -> Result<Envelope, Stop> {
         let group = Group::CompareCard;
-        let req: ReadIdCardRequest = serde_json::from_value(job.payload.clone())
-            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
         let r = self
             .read_sides(job, group, &req.card_type, [(Some(&req.image1), req.qr1_images.as_ref()), (req.image2.as_ref(), req.qr2_images.as_ref())], None, None)
             .await?;
@@ -405,20 +398,14 @@ pub fn read_photos(
 #[async_trait]
 impl JobHandler for CardHandler {
     async fn handle(&self, job: &Job) -> Result<Envelope, idv_store::StoreError> {
-        match job.operation {
+        match &job.work {
             // read_id_card_info_sync is the published SDK's name for the same reading.
-            Operation::ReadIdCardInfoWithSanity | Operation::ReadIdCardInfoSync => finish(self.read(job).await),
-            Operation::VerifyIdCardSanitySync => finish(self.sanity_only(job).await),
-            Operation::DetectIdCardTamperingSync => finish(self.tampering_only(job).await),
-            Operation::EkycFullChecks => finish(self.full_checks(job).await),
-            other => Ok(Envelope::error(other.group(), &ErrorKind::Internal { message: format!("{} is not a card job", other.name()) })),
+            Work::ReadIdCardInfoWithSanity(req) | Work::ReadIdCardInfoSync(req) => finish(self.read(job, req).await),
+            Work::VerifyIdCardSanitySync(req) => finish(self.sanity_only(job, req).await),
+            Work::DetectIdCardTamperingSync(req) => finish(self.tampering_only(job, req).await),
+            Work::EkycFullChecks(req) => finish(self.full_checks(job, req).await),
+            _ => Ok(crate::face::not_this_pool(job, "a card")),
         }
     }
 }
 
-fn finish(r: Result<Envelope, Stop>) -> Result<Envelope, idv_store::StoreError> {
-    match r {
-        Ok(env) | Err(Stop::Answer(env)) => Ok(env),
-        Err(Stop::Store(e)) => Err(e),
-    }
-}

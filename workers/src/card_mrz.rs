@@ -249,12 +249,11 @@ mod tests {
         Job {
             schema_version: 1,
             request_id: "r1".into(),
-            operation: idv_schemas::ops::Operation::ReadIdCardInfoWithSanity,
             client_id: "c".into(),
             access_key_id: "k".into(),
             reply_to: "i".into(),
             created_at: "2026-11-23T00:00:00Z".into(),
-            payload,
+            work: idv_schemas::jobs::Work::ReadIdCardInfoWithSanity(serde_json::from_value(payload).expect("a card request")),
         }
     }
 
@@ -325,7 +324,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let h = handler(dir.path(), Some(vec![P1, P2])).await;
         let mut job = read_job("in.passport", false);
-        job.payload["image1"]["id"] = json!("missing");
+        if let idv_schemas::jobs::Work::ReadIdCardInfoWithSanity(req) = &mut job.work {
+            req.image1.id = Some("missing".into());
+        }
         let env = crate::runtime::JobHandler::handle(&h, &job).await.expect("handled");
         assert_eq!(env.http_status, 404, "{}", env.body);
     }
@@ -355,12 +356,11 @@ mod tests {
         let mut job = Job {
             schema_version: 1,
             request_id: "r".into(),
-            operation: idv_schemas::ops::Operation::ReadIdCardInfoWithSanity,
             client_id: "c".into(),
             access_key_id: "k".into(),
             reply_to: "i".into(),
             created_at: "2031-05-01T00:00:00Z".into(),
-            payload: json!({}),
+            work: idv_schemas::jobs::Work::FaceAuthUser(idv_schemas::api::CusUserRequest { cus_user_id: "u".into() }),
         };
         assert_eq!(reference_year(&job), 2031);
         job.created_at = "garbage".into();

@@ -41,16 +41,22 @@ impl Case {
 
 /// A job for a suite case or a handler test: a fresh request id, `client_id`'s, answered
 /// to instance `test`.
+/// `payload` is the operation's payload as JSON (it panics on one that does not fit: a
+/// test's own input).
 pub fn job(op: idv_schemas::Operation, client_id: &str, payload: Value) -> Job {
+    let work = match idv_schemas::jobs::Work::decode(op, payload) {
+        Ok(Some(work)) => work,
+        Ok(None) => panic!("{} has no jobs", op.name()),
+        Err(e) => panic!("not a {} payload: {e}", op.name()),
+    };
     Job {
         schema_version: idv_schemas::jobs::JOB_SCHEMA_VERSION,
         request_id: uuid::Uuid::new_v4().to_string(),
-        operation: op,
         client_id: client_id.into(),
         access_key_id: "ak".into(),
         reply_to: "test".into(),
         created_at: "2026-11-23T00:00:00Z".into(),
-        payload,
+        work,
     }
 }
 
@@ -119,7 +125,7 @@ async fn stored_result_is_not_recomputed(handler: Arc<dyn JobHandler>, store: Ar
         .create_request(&RequestRecord {
             request_id: job.request_id.clone(),
             client_id: job.client_id.clone(),
-            operation: job.operation.name().into(),
+            operation: job.operation().name().into(),
             created_at: job.created_at.clone(),
             response: None,
             finished_at: None,
@@ -136,7 +142,7 @@ async fn stored_result_is_not_recomputed(handler: Arc<dyn JobHandler>, store: Ar
         partition: 0,
         offset: 0,
         key: Vec::new(),
-        payload: serde_json::to_vec(&job).unwrap_or_default(),
+        payload: job.encode().unwrap_or_default(),
     };
     process(&deps, &counting, &delivery).await.unwrap_or_else(|e| panic!("{name}: first delivery: {e}"));
     let stored = store.get_request(&job.request_id).await.ok().flatten().and_then(|r| r.response);

@@ -17,10 +17,8 @@ use idv_vision::matching::MatchDecision;
 use serde_json::{json, Value};
 
 impl CardHandler {
-    pub(crate) async fn full_checks(&self, job: &Job) -> Result<Envelope, Stop> {
+    pub(crate) async fn full_checks(&self, job: &Job, req: &EkycFullChecksRequest) -> Result<Envelope, Stop> {
         let group = Group::Ekyc;
-        let req: EkycFullChecksRequest = serde_json::from_value(job.payload.clone())
-            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
         let mut not_performed: Vec<&str> = Vec::new();
         let mut failures: Vec<String> = Vec::new();
 

@@ -6,8 +6,8 @@
 
 use crate::runtime::JobHandler;
 use async_trait::async_trait;
-use idv_schemas::api::{CusUserRequest, FaceAuthRequest, FaceAuthUnregisterRequest};
-use idv_schemas::jobs::Job;
+use idv_schemas::api::CusUserRequest;
+use idv_schemas::jobs::{Job, Work};
 use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group, Operation};
 use idv_store::{FaceUserRecord, Store, StoreError};
 use serde_json::{json, Value};
@@ -36,12 +36,15 @@ pub struct CompareHandler {
 #[async_trait]
 impl JobHandler for CompareHandler {
     async fn handle(&self, job: &Job) -> Result<Envelope, StoreError> {
-        match (&self.biometrics, job.operation) {
+        let Some(b) = &self.biometrics else {
+            return Ok(Envelope::error(job.operation().group(), &ErrorKind::NotAvailable { reason: MODELS_MISSING.into() }));
+        };
+        match &job.work {
             // compare_faces_sync is the published SDK's name for the same comparison.
-            (Some(b), Operation::MixCompareFacesSync | Operation::CompareFacesSync) => b.compare(job).await,
-            (Some(b), Operation::VerifyFaceLivenessSync) => b.verify_liveness(job).await,
-            (Some(b), Operation::VerifyPortraitSanitySync) => b.verify_portrait(job).await,
-            _ => Ok(Envelope::error(job.operation.group(), &ErrorKind::NotAvailable { reason: MODELS_MISSING.into() })),
+            Work::MixCompareFacesSync(req) | Work::CompareFacesSync(req) => b.compare(job, req).await,
+            Work::VerifyFaceLivenessSync(req) => b.verify_liveness(job, req).await,
+            Work::VerifyPortraitSanitySync(req) => b.verify_portrait(job, req).await,
+            _ => Ok(not_this_pool(job, "a comparison")),
         }
     }
 }
@@ -123,10 +126,11 @@ pub fn record_auth_outcome(u: &mut FaceUserRecord, request_id: &str, failed: boo
     LockoutUpdate { changed, locked_by_this }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(job: &Job) -> Result<T, Envelope> {
-    serde_json::from_value(job.payload.clone()).map_err(|e| {
-        Envelope::error(Group::Face, &ErrorKind::Internal { message: format!("job payload unreadable: {e}") })
-    })
+/// A job of another topic's operation, delivered to this pool (misrouted by hand: ingest
+/// publishes by the operation table).
+pub fn not_this_pool(job: &Job, what: &str) -> Envelope {
+    let op = job.operation();
+    Envelope::error(op.group(), &ErrorKind::Internal { message: format!("{} is not {what} job", op.name()) })
 }
 
 impl FaceHandler {
@@ -134,11 +138,12 @@ impl FaceHandler {
     /// `locked`), with the request's own device, app and location.
     async fn record_refusal(&self, job: &Job, user: &FaceUserRecord) -> Result<(), StoreError> {
         use crate::face_ops::{add_history, HistoryEntry, HistoryInput};
-        // Ingest validated the request; should it not read back, the record still says
-        // who was refused and why.
-        let req: Option<FaceAuthRequest> = serde_json::from_value(job.payload.clone()).ok();
-        let input = req.as_ref().map(HistoryInput::of_auth).unwrap_or_default();
-        let live = req.as_ref().and_then(|r| r.faces.first()).and_then(|f| f.id.as_deref()).unwrap_or_default();
+        let req = match &job.work {
+            Work::FaceAuth(req) => Some(req),
+            _ => None,
+        };
+        let input = req.map(HistoryInput::of_auth).unwrap_or_default();
+        let live = req.and_then(|r| r.faces.first()).and_then(|f| f.id.as_deref()).unwrap_or_default();
         let entry = HistoryEntry { action: "login", status: "failure", result: "locked", live_face_id: live, face_type: "", extra: Vec::new() };
         add_history(self.store.as_ref(), job, user, &input, entry).await
     }
@@ -147,7 +152,7 @@ impl FaceHandler {
         self.store.get_face_user(&job.client_id, cus_user_id).await
     }
 
-    async fn lookup(&self, job: &Job, req: CusUserRequest) -> Result<Envelope, StoreError> {
+    async fn lookup(&self, job: &Job, req: &CusUserRequest) -> Result<Envelope, StoreError> {
         let user = self.user(job, &req.cus_user_id).await?.filter(|u| !u.is_unregistered);
         let histories: Vec<Value> = match &user {
             Some(_) => self
@@ -174,7 +179,7 @@ impl FaceHandler {
         let Some(mut user) = self.user(job, cus_user_id).await? else {
             return Ok(Envelope::error(Group::Face, &ErrorKind::FaceUserNotFound));
         };
-        match job.operation {
+        match job.operation() {
             Operation::FaceAuthUnregister => {
                 // Biometric templates are not kept for an unregistered user.
                 self.store.delete_face_templates(&job.client_id, cus_user_id).await?;
@@ -196,10 +201,9 @@ impl FaceHandler {
         ))
     }
 
-    async fn biometric(&self, job: &Job) -> Result<Envelope, StoreError> {
-        let cus_user_id = job.payload["cus_user_id"].as_str().unwrap_or_default().to_string();
-        let user = self.user(job, &cus_user_id).await?;
-        match (job.operation, &user) {
+    async fn biometric(&self, job: &Job, cus_user_id: &str) -> Result<Envelope, StoreError> {
+        let user = self.user(job, cus_user_id).await?;
+        match (job.operation(), &user) {
             (Operation::FaceAuth, None) => return Ok(Envelope::error(Group::Face, &ErrorKind::FaceUserNotFound)),
             (op, Some(u)) => {
                 if let Some(code) = blocking_state(u, op, &job.request_id) {
@@ -215,9 +219,9 @@ impl FaceHandler {
             }
             _ => {}
         }
-        match (&self.biometrics, job.operation, user) {
-            (Some(b), Operation::FaceAuthRegister, _) => b.register(self.store.as_ref(), job).await,
-            (Some(b), Operation::FaceAuth, Some(u)) => b.authenticate(self.store.as_ref(), job, u, self.max_auth_failures).await,
+        match (&self.biometrics, &job.work, user) {
+            (Some(b), Work::FaceAuthRegister(req), _) => b.register(self.store.as_ref(), job, req).await,
+            (Some(b), Work::FaceAuth(req), Some(u)) => b.authenticate(self.store.as_ref(), job, req, u, self.max_auth_failures).await,
             _ => Ok(Envelope::error(Group::Face, &ErrorKind::NotAvailable { reason: MODELS_MISSING.into() })),
         }
     }
@@ -226,24 +230,13 @@ impl FaceHandler {
 #[async_trait]
 impl JobHandler for FaceHandler {
     async fn handle(&self, job: &Job) -> Result<Envelope, StoreError> {
-        match job.operation {
-            Operation::FaceAuthUser => match parse::<CusUserRequest>(job) {
-                Ok(req) => self.lookup(job, req).await,
-                Err(env) => Ok(env),
-            },
-            Operation::FaceAuthUnregister => match parse::<FaceAuthUnregisterRequest>(job) {
-                Ok(req) => self.set_flag(job, &req.cus_user_id, "unregister_id").await,
-                Err(env) => Ok(env),
-            },
-            Operation::FaceAuthUnlock => match parse::<CusUserRequest>(job) {
-                Ok(req) => self.set_flag(job, &req.cus_user_id, "unlock_id").await,
-                Err(env) => Ok(env),
-            },
-            Operation::FaceAuthRegister | Operation::FaceAuth => self.biometric(job).await,
-            other => Ok(Envelope::error(
-                other.group(),
-                &ErrorKind::Internal { message: format!("{} is not a face job", other.name()) },
-            )),
+        match &job.work {
+            Work::FaceAuthUser(req) => self.lookup(job, req).await,
+            Work::FaceAuthUnregister(req) => self.set_flag(job, &req.cus_user_id, "unregister_id").await,
+            Work::FaceAuthUnlock(req) => self.set_flag(job, &req.cus_user_id, "unlock_id").await,
+            Work::FaceAuthRegister(req) => self.biometric(job, &req.cus_user_id).await,
+            Work::FaceAuth(req) => self.biometric(job, &req.cus_user_id).await,
+            _ => Ok(not_this_pool(job, "a face")),
         }
     }
 }
@@ -300,7 +293,7 @@ mod tests {
         assert_eq!(env.body["data"]["face_auth_user"]["is_unregistered"], true);
         let env = h.handle(&job(Operation::FaceAuthUser, json!({"cus_user_id": "u1"}))).await.unwrap();
         assert_eq!(env.body["data"]["verdict"], "not_registered");
-        let env = h.handle(&job(Operation::FaceAuth, json!({"cus_user_id": "u1"}))).await.unwrap();
+        let env = h.handle(&job(Operation::FaceAuth, json!({"cus_user_id": "u1", "faces": []}))).await.unwrap();
         assert_eq!(env.first_error_code(), Some("face_auth_user_unregistered"));
     }
 
@@ -308,11 +301,11 @@ mod tests {
     async fn biometric_without_models_is_not_performed_never_a_score() {
         let h = handler();
         h.store.put_face_user(&FaceUserRecord { is_locked: false, ..user("u2") }).await.unwrap();
-        let env = h.handle(&job(Operation::FaceAuth, json!({"cus_user_id": "u2"}))).await.unwrap();
+        let env = h.handle(&job(Operation::FaceAuth, json!({"cus_user_id": "u2", "faces": []}))).await.unwrap();
         assert_eq!(env.http_status, 501);
         assert_eq!(env.body["errors"][0]["detail"]["reason"], "not_performed");
         assert!(env.body.get("data").is_some_and(|d| d.is_null()), "no score is made up");
-        let env = h.handle(&job(Operation::FaceAuth, json!({"cus_user_id": "nobody"}))).await.unwrap();
+        let env = h.handle(&job(Operation::FaceAuth, json!({"cus_user_id": "nobody", "faces": []}))).await.unwrap();
         assert_eq!(env.http_status, 404);
     }
 

@@ -174,7 +174,9 @@ impl From<StoreError> for Stop {
     }
 }
 
-fn finish(r: Result<Envelope, Stop>) -> Outcome {
+/// A handler's end: an answer (normal or a `Stop::Answer` short-cut), or the store
+/// error that makes the job retried.
+pub(crate) fn finish(r: Result<Envelope, Stop>) -> Outcome {
     match r {
         Ok(env) | Err(Stop::Answer(env)) => Ok(env),
         Err(Stop::Store(e)) => Err(e),
@@ -225,14 +227,12 @@ impl Biometrics {
             .collect())
     }
 
-    pub async fn register(&self, store: &dyn Store, job: &Job) -> Outcome {
-        finish(self.register_inner(store, job).await)
+    pub async fn register(&self, store: &dyn Store, job: &Job, req: &FaceAuthRegisterRequest) -> Outcome {
+        finish(self.register_inner(store, job, req).await)
     }
 
-    async fn register_inner(&self, store: &dyn Store, job: &Job) -> Result<Envelope, Stop> {
+    async fn register_inner(&self, store: &dyn Store, job: &Job, req: &FaceAuthRegisterRequest) -> Result<Envelope, Stop> {
         let group = Group::Face;
-        let req: FaceAuthRegisterRequest = serde_json::from_value(job.payload.clone())
-            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
         let base = json!({"status": "failure", "request_id": job.request_id});
         let existing = store.get_face_user(&job.client_id, &req.cus_user_id).await?;
         if existing.as_ref().is_some_and(|u| u.is_deactivated) {
@@ -363,8 +363,8 @@ impl Biometrics {
     /// face_auth for a user whose state allows it. An unmatched face or image_non_liveness
     /// counts towards the lockout (`max_failures` in a row lock the user; 0 never locks);
     /// a match resets the count. The attempt that reaches the limit is answered as usual.
-    pub async fn authenticate(&self, store: &dyn Store, job: &Job, user: FaceUserRecord, max_failures: u32) -> Outcome {
-        finish(self.authenticate_inner(store, job, user, max_failures).await)
+    pub async fn authenticate(&self, store: &dyn Store, job: &Job, req: &FaceAuthRequest, user: FaceUserRecord, max_failures: u32) -> Outcome {
+        finish(self.authenticate_inner(store, job, req, user, max_failures).await)
     }
 
     /// Records the attempt's outcome in the user's lockout state (written only when it
@@ -384,10 +384,8 @@ impl Biometrics {
         Ok(if update.locked_by_this { vec![("user_locked", json!(true))] } else { Vec::new() })
     }
 
-    async fn authenticate_inner(&self, store: &dyn Store, job: &Job, mut user: FaceUserRecord, max_failures: u32) -> Result<Envelope, Stop> {
+    async fn authenticate_inner(&self, store: &dyn Store, job: &Job, req: &FaceAuthRequest, mut user: FaceUserRecord, max_failures: u32) -> Result<Envelope, Stop> {
         let group = Group::Face;
-        let req: FaceAuthRequest = serde_json::from_value(job.payload.clone())
-            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
         let (model_id, model_version) = self.engine.model();
         let templates: Vec<FaceTemplateRecord> = store
             .list_face_templates(&job.client_id, &req.cus_user_id)
@@ -468,14 +466,12 @@ impl Biometrics {
         tokio::time::timeout(std::time::Duration::from_secs(10), task).await.ok()?.ok()?
     }
 
-    pub async fn compare(&self, job: &Job) -> Outcome {
-        finish(self.compare_inner(job).await)
+    pub async fn compare(&self, job: &Job, req: &MixCompareFacesRequest) -> Outcome {
+        finish(self.compare_inner(job, req).await)
     }
 
-    async fn compare_inner(&self, job: &Job) -> Result<Envelope, Stop> {
+    async fn compare_inner(&self, job: &Job, req: &MixCompareFacesRequest) -> Result<Envelope, Stop> {
         let group = Group::CompareCard;
-        let req: MixCompareFacesRequest = serde_json::from_value(job.payload.clone())
-            .map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::Internal { message: e.to_string() })))?;
         // The three are independent pool jobs: run together, a comparison waits for one
         // turn of the pool rather than three in a row (the first failing field answers).
         let (card, selfie, card_sanity) = tokio::join!(
@@ -525,18 +521,16 @@ impl Biometrics {
 mod tests {
     use super::*;
     use idv_schemas::jobs::JOB_SCHEMA_VERSION;
-    use idv_schemas::Operation;
 
     fn job() -> Job {
         Job {
             schema_version: JOB_SCHEMA_VERSION,
             request_id: "req-1".into(),
-            operation: Operation::FaceAuth,
             client_id: "client-a".into(),
             access_key_id: "ak".into(),
             reply_to: "i".into(),
             created_at: "t".into(),
-            payload: Value::Null,
+            work: idv_schemas::jobs::Work::FaceAuth(FaceAuthRequest { cus_user_id: "u".into(), ..Default::default() }),
         }
     }
 

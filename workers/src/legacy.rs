@@ -5,7 +5,7 @@
 //! ([`crate::face_ops`]); card sanity and tampering answer "not performed" in
 //! [`crate::card`]. Verdict words are this service's (the contract's), not the SDK's.
 
-use crate::face_ops::{Biometrics, Stop};
+use crate::face_ops::{finish, Biometrics, Stop};
 use idv_schemas::api::{SingleImageRequest, VerifyFaceLivenessRequest};
 use idv_schemas::jobs::Job;
 use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group};
@@ -15,16 +15,7 @@ use serde_json::{json, Value};
 
 const GROUP: Group = Group::CompareCard;
 
-fn payload<T: serde::de::DeserializeOwned>(job: &Job) -> Result<T, Stop> {
-    serde_json::from_value(job.payload.clone()).map_err(|e| Stop::Answer(Envelope::error(GROUP, &ErrorKind::Internal { message: e.to_string() })))
-}
 
-fn finish(r: Result<Envelope, Stop>) -> Result<Envelope, StoreError> {
-    match r {
-        Ok(env) | Err(Stop::Answer(env)) => Ok(env),
-        Err(Stop::Store(e)) => Err(e),
-    }
-}
 
 /// One image's liveness as the SDK lists it, or why it has none.
 pub enum ImageLiveness {
@@ -77,12 +68,11 @@ fn verdict_word(is_live: Option<bool>) -> &'static str {
 }
 
 impl Biometrics {
-    pub async fn verify_liveness(&self, job: &Job) -> Result<Envelope, StoreError> {
-        finish(self.verify_liveness_inner(job).await)
+    pub async fn verify_liveness(&self, job: &Job, req: &VerifyFaceLivenessRequest) -> Result<Envelope, StoreError> {
+        finish(self.verify_liveness_inner(job, req).await)
     }
 
-    async fn verify_liveness_inner(&self, job: &Job) -> Result<Envelope, Stop> {
-        let req: VerifyFaceLivenessRequest = payload(job)?;
+    async fn verify_liveness_inner(&self, job: &Job, req: &VerifyFaceLivenessRequest) -> Result<Envelope, Stop> {
         let mut images = Vec::new();
         for (i, image) in req.images.iter().enumerate() {
             let a = self.analyze(GROUP, &format!("images[{i}]"), image).await?;
@@ -96,12 +86,11 @@ impl Biometrics {
         Ok(liveness_answer(&job.request_id, &images))
     }
 
-    pub async fn verify_portrait(&self, job: &Job) -> Result<Envelope, StoreError> {
-        finish(self.verify_portrait_inner(job).await)
+    pub async fn verify_portrait(&self, job: &Job, req: &SingleImageRequest) -> Result<Envelope, StoreError> {
+        finish(self.verify_portrait_inner(job, req).await)
     }
 
-    async fn verify_portrait_inner(&self, job: &Job) -> Result<Envelope, Stop> {
-        let req: SingleImageRequest = payload(job)?;
+    async fn verify_portrait_inner(&self, job: &Job, req: &SingleImageRequest) -> Result<Envelope, Stop> {
         let a = self.analyze(GROUP, "image", &req.image).await?;
         // The portrait check holds the image to the ID-photo rule (a white background);
         // selfies elsewhere are not (docs/API.md).

@@ -7,7 +7,7 @@
 
 use async_trait::async_trait;
 use idv_bus::{Bus, Consumer, Delivery, StartFrom};
-use idv_schemas::jobs::{Job, JobResult, RESULT_SCHEMA_VERSION};
+use idv_schemas::jobs::{Job, JobDecodeError, JobResult, RESULT_SCHEMA_VERSION};
 use idv_schemas::ops::Topic;
 use idv_schemas::{Envelope, ErrorKind, Group};
 use crate::metrics::JobMetrics;
@@ -201,17 +201,27 @@ async fn process_until_done(deps: &WorkerDeps, handler: &dyn JobHandler, deliver
 /// One delivery, start to finish. `Ok` means its result is stored and sent.
 pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Delivery) -> Result<(), idv_store::StoreError> {
     let started = std::time::Instant::now();
-    let job: Job = match serde_json::from_slice(&delivery.payload) {
+    // The payload is decoded here, once, into its operation's type.
+    let job = match Job::decode(&delivery.payload) {
         Ok(job) => job,
         Err(e) => {
             deps.metrics.unreadable_jobs.with_label_values(&[delivery.topic.as_str()]).inc();
             // A job that cannot be read never will be: answer it if it names a request,
             // then let it go rather than block the partition.
             tracing::error!(error = %e, offset = delivery.offset, "unreadable job skipped");
-            if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&delivery.payload) {
-                if let (Some(id), Some(reply_to)) = (v["request_id"].as_str(), v["reply_to"].as_str()) {
-                    let env = Envelope::error(Group::Face, &ErrorKind::Internal { message: "unreadable job".into() });
-                    finish(deps, id, reply_to, env).await?;
+            match e {
+                JobDecodeError::Payload { request_id, reply_to, operation, .. }
+                | JobDecodeError::NoJob { request_id, reply_to, operation } => {
+                    let env = Envelope::error(operation.group(), &ErrorKind::Internal { message: "unreadable job".into() });
+                    finish(deps, &request_id, &reply_to, env).await?;
+                }
+                JobDecodeError::Envelope(_) => {
+                    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&delivery.payload) {
+                        if let (Some(id), Some(reply_to)) = (v["request_id"].as_str(), v["reply_to"].as_str()) {
+                            let env = Envelope::error(Group::Face, &ErrorKind::Internal { message: "unreadable job".into() });
+                            finish(deps, id, reply_to, env).await?;
+                        }
+                    }
                 }
             }
             return Ok(());
@@ -226,7 +236,7 @@ pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Del
             }
         }
     }
-    let span = tracing::info_span!("job", request_id = %job.request_id, operation = job.operation.name());
+    let span = tracing::info_span!("job", request_id = %job.request_id, operation = job.operation().name());
     // The vision pool grants its slots fairly between clients (vision/src/pool.rs).
     let client = job.client_id.clone();
     let work = async {
@@ -234,7 +244,7 @@ pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Del
         tracing::debug!(status = env.http_status, "job done");
         let status = env.http_status.to_string();
         finish(deps, &job.request_id, &job.reply_to, env).await?;
-        deps.metrics.job_duration.with_label_values(&[job.operation.name(), status.as_str()]).observe(started.elapsed().as_secs_f64());
+        deps.metrics.job_duration.with_label_values(&[job.operation().name(), status.as_str()]).observe(started.elapsed().as_secs_f64());
         Ok(())
     };
     work.instrument(span).await
@@ -301,9 +311,9 @@ mod tests {
     }
 
     async fn publish(bus: &InProcessBus, client: &str) {
-        let job = crate::conformance::job(Operation::FaceAuthUser, client, serde_json::json!({}));
+        let job = crate::conformance::job(Operation::FaceAuthUser, client, serde_json::json!({"cus_user_id": "u"}));
         let key = Job::partition_key(client, "");
-        bus.publish(Topic::Face.name(), &key, &serde_json::to_vec(&job).unwrap()).await.unwrap();
+        bus.publish(Topic::Face.name(), &key, &job.encode().unwrap()).await.unwrap();
     }
 
     fn start(bus: &InProcessBus, handler: Arc<Recorder>) -> (watch::Sender<bool>, tokio::task::JoinHandle<()>) {

@@ -42,8 +42,7 @@ use crate::runtime::JobHandler;
 use async_trait::async_trait;
 use idv_crypto::sealed::Sealer;
 use idv_schemas::api::{SimSendOtpRequest, SimVerifyInfoRequest, SimVerifyOtpRequest};
-use idv_schemas::jobs::Job;
-use idv_schemas::ops::Operation;
+use idv_schemas::jobs::{Job, Personal, Work};
 use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group};
 use idv_store::{SessionRecord, Store, StoreError};
 use serde::{Deserialize, Serialize};
@@ -643,17 +642,22 @@ fn fail(data: Value, code: FailureCode, message: impl Into<String>) -> Envelope 
 }
 
 /// The job's request, and the answer's common part (`status`, `phone_number`,
-/// `request_id`); `Err` with the answer when the payload is not that request.
-/// Ingest seals SIM payloads (`sealed_payload`); a job recorded before that carries the
-/// request in the clear and is read as it is.
-fn request<T: serde::de::DeserializeOwned>(sealer: &Sealer, job: &Job, phone: impl Fn(&T) -> &String) -> Result<(T, Value), Envelope> {
+/// `request_id`); `Err` with the answer when the sealed payload does not open.
+/// Ingest seals SIM payloads; a job recorded before that carries the request in the
+/// clear and is read as it is.
+fn request<T: serde::de::DeserializeOwned + Clone>(
+    sealer: &Sealer,
+    job: &Job,
+    personal: &Personal<T>,
+    phone: impl Fn(&T) -> &String,
+) -> Result<(T, Value), Envelope> {
     let bad = |why: &str| Envelope::error(Group::Sim, &ErrorKind::Internal { message: format!("bad job payload: {why}") });
-    let req: T = match job.payload.get("sealed_payload").and_then(Value::as_str) {
-        Some(sealed) => {
-            let plain = idv_crypto::sealed::open_job_payload(sealer, &job.request_id, sealed).map_err(|e| bad(&e.to_string()))?;
+    let req: T = match personal {
+        Personal::Sealed { sealed_payload } => {
+            let plain = idv_crypto::sealed::open_job_payload(sealer, &job.request_id, sealed_payload).map_err(|e| bad(&e.to_string()))?;
             serde_json::from_slice(&plain).map_err(|e| bad(&e.to_string()))?
         }
-        None => serde_json::from_value(job.payload.clone()).map_err(|e| bad(&e.to_string()))?,
+        Personal::Plain(req) => req.clone(),
     };
     let data = json!({"status": "success", "phone_number": phone(&req), "request_id": job.request_id});
     Ok((req, data))
@@ -678,8 +682,8 @@ impl SimHandler {
         self.store.put_session(&SessionRecord { key: key.into(), version, data, expires_at: now() + ttl }, expected).await
     }
 
-    async fn send_otp(&self, telcos: &Telcos, job: &Job) -> Result<Envelope, StoreError> {
-        let (req, data) = match request::<SimSendOtpRequest>(&self.sealer, job, |r| &r.phone_number) {
+    async fn send_otp(&self, telcos: &Telcos, job: &Job, personal: &Personal<SimSendOtpRequest>) -> Result<Envelope, StoreError> {
+        let (req, data) = match request(&self.sealer, job, personal, |r: &SimSendOtpRequest| &r.phone_number) {
             Ok(x) => x,
             Err(env) => return Ok(env),
         };
@@ -721,8 +725,8 @@ impl SimHandler {
         Ok(Envelope::ok(Group::Sim, data))
     }
 
-    async fn verify_otp(&self, telcos: &Telcos, job: &Job) -> Result<Envelope, StoreError> {
-        let (req, data) = match request::<SimVerifyOtpRequest>(&self.sealer, job, |r| &r.phone_number) {
+    async fn verify_otp(&self, telcos: &Telcos, job: &Job, personal: &Personal<SimVerifyOtpRequest>) -> Result<Envelope, StoreError> {
+        let (req, data) = match request(&self.sealer, job, personal, |r: &SimVerifyOtpRequest| &r.phone_number) {
             Ok(x) => x,
             Err(env) => return Ok(env),
         };
@@ -776,8 +780,8 @@ impl SimHandler {
         }
     }
 
-    async fn verify_info(&self, telcos: &Telcos, job: &Job) -> Result<Envelope, StoreError> {
-        let (req, data) = match request::<SimVerifyInfoRequest>(&self.sealer, job, |r| &r.phone_number) {
+    async fn verify_info(&self, telcos: &Telcos, job: &Job, personal: &Personal<SimVerifyInfoRequest>) -> Result<Envelope, StoreError> {
+        let (req, data) = match request(&self.sealer, job, personal, |r: &SimVerifyInfoRequest| &r.phone_number) {
             Ok(x) => x,
             Err(env) => return Ok(env),
         };
@@ -887,11 +891,11 @@ impl JobHandler for SimHandler {
                 &ErrorKind::NotAvailable { reason: "no telecom operator is configured (IDV_TELCOS_FILE)".into() },
             ));
         };
-        match job.operation {
-            Operation::SimSendOtp => self.send_otp(telcos, job).await,
-            Operation::SimVerifyOtp => self.verify_otp(telcos, job).await,
-            Operation::SimVerifyInfo => self.verify_info(telcos, job).await,
-            other => Ok(Envelope::error(Group::Sim, &ErrorKind::Internal { message: format!("{} is not a SIM job", other.name()) })),
+        match &job.work {
+            Work::SimSendOtp(personal) => self.send_otp(telcos, job, personal).await,
+            Work::SimVerifyOtp(personal) => self.verify_otp(telcos, job, personal).await,
+            Work::SimVerifyInfo(personal) => self.verify_info(telcos, job, personal).await,
+            _ => Ok(crate::face::not_this_pool(job, "a SIM")),
         }
     }
 }

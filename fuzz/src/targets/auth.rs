@@ -143,29 +143,18 @@ fn device_header_harness() -> Harness {
 
 // ------------------------------------------------------------------ (4) envelope and plaintext
 
-use idv_ingest::behavior::{PushPlaintext, MAX_BATCH_DATA_BYTES};
 use idv_ingest::device_auth::Encrypted;
+use idv_schemas::api::PushEventBatchRequest;
 
-/// push_event_batch's checks (behavior.rs), the batch hash, and what the scorer then does
-/// with the stored `data_raw` (parse, extract features).
+/// push_event_batch's checks (the plaintext → job step ingest runs), the batch hash, and
+/// what the scorer then does with the stored `data_raw` (parse, extract features).
 fn push_event_batch(pt: &[u8]) -> Result<u64, ErrorKind> {
-    let plain: PushPlaintext<'_> = parse_json(pt)?;
-    let _nonce = plain.nonce.filter(|n| !n.is_empty()).ok_or(ErrorKind::MissingNonce)?;
-    let _hash = plain.batch_hash.filter(|h| !h.is_empty()).ok_or_else(|| ErrorKind::invalid("batch_hash", "batch_hash is required"))?;
-    let data = plain.data.ok_or_else(|| ErrorKind::invalid("data", "data is required"))?;
-    if !data.get().trim_start().starts_with('{') {
-        return Err(ErrorKind::invalid("data", "data must be an object"));
-    }
-    if data.get().len() > MAX_BATCH_DATA_BYTES {
-        return Err(ErrorKind::invalid("data", "data is too large"));
-    }
-    if plain.seq.is_some_and(|s| s < 0) {
-        return Err(ErrorKind::invalid("seq", "seq must not be negative"));
-    }
-    let seq = plain.seq.unwrap_or(0) as u64;
-    let h = device::batch_hash(&plain.prev_batch_hash.unwrap_or_default(), seq, data.get().as_bytes());
+    let plain: PushEventBatchRequest = parse_json(pt)?;
+    let job = plain.into_job("challenge".into(), "device".into())?;
+    let seq = job.seq.unwrap_or(0) as u64;
+    let h = device::batch_hash(&job.prev_batch_hash, seq, job.data_raw.as_bytes());
     let mut sig = u64::from(h.len() == 64);
-    if let Ok(v) = serde_json::from_str::<Value>(data.get()) {
+    if let Ok(v) = serde_json::from_str::<Value>(&job.data_raw) {
         sig = sig.wrapping_mul(31) ^ super::behavior::session_sig(&[v]);
     }
     Ok(sig)
