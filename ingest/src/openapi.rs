@@ -41,46 +41,8 @@ fn rewrite_refs(v: &mut Value) {
     }
 }
 
-/// The SDK-style upload form: a `file` part, optional `label`, `metadata[k]` parts.
-fn multipart_schema() -> Value {
-    json!({
-        "type": "object",
-        "required": ["file"],
-        "properties": {
-            "file": {"type": "string", "format": "binary"},
-            "label": {"type": "string", "maxLength": idv_schemas::validate::limits::LABEL},
-            "metadata": {"type": "string", "description": "a JSON object; or send metadata[key] parts"}
-        }
-    })
-}
-
 fn request_schema(op: Operation) -> Value {
-    let schema = match op {
-        Operation::FaceAuthRegister => schemars::schema_for!(FaceAuthRegisterRequest),
-        Operation::FaceAuth => schemars::schema_for!(FaceAuthRequest),
-        Operation::FaceAuthUser | Operation::FaceAuthUnlock => schemars::schema_for!(CusUserRequest),
-        Operation::FaceAuthUnregister => schemars::schema_for!(FaceAuthUnregisterRequest),
-        Operation::MixCompareFacesSync => schemars::schema_for!(MixCompareFacesRequest),
-        Operation::ReadIdCardInfoWithSanity => schemars::schema_for!(ReadIdCardRequest),
-        Operation::EkycFullChecks => schemars::schema_for!(EkycFullChecksRequest),
-        Operation::SimSendOtp => schemars::schema_for!(SimSendOtpRequest),
-        Operation::SimVerifyOtp => schemars::schema_for!(SimVerifyOtpRequest),
-        Operation::SimVerifyInfo => schemars::schema_for!(SimVerifyInfoRequest),
-        Operation::RegisterDevice => schemars::schema_for!(RegisterDeviceRequest),
-        Operation::CreateChallenge => schemars::schema_for!(CreateChallengeRequest),
-        Operation::PushEventBatch => schemars::schema_for!(PushEventBatchRequest),
-        Operation::BehaviorScore => schemars::schema_for!(BehaviorScoreRequest),
-        Operation::UploadImage => schemars::schema_for!(UploadImageRequest),
-        Operation::UploadFile => schemars::schema_for!(UploadFileRequest),
-        Operation::GetRequestResult => schemars::schema_for!(GetRequestResultRequest),
-        Operation::CompareFacesSync => schemars::schema_for!(MixCompareFacesRequest),
-        Operation::ReadIdCardInfoSync | Operation::VerifyIdCardSanitySync => schemars::schema_for!(ReadIdCardRequest),
-        Operation::VerifyFaceLivenessSync => schemars::schema_for!(VerifyFaceLivenessRequest),
-        Operation::VerifyPortraitSanitySync | Operation::DetectIdCardTamperingSync => schemars::schema_for!(SingleImageRequest),
-        // multipart/form-data: described in `document` (no JSON body).
-        Operation::Images | Operation::Files => return multipart_schema(),
-    };
-    serde_json::to_value(schema).unwrap_or(Value::Null)
+    serde_json::to_value(op.request_schema()).unwrap_or(Value::Null)
 }
 
 const API_ERROR: &str = "#/components/schemas/ApiError";

@@ -171,50 +171,97 @@ async fn drain_unread(body: Body) -> Result<(), ()> {
     }
 }
 
-async fn dispatch(st: &AppState, op: Operation, who: Authenticated, headers: &HeaderMap, body: &[u8]) -> Result<Envelope, ErrorKind> {
-    let caller = match who {
-        Authenticated::Device(head) => {
-            let caller = crate::device_auth::open_body(head, headers, body)?;
-            return match op {
-                Operation::CreateChallenge => crate::behavior::create_challenge(st, caller).await,
-                _ => crate::behavior::push_event_batch(st, caller, headers).await,
-            };
+/// The caller of a request whose body is open: an Access Key (or bearer token) holder
+/// whose body passed its Content-MD5 and replay checks, or a device whose body was
+/// decrypted and verified.
+enum Opened {
+    Key(crate::auth::Caller),
+    Device(crate::device_auth::DeviceCaller),
+}
+
+impl Opened {
+    fn key(&self) -> Result<&crate::auth::Caller, ErrorKind> {
+        match self {
+            Opened::Key(caller) => Ok(caller),
+            Opened::Device(_) => Err(ErrorKind::Internal { message: "operation reached the wrong authentication path".into() }),
         }
-        Authenticated::Key(caller) => caller,
-    };
-    crate::auth::check_body_md5(headers, body, false)?;
-    // Bearer tokens are reusable by design; Access Key signatures are single-use.
-    if op.auth() == AuthScheme::AccessKey {
-        crate::submit::refuse_replay(st, &caller, headers, body).await?;
     }
-    Ok(match op {
-        Operation::FaceAuthRegister => submit::<FaceAuthRegisterRequest>(st, op, &caller, body).await,
-        Operation::FaceAuth => submit::<FaceAuthRequest>(st, op, &caller, body).await,
-        Operation::FaceAuthUser | Operation::FaceAuthUnlock => submit::<CusUserRequest>(st, op, &caller, body).await,
-        Operation::FaceAuthUnregister => submit::<FaceAuthUnregisterRequest>(st, op, &caller, body).await,
-        Operation::MixCompareFacesSync => submit::<MixCompareFacesRequest>(st, op, &caller, body).await,
-        Operation::ReadIdCardInfoWithSanity => submit::<ReadIdCardRequest>(st, op, &caller, body).await,
-        Operation::SimSendOtp => submit::<SimSendOtpRequest>(st, op, &caller, body).await,
-        Operation::SimVerifyOtp => submit::<SimVerifyOtpRequest>(st, op, &caller, body).await,
-        Operation::SimVerifyInfo => submit::<SimVerifyInfoRequest>(st, op, &caller, body).await,
-        Operation::RegisterDevice => submit::<RegisterDeviceRequest>(st, op, &caller, body).await,
-        Operation::BehaviorScore => submit::<BehaviorScoreRequest>(st, op, &caller, body).await,
-        Operation::UploadImage => upload_image(st, &caller, body).await?,
-        Operation::UploadFile => upload_file(st, &caller, body).await?,
-        Operation::GetRequestResult => get_result(st, &caller, body).await?,
-        Operation::EkycFullChecks => submit::<EkycFullChecksRequest>(st, op, &caller, body).await,
-        Operation::Images | Operation::Files => {
-            let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
-            crate::uploads::upload(st, &caller, content_type, body, if op == Operation::Images { "image" } else { "file" }).await?
+
+    fn device(self) -> Result<crate::device_auth::DeviceCaller, ErrorKind> {
+        match self {
+            Opened::Device(caller) => Ok(caller),
+            Opened::Key(_) => Err(ErrorKind::Internal { message: "operation reached the wrong authentication path".into() }),
         }
-        Operation::CompareFacesSync => submit::<MixCompareFacesRequest>(st, op, &caller, body).await,
-        Operation::ReadIdCardInfoSync | Operation::VerifyIdCardSanitySync => submit::<ReadIdCardRequest>(st, op, &caller, body).await,
-        Operation::VerifyFaceLivenessSync => submit::<VerifyFaceLivenessRequest>(st, op, &caller, body).await,
-        Operation::VerifyPortraitSanitySync | Operation::DetectIdCardTamperingSync => submit::<SingleImageRequest>(st, op, &caller, body).await,
-        Operation::CreateChallenge | Operation::PushEventBatch => {
-            return Err(ErrorKind::Internal { message: "operation reached the wrong authentication path".into() })
+    }
+}
+
+async fn dispatch(st: &AppState, op: Operation, who: Authenticated, headers: &HeaderMap, body: &[u8]) -> Result<Envelope, ErrorKind> {
+    let opened = match who {
+        Authenticated::Device(head) => Opened::Device(crate::device_auth::open_body(head, headers, body)?),
+        Authenticated::Key(caller) => {
+            crate::auth::check_body_md5(headers, body, false)?;
+            // Bearer tokens are reusable by design; Access Key signatures are single-use.
+            if op.auth() == AuthScheme::AccessKey {
+                crate::submit::refuse_replay(st, &caller, headers, body).await?;
+            }
+            Opened::Key(caller)
         }
-    })
+    };
+    // The operation table names each operation's request type; its `Route` says what
+    // the router does with it.
+    idv_schemas::with_request_type!(op, R => <R as Route>::route(st, op, opened, headers, body).await)
+}
+
+/// What the router does with the body of one request type of the operation table.
+trait Route {
+    async fn route(st: &AppState, op: Operation, who: Opened, headers: &HeaderMap, body: &[u8]) -> Result<Envelope, ErrorKind>;
+}
+
+/// Every job-backed request: parsed, validated, published, awaited (`submit`).
+impl<R> Route for R
+where
+    R: crate::submit::JobRequest + serde::de::DeserializeOwned + serde::Serialize + Validate + idv_schemas::api::HasMedia + Send,
+{
+    async fn route(st: &AppState, op: Operation, who: Opened, _: &HeaderMap, body: &[u8]) -> Result<Envelope, ErrorKind> {
+        Ok(submit::<R>(st, op, who.key()?, body).await)
+    }
+}
+
+impl Route for UploadImageRequest {
+    async fn route(st: &AppState, _: Operation, who: Opened, _: &HeaderMap, body: &[u8]) -> Result<Envelope, ErrorKind> {
+        upload_image(st, who.key()?, body).await
+    }
+}
+
+impl Route for UploadFileRequest {
+    async fn route(st: &AppState, _: Operation, who: Opened, _: &HeaderMap, body: &[u8]) -> Result<Envelope, ErrorKind> {
+        upload_file(st, who.key()?, body).await
+    }
+}
+
+impl Route for GetRequestResultRequest {
+    async fn route(st: &AppState, _: Operation, who: Opened, _: &HeaderMap, body: &[u8]) -> Result<Envelope, ErrorKind> {
+        get_result(st, who.key()?, body).await
+    }
+}
+
+impl Route for MultipartUpload {
+    async fn route(st: &AppState, op: Operation, who: Opened, headers: &HeaderMap, body: &[u8]) -> Result<Envelope, ErrorKind> {
+        let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
+        crate::uploads::upload(st, who.key()?, content_type, body, if op == Operation::Images { "image" } else { "file" }).await
+    }
+}
+
+impl Route for CreateChallengeRequest {
+    async fn route(st: &AppState, _: Operation, who: Opened, _: &HeaderMap, _: &[u8]) -> Result<Envelope, ErrorKind> {
+        crate::behavior::create_challenge(st, who.device()?).await
+    }
+}
+
+impl Route for PushEventBatchRequest {
+    async fn route(st: &AppState, _: Operation, who: Opened, headers: &HeaderMap, _: &[u8]) -> Result<Envelope, ErrorKind> {
+        crate::behavior::push_event_batch(st, who.device()?, headers).await
+    }
 }
 
 pub(crate) fn upload_response(meta: &idv_store::BlobMeta, request_id: String) -> Envelope {

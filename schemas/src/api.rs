@@ -1335,3 +1335,27 @@ mod mutation_tests {
         assert!(outcomes.iter().all(|&n| n > 0), "outcomes (refused, invalid, valid): {outcomes:?}");
     }
 }
+
+/// The published SDK's upload form (`POST /v1/images`, `/v1/files`), `multipart/form-data`:
+/// a `file` part, an optional `label`, and `metadata` (a JSON object) or `metadata[key]`
+/// parts. Parsed by ingest's multipart reader, not as JSON; this type gives the form its
+/// place in the operation table and its schema.
+pub struct MultipartUpload;
+
+impl JsonSchema for MultipartUpload {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "MultipartUpload".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "object",
+            "required": ["file"],
+            "properties": {
+                "file": {"type": "string", "format": "binary"},
+                "label": {"type": "string", "maxLength": limits::LABEL},
+                "metadata": {"type": "string", "description": "a JSON object; or send metadata[key] parts"}
+            }
+        })
+    }
+}

@@ -51,7 +51,7 @@ pub enum AuthScheme {
 }
 
 macro_rules! operations {
-    ($($variant:ident => ($path:literal, $group:ident, $auth:ident, $topic:expr)),* $(,)?) => {
+    ($d:tt $($variant:ident => ($path:literal, $group:ident, $auth:ident, $topic:expr, $request:ty)),* $(,)?) => {
         /// Every operation the service answers.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[serde(rename_all = "snake_case")]
@@ -65,40 +65,65 @@ macro_rules! operations {
             pub fn auth(self) -> AuthScheme { match self { $(Operation::$variant => AuthScheme::$auth),* } }
             /// The job topic, or `None` when ingest answers by itself (uploads, polling).
             pub fn topic(self) -> Option<Topic> { match self { $(Operation::$variant => $topic),* } }
+            /// The JSON Schema of the request body (the type the router parses; for the
+            /// device operations, the plaintext inside the encrypted envelope).
+            pub fn request_schema(self) -> schemars::Schema {
+                match self { $(Operation::$variant => schemars::schema_for!($request)),* }
+            }
+        }
+
+        /// Runs `$body` with `$T` bound to the request type of the operation `$op` (from the
+        /// operation table): the router's dispatch is generated from the table, so an
+        /// operation cannot be added without saying what its body is.
+        /// `with_request_type!(op, R => handle::<R>(...).await)`.
+        #[macro_export]
+        macro_rules! with_request_type {
+            ($d op:expr, $d T:ident => $d body:expr) => {
+                match $d op {
+                    $($crate::ops::Operation::$variant => {
+                        #[allow(unused_qualifications)]
+                        type $d T = $request;
+                        $d body
+                    })*
+                }
+            };
         }
     };
 }
 
+use crate::api::*;
+
 operations! {
-    FaceAuthRegister => ("/v1/face_auth_register", Face, AccessKey, Some(Topic::Face)),
-    FaceAuth => ("/v1/face_auth", Face, AccessKey, Some(Topic::Face)),
-    FaceAuthUser => ("/v1/face_auth_user", Face, AccessKey, Some(Topic::Face)),
-    FaceAuthUnregister => ("/v1/face_auth_unregister", Face, AccessKey, Some(Topic::Face)),
-    FaceAuthUnlock => ("/v1/face_auth_unlock", Face, AccessKey, Some(Topic::Face)),
-    MixCompareFacesSync => ("/v1/mix_compare_faces_sync", CompareCard, AccessKey, Some(Topic::Compare)),
-    ReadIdCardInfoWithSanity => ("/v1/read_id_card_info_with_sanity", CompareCard, AccessKey, Some(Topic::Card)),
-    EkycFullChecks => ("/portal/ekyc/full_checks", Ekyc, Jwt, Some(Topic::Card)),
-    SimSendOtp => ("/v1/sim_verification_send_otp", Sim, AccessKey, Some(Topic::Sim)),
-    SimVerifyOtp => ("/v1/sim_verification_verify_otp", Sim, AccessKey, Some(Topic::Sim)),
-    SimVerifyInfo => ("/v1/sim_verification_verify_info", Sim, AccessKey, Some(Topic::Sim)),
-    RegisterDevice => ("/v1/register_device", Behavior, AccessKey, Some(Topic::Behavior)),
-    CreateChallenge => ("/v1/behavior/create_challenge", Behavior, CustomerUserDevice, Some(Topic::Behavior)),
-    PushEventBatch => ("/v1/behavior/push_event_batch", Behavior, CustomerUserDevice, Some(Topic::Behavior)),
-    BehaviorScore => ("/v1/behavior/score", Behavior, AccessKey, Some(Topic::Behavior)),
+    $
+    FaceAuthRegister => ("/v1/face_auth_register", Face, AccessKey, Some(Topic::Face), FaceAuthRegisterRequest),
+    FaceAuth => ("/v1/face_auth", Face, AccessKey, Some(Topic::Face), FaceAuthRequest),
+    FaceAuthUser => ("/v1/face_auth_user", Face, AccessKey, Some(Topic::Face), CusUserRequest),
+    FaceAuthUnregister => ("/v1/face_auth_unregister", Face, AccessKey, Some(Topic::Face), FaceAuthUnregisterRequest),
+    FaceAuthUnlock => ("/v1/face_auth_unlock", Face, AccessKey, Some(Topic::Face), CusUserRequest),
+    MixCompareFacesSync => ("/v1/mix_compare_faces_sync", CompareCard, AccessKey, Some(Topic::Compare), MixCompareFacesRequest),
+    ReadIdCardInfoWithSanity => ("/v1/read_id_card_info_with_sanity", CompareCard, AccessKey, Some(Topic::Card), ReadIdCardRequest),
+    EkycFullChecks => ("/portal/ekyc/full_checks", Ekyc, Jwt, Some(Topic::Card), EkycFullChecksRequest),
+    SimSendOtp => ("/v1/sim_verification_send_otp", Sim, AccessKey, Some(Topic::Sim), SimSendOtpRequest),
+    SimVerifyOtp => ("/v1/sim_verification_verify_otp", Sim, AccessKey, Some(Topic::Sim), SimVerifyOtpRequest),
+    SimVerifyInfo => ("/v1/sim_verification_verify_info", Sim, AccessKey, Some(Topic::Sim), SimVerifyInfoRequest),
+    RegisterDevice => ("/v1/register_device", Behavior, AccessKey, Some(Topic::Behavior), RegisterDeviceRequest),
+    CreateChallenge => ("/v1/behavior/create_challenge", Behavior, CustomerUserDevice, Some(Topic::Behavior), CreateChallengeRequest),
+    PushEventBatch => ("/v1/behavior/push_event_batch", Behavior, CustomerUserDevice, Some(Topic::Behavior), PushEventBatchRequest),
+    BehaviorScore => ("/v1/behavior/score", Behavior, AccessKey, Some(Topic::Behavior), BehaviorScoreRequest),
     // Referenced by the spec, shapes not shown: see docs/API.md.
-    UploadImage => ("/v1/upload_image", Face, AccessKey, None),
-    UploadFile => ("/v1/upload_file", Face, AccessKey, None),
-    GetRequestResult => ("/v1/get_request_result", Face, AccessKey, None),
+    UploadImage => ("/v1/upload_image", Face, AccessKey, None, UploadImageRequest),
+    UploadFile => ("/v1/upload_file", Face, AccessKey, None, UploadFileRequest),
+    GetRequestResult => ("/v1/get_request_result", Face, AccessKey, None, GetRequestResultRequest),
     // The published TrustVision SDK's operations that map onto what idv does
     // (docs/API.md "TrustVision SDK compatibility"). Multipart uploads answer in ingest.
-    Images => ("/v1/images", Face, AccessKey, None),
-    Files => ("/v1/files", Face, AccessKey, None),
-    CompareFacesSync => ("/v1/compare_faces_sync", CompareCard, AccessKey, Some(Topic::Compare)),
-    ReadIdCardInfoSync => ("/v1/read_id_card_info_sync", CompareCard, AccessKey, Some(Topic::Card)),
-    VerifyFaceLivenessSync => ("/v1/verify_face_liveness_sync", CompareCard, AccessKey, Some(Topic::Compare)),
-    VerifyPortraitSanitySync => ("/v1/verify_portrait_sanity_sync", CompareCard, AccessKey, Some(Topic::Compare)),
-    VerifyIdCardSanitySync => ("/v1/verify_id_card_sanity_sync", CompareCard, AccessKey, Some(Topic::Card)),
-    DetectIdCardTamperingSync => ("/v1/detect_id_card_tampering_sync", CompareCard, AccessKey, Some(Topic::Card)),
+    Images => ("/v1/images", Face, AccessKey, None, MultipartUpload),
+    Files => ("/v1/files", Face, AccessKey, None, MultipartUpload),
+    CompareFacesSync => ("/v1/compare_faces_sync", CompareCard, AccessKey, Some(Topic::Compare), MixCompareFacesRequest),
+    ReadIdCardInfoSync => ("/v1/read_id_card_info_sync", CompareCard, AccessKey, Some(Topic::Card), ReadIdCardRequest),
+    VerifyFaceLivenessSync => ("/v1/verify_face_liveness_sync", CompareCard, AccessKey, Some(Topic::Compare), VerifyFaceLivenessRequest),
+    VerifyPortraitSanitySync => ("/v1/verify_portrait_sanity_sync", CompareCard, AccessKey, Some(Topic::Compare), SingleImageRequest),
+    VerifyIdCardSanitySync => ("/v1/verify_id_card_sanity_sync", CompareCard, AccessKey, Some(Topic::Card), ReadIdCardRequest),
+    DetectIdCardTamperingSync => ("/v1/detect_id_card_tampering_sync", CompareCard, AccessKey, Some(Topic::Card), SingleImageRequest),
 }
 
 /// SDK operations with no counterpart in idv: answered 501 `not_supported` (after
