@@ -53,17 +53,13 @@ fn header<'a>(head: &'a RequestHead<'_>, name: &str) -> Option<&'a str> {
     head.headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-fn internal(e: impl std::fmt::Display) -> ErrorKind {
-    ErrorKind::Internal { message: e.to_string() }
-}
-
 /// Open (and cache) the server key pair a device was registered with.
 pub async fn server_key_pair(state: &AppState, key_pair_id: &str) -> Result<Arc<ServerKeyPair>, ErrorKind> {
     if let Some(k) = state.device_keys.key_pairs.get(key_pair_id).await {
         return Ok(k);
     }
-    let record = state.store.get_key_pair(key_pair_id).await.map_err(internal)?.ok_or(ErrorKind::AccessDenied)?;
-    let pair = Arc::new(idv_store::vault::open_key_pair(&state.sealer, &record).map_err(internal)?);
+    let record = state.store.get_key_pair(key_pair_id).await.map_err(ErrorKind::internal)?.ok_or(ErrorKind::AccessDenied)?;
+    let pair = Arc::new(idv_store::vault::open_key_pair(&state.sealer, &record).map_err(ErrorKind::internal)?);
     state.device_keys.key_pairs.insert(key_pair_id.to_string(), pair.clone()).await;
     Ok(pair)
 }
@@ -83,14 +79,14 @@ pub async fn authenticate(state: &AppState, raw: &RequestHead<'_>) -> Result<Dev
         return Err(ErrorKind::TimeSkewed);
     }
     let md5 = header(raw, HEADER_CONTENT_MD5).ok_or(ErrorKind::AccessDenied)?;
-    let device = state.store.get_device(device_id).await.map_err(internal)?.ok_or(ErrorKind::AccessDenied)?;
+    let device = state.store.get_device(device_id).await.map_err(ErrorKind::internal)?.ok_or(ErrorKind::AccessDenied)?;
     if !device::verify_device_signature(&device.public_der, raw.method, raw.uri, timestamp, esk, md5, signature) {
         return Err(ErrorKind::AccessDenied);
     }
     // The device signature covers the (mandatory) Content-MD5, so a different body is a
     // different signature: the signature alone identifies the request, and the check runs
     // here, before any private-key work, with no body.
-    if !state.replay.first_use(&device.customer_user_device_id, signature, &[]).await.map_err(internal)? {
+    if !state.replay.first_use(&device.customer_user_device_id, signature, &[]).await.map_err(ErrorKind::internal)? {
         return Err(ErrorKind::AccessDenied);
     }
     if device.deactivated {
@@ -125,7 +121,7 @@ pub fn open_body(head: DeviceHead, headers: &axum::http::HeaderMap, body: &[u8])
 
 /// Encrypt a successful response to the device and sign it (spec, E2E step 2-3).
 pub fn encrypt_response(caller: &DeviceCaller, body: &serde_json::Value) -> Result<serde_json::Value, ErrorKind> {
-    let plaintext = serde_json::to_vec(body).map_err(internal)?;
-    let enc = device::encrypt_response(&caller.server, &caller.device.public_der, &plaintext).map_err(internal)?;
-    serde_json::to_value(enc).map_err(internal)
+    let plaintext = serde_json::to_vec(body).map_err(ErrorKind::internal)?;
+    let enc = device::encrypt_response(&caller.server, &caller.device.public_der, &plaintext).map_err(ErrorKind::internal)?;
+    serde_json::to_value(enc).map_err(ErrorKind::internal)
 }

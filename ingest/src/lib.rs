@@ -56,9 +56,4 @@ pub struct AppState {
     pub body_budget: Arc<body_budget::BodyBudget>,
 }
 
-/// RFC 3339 "now".
-pub fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc()
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
-}
+pub use idv_schemas::clock::now_rfc3339;

@@ -12,10 +12,6 @@ use idv_schemas::api::{decode_media, MediaKind, MediaSlot};
 use idv_schemas::ErrorKind;
 use idv_store::BlobMeta;
 
-fn internal(e: impl std::fmt::Display) -> ErrorKind {
-    ErrorKind::Internal { message: e.to_string() }
-}
-
 pub fn blob_kind(kind: MediaKind) -> &'static str {
     match kind {
         MediaKind::Image => "image",
@@ -46,8 +42,8 @@ pub async fn store_blob(
         created_at: crate::now_rfc3339(),
     };
     // Blob first, then metadata: an id is only ever visible once its bytes exist.
-    state.blobs.put(&meta.id, Bytes::from(data)).await.map_err(internal)?;
-    state.store.put_blob_meta(&meta).await.map_err(internal)?;
+    state.blobs.put(&meta.id, Bytes::from(data)).await.map_err(ErrorKind::internal)?;
+    state.store.put_blob_meta(&meta).await.map_err(ErrorKind::internal)?;
     Ok(meta)
 }
 
@@ -58,7 +54,7 @@ pub async fn resolve_media(state: &AppState, caller: &Caller, mut slots: Vec<Med
         let inline = slot.base64.as_ref().and_then(|b| b.as_deref());
         match (slot.id.as_deref(), inline) {
             (Some(id), _) => {
-                let meta = state.store.get_blob_meta(id).await.map_err(internal)?;
+                let meta = state.store.get_blob_meta(id).await.map_err(ErrorKind::internal)?;
                 let ok = meta.is_some_and(|m| m.client_id == caller.client_id && m.kind == blob_kind(slot.kind));
                 if !ok {
                     return Err(ErrorKind::ImageNotFound { field: Some(slot.field.clone()) });

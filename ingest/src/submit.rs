@@ -22,10 +22,6 @@ pub struct RequestHead<'a> {
     pub headers: &'a HeaderMap,
 }
 
-fn internal(e: impl std::fmt::Display) -> ErrorKind {
-    ErrorKind::Internal { message: e.to_string() }
-}
-
 /// Authenticate a bearer token (the eKYC full check) and apply the client's rate limit.
 pub async fn authorize_jwt(state: &AppState, head: &RequestHead<'_>) -> Result<Caller, ErrorKind> {
     let now = time::OffsetDateTime::now_utc().unix_timestamp();
@@ -57,7 +53,7 @@ pub async fn refuse_replay(state: &AppState, caller: &Caller, headers: &HeaderMa
         Ok(true) => Ok(()),
         Ok(false) => Err(ErrorKind::AccessDenied),
         // A replay check that did not run is not a pass.
-        Err(e) => Err(internal(e)),
+        Err(e) => Err(ErrorKind::internal(e)),
     }
 }
 
@@ -168,14 +164,14 @@ pub fn new_job(state: &AppState, request_id: String, client_id: &str, access_key
 /// one, the request sealed under the master key and bound to its request id.
 fn work_of<Req: Serialize + JobRequest>(state: &AppState, op: Operation, request_id: &str, req: &Req) -> Result<Work, ErrorKind> {
     let payload = if req.personal() {
-        let plain = serde_json::to_vec(req).map_err(internal)?;
+        let plain = serde_json::to_vec(req).map_err(ErrorKind::internal)?;
         serde_json::to_value(Personal::<()>::Sealed { sealed_payload: idv_crypto::sealed::seal_job_payload(&state.sealer, request_id, &plain) })
     } else {
         serde_json::to_value(req)
     };
     // Through the payload's JSON, the form the job travels in: the request types are
     // shared between operations (CusUserRequest is two), the payload variant is not.
-    Work::decode(op, payload.map_err(internal)?).map_err(internal)?.ok_or_else(|| internal("operation has no job topic"))
+    Work::decode(op, payload.map_err(ErrorKind::internal)?).map_err(ErrorKind::internal)?.ok_or_else(|| ErrorKind::internal("operation has no job topic"))
 }
 
 /// Run a job-backed operation for an already authorized caller.
@@ -198,14 +194,14 @@ where
     crate::media::resolve_media(state, caller, req.media_slots()).await?;
     JobRequest::normalize(&mut req);
     req.seal_sensitive(&state.sealer);
-    let topic = op.topic().ok_or_else(|| internal("operation has no job topic"))?;
+    let topic = op.topic().ok_or_else(|| ErrorKind::internal("operation has no job topic"))?;
     let request_id = uuid::Uuid::new_v4().to_string();
     let work = work_of(state, op, &request_id, &req)?;
     let job = new_job(state, request_id, &caller.client_id, &caller.access_key_id, work);
     let subject = match req.subject() {
         SubjectRef::Direct(s) if req.personal() => idv_crypto::hmac_hex(&state.subject_key, s.as_bytes()),
         SubjectRef::Direct(s) => s.to_string(),
-        SubjectRef::Challenge(id) => match state.store.get_challenge(id).await.map_err(internal)? {
+        SubjectRef::Challenge(id) => match state.store.get_challenge(id).await.map_err(ErrorKind::internal)? {
             Some(c) => c.cus_user_id,
             // The scorer answers challenge_not_found; any partition will do.
             None => id.to_string(),
@@ -237,13 +233,13 @@ pub async fn run_job(
         response: None,
         finished_at: None,
     };
-    state.store.create_request(&record).await.map_err(internal)?;
+    state.store.create_request(&record).await.map_err(ErrorKind::internal)?;
     let Some(mut waiter) = state.pending.register(&request_id) else {
         // Nothing was published: the caller retries (this request id is never used).
         return Err(ErrorKind::ShuttingDown);
     };
-    let payload = job.encode().map_err(internal)?;
-    state.bus.publish(topic.name(), &key, &payload).await.map_err(internal)?;
+    let payload = job.encode().map_err(ErrorKind::internal)?;
+    state.bus.publish(topic.name(), &key, &payload).await.map_err(ErrorKind::internal)?;
     state.metrics.pending.set(state.pending.len() as i64);
 
     let deadline = tokio::time::Instant::now() + state.config.request_timeout;
@@ -276,9 +272,9 @@ pub async fn run_job(
 
 /// The finished envelope of a request, if a worker stored one.
 pub async fn stored_envelope(state: &AppState, request_id: &str) -> Result<Option<Envelope>, ErrorKind> {
-    let rec = state.store.get_request(request_id).await.map_err(internal)?;
+    let rec = state.store.get_request(request_id).await.map_err(ErrorKind::internal)?;
     match rec.and_then(|r| r.response) {
-        Some(text) => serde_json::from_str(&text).map(Some).map_err(internal),
+        Some(text) => serde_json::from_str(&text).map(Some).map_err(ErrorKind::internal),
         None => Ok(None),
     }
 }

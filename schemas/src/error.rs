@@ -81,6 +81,12 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// A fault of ours (store, bus, a bug): 500 with an incident id; `detail` goes to the
+    /// log only.
+    pub fn internal(detail: impl std::fmt::Display) -> Self {
+        ErrorKind::Internal { message: detail.to_string() }
+    }
+
     pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
         ErrorKind::InvalidParameter { field: Some(field.into()), message: message.into() }
     }

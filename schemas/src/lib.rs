@@ -5,6 +5,7 @@
 //! Nothing here does IO; everything is pure and tested directly.
 
 pub mod api;
+pub mod clock;
 pub mod envelope;
 pub mod error;
 pub mod jobs;

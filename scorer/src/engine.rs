@@ -2,7 +2,7 @@
 //! the 0-1000 score, risk level, confidence and explainers (docs/SCORING.md, "Scoring").
 
 use crate::baseline::Baseline;
-use crate::features::{FeatureDef, Group, SessionFeatures, FEATURES, FEATURE_SCHEMA_VERSION};
+use crate::features::{FeatureDef, SignalGroup, SessionFeatures, FEATURES, FEATURE_SCHEMA_VERSION};
 use crate::stats::neg_log10_upper_tail;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -72,11 +72,11 @@ pub struct GroupWeights {
 }
 
 impl GroupWeights {
-    fn get(&self, g: Group) -> f64 {
+    fn get(&self, g: SignalGroup) -> f64 {
         match g {
-            Group::DeviceDescription => self.device_description,
-            Group::DeviceBehavior => self.device_behavior,
-            Group::UserBehavior => self.user_behavior,
+            SignalGroup::DeviceDescription => self.device_description,
+            SignalGroup::DeviceBehavior => self.device_behavior,
+            SignalGroup::UserBehavior => self.user_behavior,
         }
     }
 }
@@ -151,7 +151,7 @@ pub enum Direction {
 pub struct Explainer {
     /// Feature name (docs/SCORING.md, "Features") or `device.<attribute>`.
     pub feature: String,
-    pub group: Group,
+    pub group: SignalGroup,
     pub direction: Direction,
     /// Signed robust z-score for numeric features (2 decimals).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -356,7 +356,7 @@ pub fn score_with(baseline: &Baseline, session: &SessionFeatures, opts: &EngineO
             zs.push((def, z));
         }
     }
-    let behavioral = |group: Group| -> Option<GroupEvidence> {
+    let behavioral = |group: SignalGroup| -> Option<GroupEvidence> {
         let total_w: f64 = FEATURES.iter().filter(|d| d.group == group).map(|d| d.weight).sum();
         let (mut t, mut e, mut v, mut w) = (0.0, 0.0, 0.0, 0.0);
         for (def, z) in zs.iter().filter(|(d, _)| d.group == group) {
@@ -402,7 +402,7 @@ pub fn score_with(baseline: &Baseline, session: &SessionFeatures, opts: &EngineO
                 l += p;
                 device_explainers.push((
                     p,
-                    Explainer { feature: format!("device.{attr}"), group: Group::DeviceDescription, direction: dir, z: None },
+                    Explainer { feature: format!("device.{attr}"), group: SignalGroup::DeviceDescription, direction: dir, z: None },
                 ));
             }
         }
@@ -412,7 +412,7 @@ pub fn score_with(baseline: &Baseline, session: &SessionFeatures, opts: &EngineO
                 DEVICE_INCONSISTENT_PENALTY,
                 Explainer {
                     feature: "device.consistency".into(),
-                    group: Group::DeviceDescription,
+                    group: SignalGroup::DeviceDescription,
                     direction: Direction::Changed,
                     z: None,
                 },
@@ -422,9 +422,9 @@ pub fn score_with(baseline: &Baseline, session: &SessionFeatures, opts: &EngineO
     };
 
     let parts = [
-        (Group::DeviceDescription, device),
-        (Group::DeviceBehavior, behavioral(Group::DeviceBehavior)),
-        (Group::UserBehavior, behavioral(Group::UserBehavior)),
+        (SignalGroup::DeviceDescription, device),
+        (SignalGroup::DeviceBehavior, behavioral(SignalGroup::DeviceBehavior)),
+        (SignalGroup::UserBehavior, behavioral(SignalGroup::UserBehavior)),
     ];
     let mut scores = [None; 3];
     let mut weights = [0.0; 3];
@@ -616,7 +616,7 @@ mod tests {
         assert_eq!(v.get("is_fraud").is_some(), out.risk_level == RiskLevel::Critical);
         // A different user on a different device: the device explainers come first.
         if out.groups.device_description.score.is_some_and(|s| s < 1000) {
-            assert_eq!(out.explainers[0].group, Group::DeviceDescription);
+            assert_eq!(out.explainers[0].group, SignalGroup::DeviceDescription);
         }
         let wsum = ["device_description", "device_behavior", "user_behavior"]
             .iter()

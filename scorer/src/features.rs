@@ -35,18 +35,18 @@ pub const FEATURE_SCHEMA_VERSION: u32 = 1;
 /// The three groups of the spec's `data.groups`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Group {
+pub enum SignalGroup {
     DeviceDescription,
     DeviceBehavior,
     UserBehavior,
 }
 
-impl Group {
+impl SignalGroup {
     pub fn as_str(self) -> &'static str {
         match self {
-            Group::DeviceDescription => "device_description",
-            Group::DeviceBehavior => "device_behavior",
-            Group::UserBehavior => "user_behavior",
+            SignalGroup::DeviceDescription => "device_description",
+            SignalGroup::DeviceBehavior => "device_behavior",
+            SignalGroup::UserBehavior => "user_behavior",
         }
     }
 }
@@ -58,18 +58,18 @@ impl Group {
 #[derive(Debug, Clone, Copy)]
 pub struct FeatureDef {
     pub name: &'static str,
-    pub group: Group,
+    pub group: SignalGroup,
     pub unit: &'static str,
     pub prior_sd: f64,
     pub min_obs: u32,
     pub weight: f64,
 }
 
-const fn def(name: &'static str, group: Group, unit: &'static str, prior_sd: f64, min_obs: u32, weight: f64) -> FeatureDef {
+const fn def(name: &'static str, group: SignalGroup, unit: &'static str, prior_sd: f64, min_obs: u32, weight: f64) -> FeatureDef {
     FeatureDef { name, group, unit, prior_sd, min_obs, weight }
 }
 
-use Group::{DeviceBehavior as DB, UserBehavior as UB};
+use SignalGroup::{DeviceBehavior as DB, UserBehavior as UB};
 
 /// The feature catalogue (documented in docs/SCORING.md, "Features").
 pub const FEATURES: &[FeatureDef] = &[

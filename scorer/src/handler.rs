@@ -76,21 +76,17 @@ pub struct BehaviorHandler {
 
 type Outcome = Result<Envelope, StoreError>;
 
-fn fail(kind: ErrorKind) -> Outcome {
+/// The job is answered with the error `kind` (the request is refused).
+fn refuse(kind: ErrorKind) -> Outcome {
     Ok(Envelope::error(Group::Behavior, &kind))
 }
 
-fn internal(e: impl std::fmt::Display) -> Envelope {
-    Envelope::error(Group::Behavior, &ErrorKind::Internal { message: e.to_string() })
+/// An internal error, answered (not retried): the job cannot be done as it is.
+fn internal_answer(e: impl std::fmt::Display) -> Envelope {
+    Envelope::error(Group::Behavior, &ErrorKind::internal(e))
 }
 
-fn now() -> time::OffsetDateTime {
-    time::OffsetDateTime::now_utc()
-}
-
-fn rfc3339(t: time::OffsetDateTime) -> String {
-    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
-}
+use idv_schemas::clock::{now, rfc3339};
 
 /// Ids derived from the request id, so a redelivered job creates the same record.
 /// The id a job's record gets (device, challenge): derived from the request id, so a
@@ -119,18 +115,18 @@ impl BehaviorHandler {
     async fn register_device(&self, job: &Job, req: &RegisterDeviceRequest) -> Outcome {
         let key_pair = match self.store.get_key_pair(&req.key_pair_id).await? {
             Some(k) if k.client_id == job.client_id && k.active => k,
-            _ => return fail(ErrorKind::invalid("key_pair_id", "unknown or inactive key pair")),
+            _ => return refuse(ErrorKind::invalid("key_pair_id", "unknown or inactive key pair")),
         };
         // A device the operator deactivated (`idv devices deactivate`) stays deactivated:
         // registering the same device_id again would otherwise mint an active record.
         let registered = self.store.list_devices(&job.client_id, &req.cus_user_id).await?;
         if registered.iter().any(|d| d.device_id == req.device_id && d.deactivated) {
-            return fail(ErrorKind::DeviceDeactivated);
+            return refuse(ErrorKind::DeviceDeactivated);
         }
         let der = if req.protocol.as_deref() == Some("encrypted") {
             let server = match idv_store::vault::open_key_pair(&self.sealer, &key_pair) {
                 Ok(s) => s,
-                Err(e) => return Ok(internal(e)),
+                Err(e) => return Ok(internal_answer(e)),
             };
             let esk = req.encrypted_secret_key.as_deref().unwrap_or_default();
             device::decrypt_device_public_key(&server, esk, &req.device_public_key)
@@ -138,7 +134,7 @@ impl BehaviorHandler {
             device::decode_device_public_key(&req.device_public_key)
         };
         let Ok(der) = der else {
-            return fail(ErrorKind::invalid("device_public_key", "device_public_key is not a usable RSA public key"));
+            return refuse(ErrorKind::invalid("device_public_key", "device_public_key is not a usable RSA public key"));
         };
         let record = DeviceRecord {
             customer_user_device_id: derived_id(&job.request_id, "device"),
@@ -171,10 +167,10 @@ impl BehaviorHandler {
     async fn create_challenge(&self, job: &Job, req: &CreateChallengeJob) -> Outcome {
         let device = match self.active_device(&req.customer_user_device_id).await? {
             Ok(d) => d,
-            Err(kind) => return fail(kind),
+            Err(kind) => return refuse(kind),
         };
         let Some(key_pair) = self.store.get_key_pair(&device.key_pair_id).await? else {
-            return Ok(internal("the device's key pair is missing"));
+            return Ok(internal_answer("the device's key pair is missing"));
         };
         let challenge_id = derived_id(&job.request_id, "challenge");
         let challenge = match self.store.get_challenge(&challenge_id).await? {
@@ -216,10 +212,10 @@ impl BehaviorHandler {
     async fn push_event_batch(&self, job: &Job, batch: &PushBatchJob) -> Outcome {
         let challenge_id = batch.challenge_id.as_str();
         let Some(challenge) = self.store.get_challenge(challenge_id).await? else {
-            return fail(ErrorKind::ChallengeNotFound);
+            return refuse(ErrorKind::ChallengeNotFound);
         };
         if challenge.client_id != job.client_id || challenge.customer_user_device_id != batch.customer_user_device_id {
-            return fail(ErrorKind::ChallengeAccessDenied);
+            return refuse(ErrorKind::ChallengeAccessDenied);
         }
         let seq = batch.seq.unwrap_or(challenge.last_seq + 1);
         let (prev, claimed, nonce) = (batch.prev_batch_hash.as_str(), batch.batch_hash.as_str(), batch.nonce.as_str());
@@ -233,26 +229,26 @@ impl BehaviorHandler {
             return Ok(Envelope::ok(Group::Behavior, json!({"status": "success"})));
         }
         if !nonce_ok || now().unix_timestamp() > challenge.expires_at {
-            return fail(ErrorKind::InvalidNonce);
+            return refuse(ErrorKind::InvalidNonce);
         }
         if challenge.status != CHALLENGE_OPEN {
-            return fail(ErrorKind::InvalidChallengeStatus);
+            return refuse(ErrorKind::InvalidChallengeStatus);
         }
         // The engine reads at most MAX_BATCHES batches; more would only cost storage and
         // memory at scoring time.
         if seq >= crate::features::MAX_BATCHES as i64 {
-            return fail(ErrorKind::InvalidBatchEvents {
+            return refuse(ErrorKind::InvalidBatchEvents {
                 message: format!("a challenge takes at most {} batches", crate::features::MAX_BATCHES),
             });
         }
         if seq != challenge.last_seq + 1 || prev != challenge.last_hash {
-            return fail(ErrorKind::InvalidBatchEvents {
+            return refuse(ErrorKind::InvalidBatchEvents {
                 message: format!("batch does not continue the chain (expected seq {})", challenge.last_seq + 1),
             });
         }
         let data = batch.data_raw.as_str();
         if device::batch_hash(prev, seq.max(0) as u64, data.as_bytes()) != claimed {
-            return fail(ErrorKind::InvalidBatchEvents { message: "batch_hash does not match the batch".into() });
+            return refuse(ErrorKind::InvalidBatchEvents { message: "batch_hash does not match the batch".into() });
         }
         let batch = BatchRecord {
             challenge_id: challenge_id.to_string(),
@@ -269,7 +265,7 @@ impl BehaviorHandler {
             }
             // Another push extended the chain (or the challenge was scored) meanwhile.
             let status = self.store.get_challenge(challenge_id).await?.map(|c| c.status);
-            return fail(if status.as_deref() == Some(CHALLENGE_OPEN) {
+            return refuse(if status.as_deref() == Some(CHALLENGE_OPEN) {
                 ErrorKind::InvalidBatchEvents { message: "another batch took this place in the chain".into() }
             } else {
                 ErrorKind::InvalidChallengeStatus
@@ -280,20 +276,20 @@ impl BehaviorHandler {
 
     async fn score(&self, job: &Job, req: &BehaviorScoreRequest) -> Outcome {
         let Some(challenge) = self.store.get_challenge(&req.challenge_id).await? else {
-            return fail(ErrorKind::ChallengeNotFound);
+            return refuse(ErrorKind::ChallengeNotFound);
         };
         if challenge.client_id != job.client_id {
-            return fail(ErrorKind::ChallengeAccessDenied);
+            return refuse(ErrorKind::ChallengeAccessDenied);
         }
         let device = match self.active_device(&challenge.customer_user_device_id).await? {
             Ok(d) => d,
-            Err(kind) => return fail(kind),
+            Err(kind) => return refuse(kind),
         };
         // Scoring finalizes the challenge first, so no batch can slip in after the read.
         self.store.finalize_challenge(&challenge.challenge_id).await?;
         let batches = self.store.list_batches(&challenge.challenge_id).await?;
         if batches.is_empty() {
-            return fail(ErrorKind::NoBatchEvents);
+            return refuse(ErrorKind::NoBatchEvents);
         }
         let data: Vec<Value> = batches.iter().filter_map(|b| serde_json::from_str(&b.data).ok()).collect();
         let session = match extract(&data) {
@@ -317,11 +313,11 @@ impl BehaviorHandler {
                     break;
                 }
                 Round::Lost { first } => enrolling = first, // lost a compare-and-set: read again
-                Round::Failed(kind) => return fail(kind),
+                Round::Failed(kind) => return refuse(kind),
             }
         }
         let Some(outcome) = outcome else {
-            return fail(if enrolling {
+            return refuse(if enrolling {
                 ErrorKind::BootstrapWaitTimeout
             } else {
                 ErrorKind::Internal { message: "baseline kept changing; retry".into() }
@@ -475,7 +471,7 @@ impl JobHandler for BehaviorHandler {
             Work::CreateChallenge(req) => self.create_challenge(job, req).await,
             Work::PushEventBatch(batch) => self.push_event_batch(job, batch).await,
             Work::BehaviorScore(req) => self.score(job, req).await,
-            _ => Ok(internal(format!("{} is not a behavior job", job.operation().name()))),
+            _ => Ok(internal_answer(format!("{} is not a behavior job", job.operation().name()))),
         }
     }
 }

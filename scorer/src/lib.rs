@@ -66,6 +66,6 @@ pub mod synth;
 
 pub use baseline::Baseline;
 pub use engine::{first_session, score, Explainer, NotScorable, GroupScore, Groups, MoreDetails, RiskLevel, ScoreOutcome};
-pub use features::{extract, DeviceInfo, FeatureError, Group, SessionFeatures};
+pub use features::{extract, DeviceInfo, FeatureError, SessionFeatures, SignalGroup};
 pub use policy::scoring_context;
 

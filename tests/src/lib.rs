@@ -47,14 +47,10 @@ pub struct Signing {
     pub secret: Option<String>,
 }
 
-pub fn now_rfc3339() -> String {
-    time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
-}
+pub use idv_schemas::clock::now_rfc3339;
 
 pub fn rfc3339_offset(secs: i64) -> String {
-    (time::OffsetDateTime::now_utc() + time::Duration::seconds(secs))
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
+    idv_schemas::clock::rfc3339(idv_schemas::clock::now() + time::Duration::seconds(secs))
 }
 
 /// `base64(HMAC-SHA256(secret, METHOD\nURI\nTIMESTAMP\nMD5))`, written from the spec.

@@ -186,7 +186,7 @@ impl CardHandler {
             label: Some(format!("image{side} card, flattened")),
             content_type: Some("image/jpeg".into()),
             metadata: None,
-            created_at: time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
+            created_at: idv_schemas::clock::now_rfc3339(),
         };
         self.blobs.put(&id, bytes::Bytes::from(jpeg)).await.map_err(Stop::Store)?;
         store.put_blob_meta(&meta).await.map_err(Stop::Store)?;

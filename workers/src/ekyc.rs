@@ -142,7 +142,7 @@ impl CardHandler {
             failures.push("the card portrait was not compared with a selfie".into());
         }
         let (verdict, message) = ekyc_verdict(&failures, &not_performed);
-        let time = time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
+        let time = idv_schemas::clock::now_rfc3339();
         let body = json!({
             "data": {
                 "request_id": job.request_id,

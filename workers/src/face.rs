@@ -49,9 +49,7 @@ impl JobHandler for CompareHandler {
     }
 }
 
-fn now() -> String {
-    time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
-}
+use idv_schemas::clock::now_rfc3339 as now;
 
 /// The spec's face_auth_user record as returned to clients.
 pub fn user_json(u: &FaceUserRecord) -> Value {

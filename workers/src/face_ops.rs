@@ -29,13 +29,7 @@ pub struct Biometrics {
 
 type Outcome = Result<Envelope, StoreError>;
 
-fn now() -> time::OffsetDateTime {
-    time::OffsetDateTime::now_utc()
-}
-
-fn rfc3339(t: time::OffsetDateTime) -> String {
-    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
-}
+use idv_schemas::clock::{now, rfc3339};
 
 fn failure(group: Group, data: Value, code: FailureCode) -> Envelope {
     Envelope::finished(group, data, vec![ApiError::failure(code, code.as_str().replace('_', " "))])

@@ -38,9 +38,7 @@ pub fn worker_group(topic: Topic) -> String {
     format!("idv-workers-{}", topic.name())
 }
 
-fn now() -> String {
-    time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
-}
+use idv_schemas::clock::now_rfc3339 as now;
 
 /// Start `concurrency` consumers of `topic`, all in the topic's worker group.
 pub async fn spawn_pool(

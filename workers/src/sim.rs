@@ -473,12 +473,10 @@ impl Telcos {
             ("client_id", t.client_id.as_deref().unwrap_or_default()),
             ("client_secret", t.client_secret.as_deref().unwrap_or_default()),
         ];
-        let body = serde_urlencoded_pairs(&form);
         let resp = self
             .http
             .post(url)
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body)
+            .form(&form)
             .send()
             .await
             .map_err(|e| TelcoError::Transport(format!("token: {}", e.without_url())))?;
@@ -595,19 +593,6 @@ impl Telcos {
     }
 }
 
-/// `application/x-www-form-urlencoded` for a few ASCII-safe pairs.
-fn serde_urlencoded_pairs(pairs: &[(&str, &str)]) -> String {
-    fn enc(s: &str) -> String {
-        s.bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-                _ => format!("%{b:02X}"),
-            })
-            .collect()
-    }
-    pairs.iter().map(|(k, v)| format!("{}={}", enc(k), enc(v))).collect::<Vec<_>>().join("&")
-}
-
 /// The sealed content of a session.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct SimSession {
@@ -631,11 +616,11 @@ pub struct SimHandler {
     pub telcos: Option<Arc<Telcos>>,
 }
 
-fn now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
-}
+use idv_schemas::clock::unix_now as now;
 
-fn fail(data: Value, code: FailureCode, message: impl Into<String>) -> Envelope {
+/// A verification that ran and failed: HTTP 200, `data.status` `failure`, the spec's
+/// failure `code` (not an error of the request).
+fn failed_check(data: Value, code: FailureCode, message: impl Into<String>) -> Envelope {
     let mut data = data;
     data["status"] = json!("failure");
     Envelope::finished(Group::Sim, data, vec![ApiError::failure(code, message)])
@@ -691,7 +676,7 @@ impl SimHandler {
             return Ok(malformed_number());
         };
         let Some(telco) = telcos.for_number(&e164) else {
-            return Ok(fail(data, FailureCode::UnsupportedTelco, "no configured operator serves this number"));
+            return Ok(failed_check(data, FailureCode::UnsupportedTelco, "no configured operator serves this number"));
         };
         let key = self.session_key(&job.client_id, &e164);
         let existing = self.load(&key).await?;
@@ -705,7 +690,7 @@ impl SimHandler {
             Ok(id) => id,
             Err(e) => {
                 tracing::warn!(telco = %telco.code, error = %e, "send-code failed");
-                return Ok(fail(data, FailureCode::FailedToSendOtp, "the operator did not send the OTP"));
+                return Ok(failed_check(data, FailureCode::FailedToSendOtp, "the operator did not send the OTP"));
             }
         };
         let session = SimSession {
@@ -718,7 +703,7 @@ impl SimHandler {
         // A new OTP replaces whatever session there was for this number.
         let expected = existing.map(|(r, _)| r.version);
         if !self.save(&key, &session, OTP_TTL_SECS, expected).await? {
-            return Ok(fail(data, FailureCode::FailedToSendOtp, "another request for this number raced this one"));
+            return Ok(failed_check(data, FailureCode::FailedToSendOtp, "another request for this number raced this one"));
         }
         let mut data = data;
         data["telco"] = json!(telco.code);
@@ -751,31 +736,31 @@ impl SimHandler {
             .unwrap_or_default();
         let otp = req.otp.trim();
         if !format.accepts(otp) {
-            return Ok(fail(data, FailureCode::InvalidOtpFormat, otp_format_message(&format)));
+            return Ok(failed_check(data, FailureCode::InvalidOtpFormat, otp_format_message(&format)));
         }
         let Some((rec, session)) = loaded else {
-            return Ok(fail(data, FailureCode::OtpExpired, "no OTP pending for this number (expired or never sent)"));
+            return Ok(failed_check(data, FailureCode::OtpExpired, "no OTP pending for this number (expired or never sent)"));
         };
         if session.state != "sent" {
-            return Ok(fail(data, FailureCode::OtpAlreadyUsed, "this OTP was already verified"));
+            return Ok(failed_check(data, FailureCode::OtpAlreadyUsed, "this OTP was already verified"));
         }
         let Some(telco) = telcos.by_code(&session.telco) else {
-            return Ok(fail(data, FailureCode::FailedToVerifyOtp, "the operator of this session is no longer configured"));
+            return Ok(failed_check(data, FailureCode::FailedToVerifyOtp, "the operator of this session is no longer configured"));
         };
         match telcos.validate_code(telco, &session.authentication_id, otp).await {
             Ok(OtpCheck::Valid) => {
                 let verified = SimSession { state: "verified".into(), verified_by: job.request_id.clone(), ..session };
                 if !self.save(&key, &verified, VERIFIED_TTL_SECS, Some(rec.version)).await? {
-                    return Ok(fail(data, FailureCode::OtpAlreadyUsed, "this OTP was already verified"));
+                    return Ok(failed_check(data, FailureCode::OtpAlreadyUsed, "this OTP was already verified"));
                 }
                 Ok(Envelope::ok(Group::Sim, data))
             }
-            Ok(OtpCheck::Invalid) => Ok(fail(data, FailureCode::IncorrectOtp, "incorrect OTP")),
-            Ok(OtpCheck::Expired) => Ok(fail(data, FailureCode::OtpExpired, "the OTP expired")),
-            Ok(OtpCheck::TooManyAttempts) => Ok(fail(data, FailureCode::FailedToVerifyOtp, "too many wrong attempts: send a new OTP")),
+            Ok(OtpCheck::Invalid) => Ok(failed_check(data, FailureCode::IncorrectOtp, "incorrect OTP")),
+            Ok(OtpCheck::Expired) => Ok(failed_check(data, FailureCode::OtpExpired, "the OTP expired")),
+            Ok(OtpCheck::TooManyAttempts) => Ok(failed_check(data, FailureCode::FailedToVerifyOtp, "too many wrong attempts: send a new OTP")),
             Err(e) => {
                 tracing::warn!(telco = %telco.code, error = %e, "validate-code failed");
-                Ok(fail(data, FailureCode::FailedToVerifyOtp, "the operator could not verify the OTP"))
+                Ok(failed_check(data, FailureCode::FailedToVerifyOtp, "the operator could not verify the OTP"))
             }
         }
     }
@@ -786,15 +771,15 @@ impl SimHandler {
             Err(env) => return Ok(env),
         };
         let Some(e164) = telcos.normalize(&req.phone_number).filter(|n| telcos.for_number(n).is_some()) else {
-            return Ok(fail(data, FailureCode::InvalidPhoneNumber, "not a number a configured operator serves"));
+            return Ok(failed_check(data, FailureCode::InvalidPhoneNumber, "not a number a configured operator serves"));
         };
         let key = self.session_key(&job.client_id, &e164);
         let session = match self.load(&key).await? {
             Some((_, s)) if s.state == "verified" => s,
-            _ => return Ok(fail(data, FailureCode::VerificationSessionExpired, "verify an OTP sent to this number first (valid 15 minutes)")),
+            _ => return Ok(failed_check(data, FailureCode::VerificationSessionExpired, "verify an OTP sent to this number first (valid 15 minutes)")),
         };
         let Some(telco) = telcos.by_code(&session.telco) else {
-            return Ok(fail(data, FailureCode::FailedToVerifyInfo, "the operator of this session is no longer configured"));
+            return Ok(failed_check(data, FailureCode::FailedToVerifyInfo, "the operator of this session is no longer configured"));
         };
         // KYC Match for the identity fields, in one call.
         let mut kyc = json!({"phoneNumber": e164});
@@ -826,7 +811,7 @@ impl SimHandler {
             Ok(a) => a,
             Err(e) => {
                 tracing::warn!(telco = %telco.code, error = %e, "verify_info: operator unreachable");
-                return Ok(fail(data, FailureCode::FailedToVerifyInfo, "the operator could not be reached to check the owner data"));
+                return Ok(failed_check(data, FailureCode::FailedToVerifyInfo, "the operator could not be reached to check the owner data"));
             }
         };
         let fields: Vec<Value> = req
@@ -921,7 +906,6 @@ mod tests {
         assert_eq!(camara_date("1/2/1990").as_deref(), Some("1990-02-01"));
         assert_eq!(camara_date("31/02/1990"), None);
         assert_eq!(camara_date("1990-02-01"), None);
-        assert_eq!(serde_urlencoded_pairs(&[("a b", "c&d=é")]), "a%20b=c%26d%3D%C3%A9");
     }
 
     #[test]
