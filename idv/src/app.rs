@@ -8,7 +8,8 @@ use idv_schemas::ops::Topic;
 use idv_store::blobs::{BlobStore, SealedBlobs};
 use idv_store::Store;
 use idv_workers::face::FaceHandler;
-use idv_workers::{JobHandler, WorkerDeps};
+use idv_jobs::{JobHandler, WorkerDeps};
+use idv_workers::FairVision;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -79,9 +80,9 @@ pub fn worker_handlers(
     aadhaar_keys: Option<Arc<idv_workers::card::UidaiKeys>>,
 ) -> Vec<(Topic, Arc<dyn JobHandler>)> {
     vec![
-        (Topic::Face, Arc::new(FaceHandler { store: store.clone(), biometrics: biometrics.clone(), max_auth_failures: face_auth_max_failures }) as Arc<dyn JobHandler>),
-        (Topic::Compare, Arc::new(idv_workers::face::CompareHandler { biometrics: biometrics.clone() })),
-        (Topic::Card, Arc::new(idv_workers::card::CardHandler { blobs, biometrics, aadhaar_keys, ocr: idv_workers::card_mrz::ocr_engine(), store: Some(store) })),
+        (Topic::Face, Arc::new(FairVision(FaceHandler { store: store.clone(), biometrics: biometrics.clone(), max_auth_failures: face_auth_max_failures })) as Arc<dyn JobHandler>),
+        (Topic::Compare, Arc::new(FairVision(idv_workers::face::CompareHandler { biometrics: biometrics.clone() }))),
+        (Topic::Card, Arc::new(FairVision(idv_workers::card::CardHandler { blobs, biometrics, aadhaar_keys, ocr: idv_workers::card_mrz::ocr_engine(), store: Some(store) }))),
         (Topic::Sim, Arc::new(sim)),
     ]
 }
@@ -99,7 +100,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     let mut tasks = Vec::new();
     // One registry per process: the HTTP tier's metrics and the job runtime's.
     let registry = Metrics::process_registry().map_err(|e| e.to_string())?;
-    let job_metrics = Arc::new(idv_workers::metrics::JobMetrics::register(&registry).map_err(|e| e.to_string())?);
+    let job_metrics = Arc::new(idv_jobs::metrics::JobMetrics::register(&registry).map_err(|e| e.to_string())?);
     let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone(), metrics: job_metrics };
     let concurrency = settings.worker_concurrency();
     if roles.worker {
@@ -117,7 +118,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
         // Loaded once here: a certificate that does not load stops the start.
         let aadhaar_keys = settings.aadhaar_keys()?;
         for (topic, handler) in worker_handlers(b.store.clone(), b.blobs.clone(), face, sim, settings.face_auth_max_failures(), aadhaar_keys) {
-            tasks.extend(idv_workers::runtime::spawn_pool(deps.clone(), topic, handler, concurrency, stop_rx.clone()).await.map_err(|e| e.to_string())?);
+            tasks.extend(idv_jobs::runtime::spawn_pool(deps.clone(), topic, handler, concurrency, stop_rx.clone()).await.map_err(|e| e.to_string())?);
         }
     }
     if roles.scorer {
@@ -127,7 +128,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
             config: settings.behavior_config()?,
         });
         tasks.extend(
-            idv_workers::runtime::spawn_pool(deps.clone(), Topic::Behavior, behavior, concurrency, stop_rx.clone())
+            idv_jobs::runtime::spawn_pool(deps.clone(), Topic::Behavior, behavior, concurrency, stop_rx.clone())
                 .await
                 .map_err(|e| e.to_string())?,
         );
@@ -213,7 +214,7 @@ fn probes_router(registry: prometheus::Registry, store: Arc<dyn Store>, bus: Arc
 async fn report_lag(st: AppState, mut stop: watch::Receiver<bool>) {
     loop {
         for topic in Topic::JOBS {
-            if let Some(lag) = st.bus.lag(topic.name(), &idv_workers::runtime::worker_group(topic)).await {
+            if let Some(lag) = st.bus.lag(topic.name(), &idv_jobs::runtime::worker_group(topic)).await {
                 st.metrics.bus_lag.with_label_values(&[topic.name()]).set(lag as i64);
             }
         }

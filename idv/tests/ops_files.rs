@@ -4,7 +4,7 @@
 //! told to alert on.
 
 use idv_ingest::metrics::Metrics;
-use idv_workers::metrics::JobMetrics;
+use idv_jobs::metrics::JobMetrics;
 use std::collections::BTreeSet;
 use std::path::Path;
 

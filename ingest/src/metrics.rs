@@ -21,7 +21,7 @@ impl Metrics {
     }
 
     /// The one registry of a process (every name prefixed `idv_`): the HTTP tier's metrics
-    /// and the job runtime's (`idv_workers::metrics`) go into the same one.
+    /// and the job runtime's (`idv_jobs::metrics`) go into the same one.
     pub fn process_registry() -> Result<Registry, prometheus::Error> {
         Registry::new_custom(Some("idv".into()), None)
     }

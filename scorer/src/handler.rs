@@ -14,7 +14,7 @@ use idv_schemas::api::{BehaviorScoreRequest, RegisterDeviceRequest};
 use idv_schemas::jobs::{CreateChallengeJob, Job, PushBatchJob, Work};
 use idv_schemas::{ApiError, Envelope, ErrorKind, Group};
 use idv_store::{BaselineRecord, BatchRecord, ChallengeRecord, DeviceRecord, Store, StoreError, CHALLENGE_OPEN};
-use idv_workers::JobHandler;
+use idv_jobs::JobHandler;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -742,12 +742,12 @@ mod tests {
     /// time and folds, appends and finalizes once.
     #[tokio::test]
     async fn behavior_handler_conforms() {
-        use idv_workers::conformance::{run_suite, Case};
+        use idv_jobs::conformance::{run_suite, Case};
         let store: Arc<dyn Store> = Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").expect("store"));
         let challenge_id = scored_challenge(store.as_ref()).await;
         let chain = store.list_batches(&challenge_id).await.expect("list");
         let last = chain.last().expect("two batches");
-        let job = |op: Operation, payload: Value| idv_workers::conformance::job(op, "client-a", payload);
+        let job = |op: Operation, payload: Value| idv_jobs::conformance::job(op, "client-a", payload);
         let mut push = job(
             Operation::PushEventBatch,
             json!({"challenge_id": challenge_id, "customer_user_device_id": "dev-1", "nonce": "ab".repeat(32),

@@ -8,7 +8,7 @@ use idv_schemas::jobs::{Job, JobResult, JOB_SCHEMA_VERSION};
 use idv_schemas::ops::Topic;
 use idv_schemas::{Envelope, Group};
 use idv_store::{RequestRecord, Store};
-use idv_workers::runtime::{process, worker_group, JobHandler, WorkerDeps};
+use idv_jobs::runtime::{process, worker_group, JobHandler, WorkerDeps};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,7 +31,7 @@ pub async fn run(bus: Arc<dyn Bus>) {
     let suffix = uuid::Uuid::new_v4().simple().to_string();
     let jobs_topic = format!("{}.{suffix}", Topic::Face.name());
     bus.ensure_topics(&[&jobs_topic, Topic::Results.name()], 1).await.expect("topics");
-    let metrics = Arc::new(idv_workers::metrics::JobMetrics::unregistered().expect("metrics"));
+    let metrics = Arc::new(idv_jobs::metrics::JobMetrics::unregistered().expect("metrics"));
     let deps = WorkerDeps { bus: bus.clone(), store: store.clone(), metrics: metrics.clone() };
     let handler = CountingHandler { runs: AtomicUsize::new(0) };
     let mut results = bus.subscribe(Topic::Results.name(), &format!("results-{suffix}"), StartFrom::Latest).await.expect("results");

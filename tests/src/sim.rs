@@ -580,7 +580,7 @@ pub async fn run(bus_url: &str) {
         created_at: "t".into(),
         work: idv_schemas::jobs::Work::decode(op, payload).expect("a SIM payload").expect("a SIM operation"),
     };
-    use idv_workers::runtime::JobHandler as _;
+    use idv_jobs::runtime::JobHandler as _;
     let number = "+84982222222";
     let before = *op.codes_sent.lock().unwrap_or_else(|e| e.into_inner());
     let send = job(idv_schemas::ops::Operation::SimSendOtp, "send-1", json!({"phone_number": number}));
@@ -621,16 +621,16 @@ pub async fn run(bus_url: &str) {
     // same when repeated, with no second operator call (the simulator counts them all).
     let fresh = "+84983333333";
     let cases = vec![
-        idv_workers::conformance::Case::new("send_otp", job(idv_schemas::ops::Operation::SimSendOtp, "c-send", json!({"phone_number": fresh}))),
-        idv_workers::conformance::Case::new("verify_otp", job(idv_schemas::ops::Operation::SimVerifyOtp, "c-verify", json!({"phone_number": fresh, "otp": code_of(fresh)}))),
-        idv_workers::conformance::Case::new(
+        idv_jobs::conformance::Case::new("send_otp", job(idv_schemas::ops::Operation::SimSendOtp, "c-send", json!({"phone_number": fresh}))),
+        idv_jobs::conformance::Case::new("verify_otp", job(idv_schemas::ops::Operation::SimVerifyOtp, "c-verify", json!({"phone_number": fresh, "otp": code_of(fresh)}))),
+        idv_jobs::conformance::Case::new(
             "verify_info",
             job(idv_schemas::ops::Operation::SimVerifyInfo, "c-info", json!({"phone_number": fresh, "fields": [{"name": "is_subscriber_active", "value": ""}]})),
         ),
-        idv_workers::conformance::Case::new("verify_otp, malformed", job(idv_schemas::ops::Operation::SimVerifyOtp, "c-bad", json!({"phone_number": fresh, "otp": "12ab"}))),
+        idv_jobs::conformance::Case::new("verify_otp, malformed", job(idv_schemas::ops::Operation::SimVerifyOtp, "c-bad", json!({"phone_number": fresh, "otp": "12ab"}))),
     ];
     let probe = op.clone();
-    idv_workers::conformance::run_suite(Arc::new(handler), h.backends.store.clone(), cases, move || {
+    idv_jobs::conformance::run_suite(Arc::new(handler), h.backends.store.clone(), cases, move || {
         let op = probe.clone();
         async move {
             let mut calls: Vec<(String, u32)> = op.calls.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(k, v)| (k.clone(), *v)).collect();

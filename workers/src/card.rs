@@ -17,7 +17,7 @@
 use crate::card_mrz::reference_year;
 use crate::card_read::{read_card, sanity_json, CardReading, SideInput};
 use crate::card_scan::{scan_side, ScanPlan, SideScan, SCAN_TIME_BUDGET};
-use crate::runtime::JobHandler;
+use idv_jobs::JobHandler;
 use async_trait::async_trait;
 pub use idv_cards::in_aadhaar_secure::UidaiKeys;
 use idv_cards::in_aadhaar_secure::Signature;

@@ -258,7 +258,7 @@ mod tests {
     }
 
     async fn answer(ocr: Option<Vec<&'static str>>, card_type: &str, image2: bool) -> Envelope {
-        use crate::runtime::JobHandler;
+        use idv_jobs::JobHandler;
         let dir = tempfile::tempdir().expect("tempdir");
         let h = handler(dir.path(), ocr).await;
         h.handle(&read_job(card_type, image2)).await.expect("handled")
@@ -317,7 +317,7 @@ mod tests {
             let dir = tempfile::tempdir().expect("tempdir");
             let mut h = handler(dir.path(), None).await;
             h.ocr = ocr.map(|o| std::sync::Arc::new(o) as std::sync::Arc<dyn idv_vision::ocr::TextRecognizer>);
-            let env = crate::runtime::JobHandler::handle(&h, &read_job("in.passport", false)).await.expect("handled");
+            let env = idv_jobs::JobHandler::handle(&h, &read_job("in.passport", false)).await.expect("handled");
             assert_eq!((env.http_status, env.body["errors"][0]["detail"]["reason"].as_str()), (501, Some("not_performed")), "{}", env.body);
         }
         // A missing image is still 404, whatever OCR can do.
@@ -327,7 +327,7 @@ mod tests {
         if let idv_schemas::jobs::Work::ReadIdCardInfoWithSanity(req) = &mut job.work {
             req.image1.id = Some("missing".into());
         }
-        let env = crate::runtime::JobHandler::handle(&h, &job).await.expect("handled");
+        let env = idv_jobs::JobHandler::handle(&h, &job).await.expect("handled");
         assert_eq!(env.http_status, 404, "{}", env.body);
     }
 

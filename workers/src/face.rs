@@ -4,7 +4,7 @@
 //! comparison run the face pipeline in [`crate::face_ops`]. When the face models are not
 //! installed those answer "not performed" rather than any score.
 
-use crate::runtime::JobHandler;
+use idv_jobs::JobHandler;
 use async_trait::async_trait;
 use idv_schemas::api::CusUserRequest;
 use idv_schemas::jobs::{Job, Work};
@@ -244,7 +244,7 @@ mod tests {
     use super::*;
 
     fn job(op: Operation, payload: Value) -> Job {
-        crate::conformance::job(op, "client-a", payload)
+        idv_jobs::conformance::job(op, "client-a", payload)
     }
 
     fn user(cus: &str) -> FaceUserRecord {

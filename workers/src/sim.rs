@@ -38,7 +38,7 @@
 //! released only to whoever proved possession of the SIM). The session key is an HMAC
 //! under a key derived from the master key: no phone number can be read back from it.
 
-use crate::runtime::JobHandler;
+use idv_jobs::JobHandler;
 use async_trait::async_trait;
 use idv_crypto::sealed::Sealer;
 use idv_schemas::api::{SimSendOtpRequest, SimVerifyInfoRequest, SimVerifyOtpRequest};

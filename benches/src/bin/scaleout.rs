@@ -63,7 +63,7 @@ async fn main() {
             assert!(register(format!("warm-{i}")).await, "warm-up registration failed:\n{}", cluster.logs());
         }
         let bus = Arc::new(idv_bus::kafka::KafkaBus::connect(&broker.url).expect("kafka bus"));
-        let group = idv_workers::runtime::worker_group(idv_schemas::ops::Topic::Face);
+        let group = idv_jobs::runtime::worker_group(idv_schemas::ops::Topic::Face);
         let (peak_lag, sampling) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicBool::new(true)));
         let sampler = {
             let (bus, group, peak_lag, sampling) = (bus.clone(), group.clone(), peak_lag.clone(), sampling.clone());

@@ -235,10 +235,8 @@ pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Del
         }
     }
     let span = tracing::info_span!("job", request_id = %job.request_id, operation = job.operation().name());
-    // The vision pool grants its slots fairly between clients (vision/src/pool.rs).
-    let client = job.client_id.clone();
     let work = async {
-        let env = idv_vision::pool::CLIENT.scope(client, handler.handle(&job)).await?;
+        let env = handler.handle(&job).await?;
         tracing::debug!(status = env.http_status, "job done");
         let status = env.http_status.to_string();
         finish(deps, &job.request_id, &job.reply_to, env).await?;
