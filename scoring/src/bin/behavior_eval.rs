@@ -4,7 +4,7 @@
 //!
 //! Usage: behavior_eval [--seed N] [--users N] [--sessions N] [--enroll K] [--batches N] [--features]
 
-use idv_scorer::eval::{run, EvalConfig};
+use idv_scoring::eval::{run, EvalConfig};
 
 fn main() {
     let mut cfg = EvalConfig::default();
@@ -42,6 +42,6 @@ fn main() {
     print!("{}", run(&cfg).render());
     if features {
         println!("\nper-feature dispersion on this population (sessions on the users' own devices):");
-        print!("{}", idv_scorer::eval::feature_table(&cfg));
+        print!("{}", idv_scoring::eval::feature_table(&cfg));
     }
 }
