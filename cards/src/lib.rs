@@ -2,7 +2,7 @@
 //! code: Vietnam's CCCD, India's original Aadhaar QR and its signed Secure QR; the
 //! machine-readable zone of passports and ID cards, once OCR gives its text) to the API's
 //! normalized `card_information` entries. No IO, no images:
-//! `vision/src/qr.rs` finds and decodes QR codes in images, `workers/src/card.rs` wires
+//! `vision/src/qr.rs` finds and decodes QR codes in images, `workers/src/card/mod.rs` wires
 //! both into `read_id_card_info_with_sanity`. Every codec is total over arbitrary input
 //! (tested with random and mutated strings): bad data is an error, never a panic.
 //!

@@ -60,9 +60,9 @@ pub struct Running {
 
 /// The face pipeline, when its models are installed (else face operations answer "not
 /// performed", and the log says why).
-pub fn biometrics(b: &Backends, threads: usize, passive_liveness_blocks: bool) -> Option<idv_workers::face_ops::Biometrics> {
-    match idv_workers::face_engine::FaceEngine::load(threads) {
-        Ok(engine) => Some(idv_workers::face_ops::Biometrics { engine, blobs: b.blobs.clone(), sealer: b.sealer.clone(), passive_liveness_blocks }),
+pub fn biometrics(b: &Backends, threads: usize, passive_liveness_blocks: bool) -> Option<idv_workers::face::ops::Biometrics> {
+    match idv_workers::face::engine::FaceEngine::load(threads) {
+        Ok(engine) => Some(idv_workers::face::ops::Biometrics { engine, blobs: b.blobs.clone(), sealer: b.sealer.clone(), passive_liveness_blocks }),
         Err(reason) => {
             tracing::warn!(%reason, "face models not available: face operations will answer not performed (run scripts/models.sh)");
             None
@@ -74,7 +74,7 @@ pub fn biometrics(b: &Backends, threads: usize, passive_liveness_blocks: bool) -
 pub fn worker_handlers(
     store: Arc<dyn Store>,
     blobs: Arc<dyn idv_store::blobs::BlobStore>,
-    biometrics: Option<idv_workers::face_ops::Biometrics>,
+    biometrics: Option<idv_workers::face::ops::Biometrics>,
     sim: idv_workers::sim::SimHandler,
     face_auth_max_failures: u32,
     aadhaar_keys: Option<Arc<idv_workers::card::UidaiKeys>>,
@@ -82,7 +82,7 @@ pub fn worker_handlers(
     vec![
         (Topic::Face, Arc::new(FairVision(FaceHandler { store: store.clone(), biometrics: biometrics.clone(), max_auth_failures: face_auth_max_failures })) as Arc<dyn JobHandler>),
         (Topic::Compare, Arc::new(FairVision(idv_workers::face::CompareHandler { biometrics: biometrics.clone() }))),
-        (Topic::Card, Arc::new(FairVision(idv_workers::card::CardHandler { blobs, biometrics, aadhaar_keys, ocr: idv_workers::card_mrz::ocr_engine(), store: Some(store) }))),
+        (Topic::Card, Arc::new(FairVision(idv_workers::card::CardHandler { blobs, biometrics, aadhaar_keys, ocr: idv_workers::card::mrz::ocr_engine(), store: Some(store) }))),
         (Topic::Sim, Arc::new(sim)),
     ]
 }

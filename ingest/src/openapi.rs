@@ -132,7 +132,7 @@ fn success_fields(op: Operation) -> &'static [&'static str] {
     }
 }
 
-/// The eKYC full check's 200 (workers/src/ekyc.rs): no `data.status`; top-level
+/// The eKYC full check's 200 (workers/src/card/ekyc.rs): no `data.status`; top-level
 /// `message`, `time`, `verdict`.
 fn ekyc_envelope() -> Value {
     json!({

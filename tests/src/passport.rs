@@ -423,7 +423,7 @@ pub fn exact_match_table(samples: usize, seed: u64) -> Result<Vec<TableRow>, Str
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let passports: Vec<Passport> = (0..samples).map(|i| if i == 0 { Passport::sample() } else { Passport::random(&mut rng) }).collect();
     let year = 2026;
-    let judge = |lines: &[String]| idv_workers::card_mrz::judge(lines, year);
+    let judge = |lines: &[String]| idv_workers::card::mrz::judge(lines, year);
     let mut counts = [(0usize, 0usize, 0usize); DEGRADATIONS.len()];
     for p in &passports {
         // Drawn once, degraded five ways.
@@ -433,7 +433,7 @@ pub fn exact_match_table(samples: usize, seed: u64) -> Result<Vec<TableRow>, Str
             let read = idv_vision::mrz::read_zone(&img, ocr.as_ref(), &judge).map_err(|e| e.to_string())?;
             let entries = read
                 .and_then(|r| idv_cards::mrz::parse_with_repair(&r.zone.lines.join("\n"), year).ok())
-                .map(|m| idv_workers::card_mrz::passport_fields(&m))
+                .map(|m| idv_workers::card::mrz::passport_fields(&m))
                 .unwrap_or_default();
             let (o, t) = exact_matches(&json!({"card_information": entries}), p);
             counts[i].0 += o;

@@ -1,5 +1,5 @@
 //! Face pipeline benchmark (issue #4): per-stage and end-to-end latency of the pipeline the
-//! workers run (`idv_workers::face_engine::FaceEngine`) on one 640×480 selfie, and the
+//! workers run (`idv_workers::face::engine::FaceEngine`) on one 640×480 selfie, and the
 //! throughput of its vision pool with 1 and 2 concurrent callers.
 //!
 //!     cargo run --release -p idv-benches --bin face -- [ITERATIONS]
@@ -27,7 +27,7 @@ use idv_vision::detect::{DetectParams, Mtcnn};
 use idv_vision::liveness::{LivenessModel, LivenessParams};
 use idv_vision::quality::{main_face, PortraitAnalyzer, QualityParams};
 use idv_vision::{decode, models_dir, testdata, DecodeLimits, DlibEmbedder, FaceEmbedder, OrtRuntime, Registry};
-use idv_workers::face_engine::FaceEngine;
+use idv_workers::face::engine::FaceEngine;
 use std::time::{Duration, Instant};
 
 use idv_vision::testdata::EVAL_PHOTOS;

@@ -3,7 +3,7 @@
 //! `DecodeLimits::default()` (JPEG with EXIF, PNG with its CRCs fixed after mutation so
 //! the decoder sees past them, WebP); and QR codes in card images
 //! (`idv_vision::qr::decode_qr_codes`, rqrr) on rendered and perturbed codes, whose text
-//! goes on to the card codecs as `workers/src/card.rs` does.
+//! goes on to the card codecs as `workers/src/card/mod.rs` does.
 
 use super::{sig_err, sig_str, Harness, Target};
 use crate::mutate::Shape;

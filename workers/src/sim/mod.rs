@@ -349,7 +349,7 @@ impl JobHandler for SimHandler {
             Work::SimSendOtp(personal) => self.send_otp(telcos, job, personal).await,
             Work::SimVerifyOtp(personal) => self.verify_otp(telcos, job, personal).await,
             Work::SimVerifyInfo(personal) => self.verify_info(telcos, job, personal).await,
-            _ => Ok(crate::face::not_this_pool(job, "a SIM")),
+            _ => Ok(crate::not_this_pool(job, "a SIM")),
         }
     }
 }

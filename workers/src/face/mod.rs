@@ -1,8 +1,17 @@
 //! Face-authentication jobs. User-state operations (look up, unregister, unlock) and the
 //! user's state checks (the spec's failure codes: deactivated, unregistered, locked, and
 //! the lockout counter behind "locked") are here; registration, authentication and
-//! comparison run the face pipeline in [`crate::face_ops`]. When the face models are not
+//! comparison run the face pipeline in [`crate::face::ops`]. When the face models are not
 //! installed those answer "not performed" rather than any score.
+
+
+pub mod engine;
+pub mod evidence;
+pub mod legacy;
+pub mod ops;
+pub mod user;
+
+pub use user::*;
 
 use idv_jobs::JobHandler;
 use async_trait::async_trait;
@@ -13,8 +22,6 @@ use idv_store::{FaceUserRecord, Store, StoreError};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
-/// Histories returned by face_auth_user (choice: docs/API.md).
-pub const HISTORIES_RETURNED: usize = 10;
 
 pub const MODELS_MISSING: &str =
     "the face models are not installed on this worker: run scripts/models.sh (docs/VISION.md) and restart it";
@@ -22,7 +29,7 @@ pub const MODELS_MISSING: &str =
 pub struct FaceHandler {
     pub store: Arc<dyn Store>,
     /// The face pipeline, when its models are installed.
-    pub biometrics: Option<crate::face_ops::Biometrics>,
+    pub biometrics: Option<crate::face::ops::Biometrics>,
     /// Consecutive failed authentications that lock a user (0: never;
     /// `IDV_FACE_AUTH_MAX_FAILURES`).
     pub max_auth_failures: u32,
@@ -30,7 +37,7 @@ pub struct FaceHandler {
 
 /// mix_compare_faces_sync jobs (compare topic).
 pub struct CompareHandler {
-    pub biometrics: Option<crate::face_ops::Biometrics>,
+    pub biometrics: Option<crate::face::ops::Biometrics>,
 }
 
 #[async_trait]
@@ -44,98 +51,19 @@ impl JobHandler for CompareHandler {
             Work::MixCompareFacesSync(req) | Work::CompareFacesSync(req) => b.compare(job, req).await,
             Work::VerifyFaceLivenessSync(req) => b.verify_liveness(job, req).await,
             Work::VerifyPortraitSanitySync(req) => b.verify_portrait(job, req).await,
-            _ => Ok(not_this_pool(job, "a comparison")),
+            _ => Ok(crate::not_this_pool(job, "a comparison")),
         }
     }
 }
 
 use idv_schemas::clock::now_rfc3339 as now;
 
-/// The spec's face_auth_user record as returned to clients.
-pub fn user_json(u: &FaceUserRecord) -> Value {
-    json!({
-        "id": u.id, "client_id": u.client_id, "access_key_id": u.access_key_id,
-        "face_auth_id": u.face_auth_id, "id_card_face_id": u.id_card_face_id,
-        "cus_user_id": u.cus_user_id, "device_id": u.device_id, "app_id": u.app_id,
-        "latitude": u.latitude, "longitude": u.longitude,
-        "metadata": serde_json::from_str::<Value>(&u.metadata).unwrap_or_else(|_| json!({})),
-        "is_deactivated": u.is_deactivated, "is_unregistered": u.is_unregistered,
-        "created_at": u.created_at, "updated_at": u.updated_at,
-    })
-}
-
-/// Registered face types of a user.
-pub fn face_types(u: &FaceUserRecord) -> Vec<&'static str> {
-    let mut t = Vec::new();
-    if !u.face_auth_id.is_empty() {
-        t.push("selfie");
-    }
-    if !u.id_card_face_id.is_empty() {
-        t.push("id_card");
-    }
-    t
-}
-
-/// The state failure that blocks a biometric operation, if any (spec, operation 2).
-/// `request_id` is the job's: the authentication that locked the user is not refused
-/// when its job is redelivered (it is answered as it was, unmatched).
-pub fn blocking_state(u: &FaceUserRecord, op: Operation, request_id: &str) -> Option<FailureCode> {
-    let locked_by_this = u.failed_auth_ids.last().is_some_and(|id| id == request_id);
-    if u.is_deactivated {
-        Some(FailureCode::FaceAuthUserDeactivated)
-    } else if op == Operation::FaceAuth && u.is_unregistered {
-        Some(FailureCode::FaceAuthUserUnregistered)
-    } else if op == Operation::FaceAuth && u.is_locked && !locked_by_this {
-        Some(FailureCode::FaceAuthUserLocked)
-    } else {
-        None
-    }
-}
-
-/// What one authentication did to the user's lockout state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LockoutUpdate {
-    /// The record changed and must be written.
-    pub changed: bool,
-    /// This attempt is the one that locked the user.
-    pub locked_by_this: bool,
-}
-
-/// Applies an authentication's outcome to the lockout state: a failure (unmatched or
-/// image_non_liveness) is counted once per request id, and the `max_failures`-th in a
-/// row locks the user (0: never); a match clears the count. Unlock clears both.
-pub fn record_auth_outcome(u: &mut FaceUserRecord, request_id: &str, failed: bool, max_failures: u32) -> LockoutUpdate {
-    if !failed {
-        let changed = !u.failed_auth_ids.is_empty();
-        u.failed_auth_ids.clear();
-        return LockoutUpdate { changed, locked_by_this: false };
-    }
-    let mut changed = false;
-    if !u.failed_auth_ids.iter().any(|id| id == request_id) {
-        u.failed_auth_ids.push(request_id.to_string());
-        changed = true;
-    }
-    let limit = usize::try_from(max_failures).unwrap_or(usize::MAX);
-    if max_failures > 0 && !u.is_locked && u.failed_auth_ids.len() >= limit {
-        u.is_locked = true;
-        changed = true;
-    }
-    let locked_by_this = u.is_locked && u.failed_auth_ids.last().is_some_and(|id| id == request_id);
-    LockoutUpdate { changed, locked_by_this }
-}
-
-/// A job of another topic's operation, delivered to this pool (misrouted by hand: ingest
-/// publishes by the operation table).
-pub fn not_this_pool(job: &Job, what: &str) -> Envelope {
-    let op = job.operation();
-    Envelope::error(op.group(), &ErrorKind::Internal { message: format!("{} is not {what} job", op.name()) })
-}
 
 impl FaceHandler {
     /// A login refused because the user is locked, in the user's histories (result
     /// `locked`), with the request's own device, app and location.
     async fn record_refusal(&self, job: &Job, user: &FaceUserRecord) -> Result<(), StoreError> {
-        use crate::face_ops::{add_history, HistoryEntry, HistoryInput};
+        use crate::face::ops::{add_history, HistoryEntry, HistoryInput};
         let req = match &job.work {
             Work::FaceAuth(req) => Some(req),
             _ => None,
@@ -234,7 +162,7 @@ impl JobHandler for FaceHandler {
             Work::FaceAuthUnlock(req) => self.set_flag(job, &req.cus_user_id, "unlock_id").await,
             Work::FaceAuthRegister(req) => self.biometric(job, &req.cus_user_id).await,
             Work::FaceAuth(req) => self.biometric(job, &req.cus_user_id).await,
-            _ => Ok(not_this_pool(job, "a face")),
+            _ => Ok(crate::not_this_pool(job, "a face")),
         }
     }
 }

@@ -8,8 +8,8 @@
 //! ([`read_card`]'s body, documented in docs/API.md "Card reading in detail").
 
 use crate::card::{Codec, SIGNATURE_FAILED};
-use crate::card_mrz::{cccd_fields, mrz_json, not_an_indian_passport, passport_fields};
-use crate::card_scan::{Located, MrzOutcome, OcrOutcome, SideScan};
+use crate::card::mrz::{cccd_fields, mrz_json, not_an_indian_passport, passport_fields};
+use crate::card::scan::{Located, MrzOutcome, OcrOutcome, SideScan};
 use idv_cards::in_aadhaar_secure::Signature;
 use idv_cards::merge::{Check, Reading, Source};
 use idv_cards::printed::{FieldCheck, PrintedField, Side, TextLine};
@@ -217,7 +217,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                             out.mrz_refusal = Some((FailureCode::IncorrectCardType, why));
                             Vec::new()
                         }),
-                        _ => crate::card_mrz::td1_fields(m, "IND").unwrap_or_else(|why| {
+                        _ => crate::card::mrz::td1_fields(m, "IND").unwrap_or_else(|why| {
                             out.mrz_refusal = Some((FailureCode::IncorrectCardType, why));
                             Vec::new()
                         }),
@@ -330,7 +330,7 @@ const MULTICARD_TYPE_SCORE: f32 = 0.6;
 
 /// The whole reading (module doc). `portrait`: whether a face was found on the front
 /// (`None` when not looked for; tampering then leaves the check out). `year`: the
-/// two-digit-year pivot of MRZ dates (`crate::card_mrz::reference_year`).
+/// two-digit-year pivot of MRZ dates (`crate::card::mrz::reference_year`).
 pub fn read_card(
     card_type: &str,
     codec: Option<Codec<'_>>,

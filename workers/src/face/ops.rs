@@ -1,9 +1,9 @@
 //! Registration, authentication and face comparison over the face pipeline
-//! ([`crate::face_engine`]). Templates are sealed under the master key and tagged with the
+//! ([`crate::face::engine`]). Templates are sealed under the master key and tagged with the
 //! model that made them; only templates of the running model are compared.
 
-use crate::face::{face_types, record_auth_outcome, user_json, HISTORIES_RETURNED};
-use crate::face_engine::{blocking_verdict, faces_json, liveness_json, AnalysisError, FaceAnalysis, FaceEngine};
+use crate::face::user::{face_types, record_auth_outcome, user_json, HISTORIES_RETURNED};
+use crate::face::engine::{blocking_verdict, faces_json, liveness_json, AnalysisError, FaceAnalysis, FaceEngine};
 use idv_crypto::sealed::Sealer;
 use idv_schemas::api::{FaceAuthRegisterRequest, FaceAuthRequest, ImageData, MixCompareFacesRequest};
 use idv_schemas::jobs::Job;
@@ -132,7 +132,7 @@ pub async fn add_history(store: &dyn Store, job: &Job, user: &FaceUserRecord, in
 }
 
 /// `validate_faces_result` of a selfie before liveness: the portrait sanity verdict and
-/// the full sanity response. [`crate::face_evidence::Evidence::write_into`] adds liveness.
+/// the full sanity response. [`crate::face::evidence::Evidence::write_into`] adds liveness.
 pub fn sanity_validate(a: &FaceAnalysis, request_id: &str) -> Value {
     json!({
         "sanity_verdict": a.sanity.verdict.as_api_string(),
@@ -401,7 +401,7 @@ impl Biometrics {
         let live_face_id = selfie.id.as_deref().unwrap_or_default();
         let mut data = json!({"status": "failure", "request_id": job.request_id, "auth_id": job.request_id});
         let mut validate = sanity_validate(&analysis, &job.request_id);
-        crate::face_evidence::Evidence::default().write_into(&mut validate, &job.request_id, selfie.id.as_deref(), &analysis.liveness);
+        crate::face::evidence::Evidence::default().write_into(&mut validate, &job.request_id, selfie.id.as_deref(), &analysis.liveness);
         data["validate_faces_result"] = validate;
         let embedding = self.usable(group, &data, &analysis)?;
         // Passive liveness of the selfie, then the evidence beside it (videos, gestures,
@@ -455,7 +455,7 @@ impl Biometrics {
         let bytes = self.blobs.get(image.id.as_deref()?).await.ok()??;
         let task = self.engine.run_on_pool(move || {
             let photo = idv_vision::decode(&bytes, &idv_vision::DecodeLimits::cards()).ok()?;
-            crate::card_scan::locate_and_judge(&photo).sanity
+            crate::card::scan::locate_and_judge(&photo).sanity
         });
         tokio::time::timeout(std::time::Duration::from_secs(10), task).await.ok()?.ok()?
     }
@@ -490,7 +490,7 @@ impl Biometrics {
         if let Some(l) = liveness_json(&selfie.liveness, &job.request_id, req.image2.id.as_deref()) {
             data["liveness_check"] = json!({"is_live": l["is_live"], "score": l["score"]});
         }
-        // The ID card's own sanity (crate::card_scan), reported beside the faces; it does
+        // The ID card's own sanity (crate::card::scan), reported beside the faces; it does
         // not change the comparison's status. Absent when no card is found in image1.
         if let Some(s) = card_sanity {
             data["card_sanity"] = json!({"verdict": s.verdict, "score": (s.score * 1000.0).round() / 1000.0});

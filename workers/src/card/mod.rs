@@ -1,7 +1,7 @@
 //! `read_id_card_info_with_sanity` (issue 8): each side scanned once
-//! ([`crate::card_scan`]: card found and flattened, card sanity, QR codes, printed text
+//! ([`crate::card::scan`]: card found and flattened, card sanity, QR codes, printed text
 //! by OCR, the machine-readable zone where the type has one), then read as a whole
-//! ([`crate::card_read::read_card`]: codecs, printed-field parsers, card type check,
+//! ([`crate::card::read::read_card`]: codecs, printed-field parsers, card type check,
 //! merge with confidence, tampering evidence). This file holds the handler: the QR codecs
 //! per card type, the blocking scan within its budget, the flattened card stored as
 //! `transformed_image_id`, and the answer. Choices: docs/API.md "Card reading in detail".
@@ -14,9 +14,15 @@
 //! a verified card: its fields come back with `confidence_verdict: UNSURE` and the answer
 //! is `status: failure` with `bad_quality_card_image` (as for a damaged code).
 
-use crate::card_mrz::reference_year;
-use crate::card_read::{read_card, sanity_json, CardReading, SideInput};
-use crate::card_scan::{scan_side, ScanPlan, SideScan, SCAN_TIME_BUDGET};
+
+pub mod ekyc;
+pub mod mrz;
+pub mod read;
+pub mod scan;
+
+use crate::card::mrz::reference_year;
+use crate::card::read::{read_card, sanity_json, CardReading, SideInput};
+use crate::card::scan::{scan_side, ScanPlan, SideScan, SCAN_TIME_BUDGET};
 use idv_jobs::JobHandler;
 use async_trait::async_trait;
 pub use idv_cards::in_aadhaar_secure::UidaiKeys;
@@ -25,7 +31,7 @@ use idv_cards::{CardField, CodecError};
 use idv_schemas::api::{ImageData, ReadIdCardRequest};
 use idv_schemas::jobs::{Job, Work};
 use idv_schemas::{ApiError, Envelope, ErrorKind, Group};
-use crate::face_ops::{finish, Stop};
+use crate::face::ops::{finish, Stop};
 use idv_store::blobs::BlobStore;
 use idv_vision::ocr::TextRecognizer;
 use serde_json::{json, Value};
@@ -97,7 +103,7 @@ pub struct CardHandler {
     pub blobs: Arc<dyn BlobStore>,
     /// The face pipeline, for the eKYC full check's comparison and liveness (`None`:
     /// models not installed, those checks are not performed).
-    pub biometrics: Option<crate::face_ops::Biometrics>,
+    pub biometrics: Option<crate::face::ops::Biometrics>,
     /// The operator's UIDAI key(s) for the Aadhaar Secure QR's signature (`None`: not
     /// configured; its signature is then answered `not_verified`).
     pub aadhaar_keys: Option<Arc<UidaiKeys>>,
@@ -147,7 +153,7 @@ impl CardHandler {
         decoded.map_err(|e| Stop::Answer(Envelope::error(group, &ErrorKind::invalid(field, e.to_string()))))
     }
 
-    /// Decodes and scans one side (`crate::card_scan`) on a blocking thread, within
+    /// Decodes and scans one side (`crate::card::scan`) on a blocking thread, within
     /// [`SCAN_TIME_BUDGET`]. Stops for a missing image (404), one that does not decode
     /// (400), a store error, and a scan that overruns its budget or crashes (501).
     pub(crate) async fn scan(&self, group: Group, field: &str, image: &ImageData, plan: ScanPlan) -> Result<SideScan, Stop> {
@@ -193,7 +199,7 @@ impl CardHandler {
         Ok(Some(id))
     }
 
-    /// Scans both sides and reads the card (`crate::card_read::read_card`), the flattened
+    /// Scans both sides and reads the card (`crate::card::read::read_card`), the flattened
     /// sides stored. `portrait`: the eKYC check's face evidence for tampering.
     /// `front_scanned`: the front already scanned (`detect_id_card_tampering_sync` scans once
     /// to recognise the type), used when it read what the type's plan reads
@@ -268,7 +274,7 @@ impl CardHandler {
             let field = format!("image{n}");
             let bytes = self.image_bytes(group, &field, image).await?;
             let task = tokio::task::spawn_blocking(move || {
-                idv_vision::decode(&bytes, &idv_vision::DecodeLimits::cards()).map(|photo| crate::card_scan::locate_and_judge(&photo).sanity)
+                idv_vision::decode(&bytes, &idv_vision::DecodeLimits::cards()).map(|photo| crate::card::scan::locate_and_judge(&photo).sanity)
             });
             let sanity = match tokio::time::timeout(SCAN_TIME_BUDGET, task).await {
                 Ok(Ok(Ok(s))) => s,
@@ -303,18 +309,18 @@ impl CardHandler {
         let year = reference_year(job);
         let first_plan = ScanPlan::for_card_type("in.passport", false, year);
         let first = self.scan(group, "image", &req.image, first_plan).await?;
-        if matches!(first.located, crate::card_scan::Located::NoCard | crate::card_scan::Located::Several(_)) && first.qr_texts.is_empty() {
-            let code = if matches!(first.located, crate::card_scan::Located::Several(_)) { "more than one card in image" } else { "no card found in image" };
+        if matches!(first.located, crate::card::scan::Located::NoCard | crate::card::scan::Located::Several(_)) && first.qr_texts.is_empty() {
+            let code = if matches!(first.located, crate::card::scan::Located::Several(_)) { "more than one card in image" } else { "no card found in image" };
             let data = json!({"request_id": job.request_id, "status": "failure", "image": {"id": req.image.id}});
             return Ok(Envelope::finished(group, data, vec![ApiError::failure(idv_schemas::FailureCode::NocardOrMulticardImage, code)]));
         }
         // The detector only asks whether a codec reads a text: no keys needed for that
         // (an unverified Secure QR still names its card type).
         let codec_of = |t: &str| -> Option<Codec<'static>> { Codec::of(t, None) };
-        let Some(card_type) = crate::card_read::detect_card_type(&first, &codec_of) else {
+        let Some(card_type) = crate::card::read::detect_card_type(&first, &codec_of) else {
             let reason = match &first.ocr {
-                crate::card_scan::OcrOutcome::NotPerformed(r) => format!("the card type could not be recognised: OCR not performed ({r})"),
-                crate::card_scan::OcrOutcome::Lines(_) => "the card is none of the six supported types: tampering cannot be weighed".to_string(),
+                crate::card::scan::OcrOutcome::NotPerformed(r) => format!("the card type could not be recognised: OCR not performed ({r})"),
+                crate::card::scan::OcrOutcome::Lines(_) => "the card is none of the six supported types: tampering cannot be weighed".to_string(),
             };
             return Err(Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason })));
         };
@@ -404,7 +410,7 @@ impl JobHandler for CardHandler {
             Work::VerifyIdCardSanitySync(req) => finish(self.sanity_only(job, req).await),
             Work::DetectIdCardTamperingSync(req) => finish(self.tampering_only(job, req).await),
             Work::EkycFullChecks(req) => finish(self.full_checks(job, req).await),
-            _ => Ok(crate::face::not_this_pool(job, "a card")),
+            _ => Ok(crate::not_this_pool(job, "a card")),
         }
     }
 }

@@ -2,10 +2,10 @@
 //! already computes (docs/API.md "TrustVision SDK compatibility"): passive liveness of
 //! images (`verify_face_liveness_sync`) and portrait sanity (`verify_portrait_sanity_sync`).
 //! `compare_faces_sync` is mix_compare_faces_sync under the SDK's path
-//! ([`crate::face_ops`]); card sanity and tampering answer "not performed" in
+//! ([`crate::face::ops`]); card sanity and tampering answer "not performed" in
 //! [`crate::card`]. Verdict words are this service's (the contract's), not the SDK's.
 
-use crate::face_ops::{finish, Biometrics, Stop};
+use crate::face::ops::{finish, Biometrics, Stop};
 use idv_schemas::api::{SingleImageRequest, VerifyFaceLivenessRequest};
 use idv_schemas::jobs::Job;
 use idv_schemas::{ApiError, Envelope, ErrorKind, FailureCode, Group};

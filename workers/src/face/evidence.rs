@@ -12,8 +12,8 @@
 //! check, not liveness: a video whose frames got no passive verdict is listed in
 //! `liveness_check.not_performed`, and with nothing performed `is_live` is absent.
 
-use crate::face_engine::{liveness_json, AnalysisError, FaceAnalysis};
-use crate::face_ops::{Biometrics, Stop};
+use crate::face::engine::{liveness_json, AnalysisError, FaceAnalysis};
+use crate::face::ops::{Biometrics, Stop};
 use idv_schemas::api::{GestureImage, GestureVideo, ImageData, Video};
 use idv_schemas::{Envelope, ErrorKind, Group};
 use idv_vision::flash::{self, FlashParams, FlashResult, FlashSample};
@@ -53,7 +53,7 @@ pub struct LivenessInputs<'a> {
 #[macro_export]
 macro_rules! liveness_inputs {
     ($req:expr, $store:expr, $job:expr) => {
-        $crate::face_evidence::LivenessInputs {
+        $crate::face::evidence::LivenessInputs {
             gesture_faces: $req.gesture_faces.as_ref(),
             videos: $req.videos.as_ref(),
             gesture_videos: $req.gesture_videos.as_ref(),

@@ -1,14 +1,14 @@
 //! The deprecated eKYC full check (`/portal/ekyc/full_checks`): one request that runs
-//! the card reading (`crate::card_read`: card information, card sanity and card
+//! the card reading (`crate::card::read`: card information, card sanity and card
 //! tampering, as `read_id_card_info_with_sanity` reads it), the card portrait against
 //! each selfie, passive liveness and portrait sanity of the first selfie
-//! (`crate::face_ops`), and lists what could not run (`not_performed`). `verdict` is
+//! (`crate::face::ops`), and lists what could not run (`not_performed`). `verdict` is
 //! `success` only when every check ran and passed ([`ekyc_verdict`]): a check that did
 //! not run is never a pass. Choices: docs/API.md "eKYC".
 
 use crate::card::CardHandler;
 use idv_vision::quality::PortraitVerdict;
-use crate::face_ops::Stop;
+use crate::face::ops::Stop;
 use idv_schemas::api::EkycFullChecksRequest;
 use idv_schemas::jobs::Job;
 use idv_schemas::{Envelope, ErrorKind, Group};
@@ -101,7 +101,7 @@ impl CardHandler {
             }
         }
 
-        // The card: read, judged and checked for tampering in one pass (crate::card_read),
+        // The card: read, judged and checked for tampering in one pass (crate::card::read),
         // with the card portrait found above as the tampering check's face evidence.
         let portrait_evidence = match (&self.biometrics, &card_face) {
             (None, _) => Some(Err("the face models are not installed".to_string())),
@@ -118,7 +118,7 @@ impl CardHandler {
         }
         let card_sanity = match &r.sanity {
             Some(s) => {
-                let mut j = crate::card_read::sanity_json(s);
+                let mut j = crate::card::read::sanity_json(s);
                 j["verdict_details"] = json!({"first_issue": s.verdict});
                 j
             }

@@ -115,7 +115,7 @@ pub struct SideScan {
 }
 
 /// Scans a decoded photo (module doc). `judge` parses a zone's lines (see
-/// `crate::card_mrz::judge`).
+/// `crate::card::mrz::judge`).
 pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> SideScan {
     let (photo_width, photo_height) = photo.dimensions();
     let Judged { located, flat, sanity } = locate_and_judge(photo);
@@ -147,7 +147,7 @@ pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecogni
         (true, None) => MrzOutcome::NotPerformed("reading the machine-readable zone needs OCR (Tesseract), which is not in this build".into()),
         (true, Some(engine)) => {
             let year = plan.year;
-            let judge = move |lines: &[String]| crate::card_mrz::judge(lines, year);
+            let judge = move |lines: &[String]| crate::card::mrz::judge(lines, year);
             // The flattened card when there is one (straight, the zone at a known scale).
             let page = flat.as_ref().unwrap_or(photo);
             match idv_vision::mrz::read_zone(page, engine, &judge) {
