@@ -124,6 +124,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     if roles.scorer {
         let behavior: Arc<dyn JobHandler> = Arc::new(idv_scorer::handler::BehaviorHandler {
             store: b.store.clone(),
+            keys: b.store.clone(),
             sealer: b.sealer.clone(),
             config: settings.behavior_config()?,
         });

@@ -79,7 +79,7 @@ fn json_lines(out: &std::process::Output) -> Vec<serde_json::Value> {
 
 #[tokio::test]
 async fn users_and_devices_deactivate_reactivate_delete() {
-    use idv_store::Store as _;
+    use idv_store::prelude::*;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let key: serde_json::Value = serde_json::from_slice(&idv(&["keys", "create", "--client", "acme", "--data-dir", d]).stdout).unwrap();

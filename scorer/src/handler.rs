@@ -13,7 +13,7 @@ use idv_crypto::sealed::Sealer;
 use idv_schemas::api::{BehaviorScoreRequest, RegisterDeviceRequest};
 use idv_schemas::jobs::{CreateChallengeJob, Job, PushBatchJob, Work};
 use idv_schemas::{ApiError, Envelope, ErrorKind, Group};
-use idv_store::{BaselineRecord, BatchRecord, ChallengeRecord, DeviceRecord, Store, StoreError, CHALLENGE_OPEN};
+use idv_store::{BaselineRecord, BatchRecord, BehaviorStore, ChallengeRecord, DeviceRecord, KeyStore, StoreError, CHALLENGE_OPEN};
 use idv_jobs::JobHandler;
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -69,7 +69,10 @@ impl Default for BehaviorConfig {
 }
 
 pub struct BehaviorHandler {
-    pub store: Arc<dyn Store>,
+    /// Devices, challenges and their chains, baselines.
+    pub store: Arc<dyn BehaviorStore>,
+    /// The server key pairs devices register against.
+    pub keys: Arc<dyn KeyStore>,
     pub sealer: Sealer,
     pub config: BehaviorConfig,
 }
@@ -113,7 +116,7 @@ pub fn open_field(sealer: &Sealer, name: &str, value: &Value) -> Value {
 
 impl BehaviorHandler {
     async fn register_device(&self, job: &Job, req: &RegisterDeviceRequest) -> Outcome {
-        let key_pair = match self.store.get_key_pair(&req.key_pair_id).await? {
+        let key_pair = match self.keys.get_key_pair(&req.key_pair_id).await? {
             Some(k) if k.client_id == job.client_id && k.active => k,
             _ => return refuse(ErrorKind::invalid("key_pair_id", "unknown or inactive key pair")),
         };
@@ -169,7 +172,7 @@ impl BehaviorHandler {
             Ok(d) => d,
             Err(kind) => return refuse(kind),
         };
-        let Some(key_pair) = self.store.get_key_pair(&device.key_pair_id).await? else {
+        let Some(key_pair) = self.keys.get_key_pair(&device.key_pair_id).await? else {
             return Ok(internal_answer("the device's key pair is missing"));
         };
         let challenge_id = derived_id(&job.request_id, "challenge");
@@ -496,76 +499,23 @@ mod tests {
         mode: BaselineWrites,
     }
 
+    /// Only the behavioral area: the handler reads key pairs from another store.
     #[async_trait]
-    impl Store for FlakyBaselines {
-        async fn create_client(&self, client: &ClientRecord) -> Result<()> {
-            self.inner.create_client(client).await
-        }
-        async fn get_client(&self, client_id: &str) -> Result<Option<ClientRecord>> {
-            self.inner.get_client(client_id).await
-        }
-        async fn find_client_by_name(&self, name: &str) -> Result<Option<ClientRecord>> {
-            self.inner.find_client_by_name(name).await
-        }
-        async fn create_access_key(&self, key: &AccessKeyRecord) -> Result<()> {
-            self.inner.create_access_key(key).await
-        }
-        async fn get_access_key(&self, access_key_id: &str) -> Result<Option<AccessKeyRecord>> {
-            self.inner.get_access_key(access_key_id).await
-        }
-        async fn list_access_keys(&self) -> Result<Vec<AccessKeyRecord>> {
-            self.inner.list_access_keys().await
-        }
-        async fn revoke_access_key(&self, access_key_id: &str) -> Result<bool> {
-            self.inner.revoke_access_key(access_key_id).await
-        }
-        async fn create_request(&self, request: &RequestRecord) -> Result<()> {
-            self.inner.create_request(request).await
-        }
-        async fn complete_request(&self, request_id: &str, response: &str, finished_at: &str) -> Result<Completion> {
-            self.inner.complete_request(request_id, response, finished_at).await
-        }
-        async fn get_request(&self, request_id: &str) -> Result<Option<RequestRecord>> {
-            self.inner.get_request(request_id).await
-        }
-        async fn put_blob_meta(&self, meta: &BlobMeta) -> Result<()> {
-            self.inner.put_blob_meta(meta).await
-        }
-        async fn get_blob_meta(&self, id: &str) -> Result<Option<BlobMeta>> {
-            self.inner.get_blob_meta(id).await
-        }
-        async fn put_face_user(&self, user: &FaceUserRecord) -> Result<()> {
-            self.inner.put_face_user(user).await
-        }
-        async fn get_face_user(&self, client_id: &str, cus_user_id: &str) -> Result<Option<FaceUserRecord>> {
-            self.inner.get_face_user(client_id, cus_user_id).await
-        }
-        async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()> {
-            self.inner.create_key_pair(key_pair).await
-        }
-        async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>> {
-            self.inner.get_key_pair(key_pair_id).await
-        }
-        async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>> {
-            self.inner.list_key_pairs(client_id).await
-        }
-        async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool> {
-            self.inner.set_key_pair_active(key_pair_id, active).await
-        }
+    impl BehaviorStore for FlakyBaselines {
         async fn create_device(&self, device: &DeviceRecord) -> Result<()> {
             self.inner.create_device(device).await
         }
-        async fn get_device(&self, customer_user_device_id: &str) -> Result<Option<DeviceRecord>> {
-            self.inner.get_device(customer_user_device_id).await
+        async fn get_device(&self, id: &str) -> Result<Option<DeviceRecord>> {
+            self.inner.get_device(id).await
         }
-        async fn set_device_deactivated(&self, customer_user_device_id: &str, deactivated: bool) -> Result<bool> {
-            self.inner.set_device_deactivated(customer_user_device_id, deactivated).await
+        async fn set_device_deactivated(&self, id: &str, deactivated: bool) -> Result<bool> {
+            self.inner.set_device_deactivated(id, deactivated).await
         }
         async fn list_devices(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<DeviceRecord>> {
             self.inner.list_devices(client_id, cus_user_id).await
         }
-        async fn delete_device(&self, customer_user_device_id: &str) -> Result<bool> {
-            self.inner.delete_device(customer_user_device_id).await
+        async fn delete_device(&self, id: &str) -> Result<bool> {
+            self.inner.delete_device(id).await
         }
         async fn create_challenge(&self, challenge: &ChallengeRecord) -> Result<()> {
             self.inner.create_challenge(challenge).await
@@ -582,32 +532,8 @@ mod tests {
         async fn finalize_challenge(&self, challenge_id: &str) -> Result<bool> {
             self.inner.finalize_challenge(challenge_id).await
         }
-        async fn put_face_template(&self, template: &FaceTemplateRecord) -> Result<()> {
-            self.inner.put_face_template(template).await
-        }
-        async fn list_face_templates(&self, client_id: &str, cus_user_id: &str) -> Result<Vec<FaceTemplateRecord>> {
-            self.inner.list_face_templates(client_id, cus_user_id).await
-        }
-        async fn delete_face_templates(&self, client_id: &str, cus_user_id: &str) -> Result<()> {
-            self.inner.delete_face_templates(client_id, cus_user_id).await
-        }
-        async fn add_face_history(&self, history: &FaceHistoryRecord) -> Result<()> {
-            self.inner.add_face_history(history).await
-        }
-        async fn list_face_histories(&self, client_id: &str, cus_user_id: &str, limit: usize) -> Result<Vec<FaceHistoryRecord>> {
-            self.inner.list_face_histories(client_id, cus_user_id, limit).await
-        }
         async fn get_baseline(&self, client_id: &str, cus_user_id: &str) -> Result<Option<BaselineRecord>> {
             self.inner.get_baseline(client_id, cus_user_id).await
-        }
-        async fn get_session(&self, key: &str) -> Result<Option<idv_store::SessionRecord>> {
-            self.inner.get_session(key).await
-        }
-        async fn put_session(&self, session: &idv_store::SessionRecord, expected: Option<i64>) -> Result<bool> {
-            self.inner.put_session(session, expected).await
-        }
-        async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool> {
-            self.inner.claim_once(key, owner, ttl).await
         }
         async fn put_baseline(&self, _baseline: &BaselineRecord, _expected: Option<i64>) -> Result<bool> {
             match self.mode {
@@ -615,12 +541,9 @@ mod tests {
                 BaselineWrites::AlwaysLose => Ok(false),
             }
         }
-        fn backend(&self) -> &'static str {
-            "flaky"
-        }
     }
 
-    async fn scored_challenge(store: &dyn Store) -> String {
+    async fn scored_challenge(store: &dyn BehaviorStore) -> String {
         let device = DeviceRecord {
             customer_user_device_id: "dev-1".into(),
             client_id: "client-a".into(),
@@ -670,11 +593,8 @@ mod tests {
     async fn score_with(mode: BaselineWrites) -> Envelope {
         let store = Arc::new(FlakyBaselines { inner: idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap(), mode });
         let challenge_id = scored_challenge(store.as_ref()).await;
-        let handler = BehaviorHandler {
-            store,
-            sealer: Sealer::new(1, &[1u8; 32]).unwrap(),
-            config: BehaviorConfig::default(),
-        };
+        let keys: Arc<dyn KeyStore> = Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap());
+        let handler = BehaviorHandler { store, keys, sealer: Sealer::new(1, &[1u8; 32]).unwrap(), config: BehaviorConfig::default() };
         let job = Job {
             schema_version: JOB_SCHEMA_VERSION,
             request_id: uuid::Uuid::new_v4().to_string(),
@@ -704,7 +624,7 @@ mod tests {
     async fn a_redelivered_push_finds_its_batch_and_a_client_re_push_does_not() {
         let store: Arc<dyn Store> = Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").expect("store"));
         let challenge_id = scored_challenge(store.as_ref()).await;
-        let handler = BehaviorHandler { store: store.clone(), sealer: Sealer::new(1, &[1u8; 32]).expect("sealer"), config: BehaviorConfig::default() };
+        let handler = BehaviorHandler { store: store.clone(), keys: store.clone(), sealer: Sealer::new(1, &[1u8; 32]).expect("sealer"), config: BehaviorConfig::default() };
         let chain = store.list_batches(&challenge_id).await.expect("list");
         let last = chain.last().expect("two batches");
         let push = |request_id: &str| Job {
@@ -760,7 +680,7 @@ mod tests {
             Case::new("behavior/score, unknown challenge", job(Operation::BehaviorScore, json!({"challenge_id": uuid::Uuid::new_v4().to_string()}))),
         ];
         let handler: Arc<dyn JobHandler> =
-            Arc::new(BehaviorHandler { store: store.clone(), sealer: Sealer::new(1, &[1u8; 32]).expect("sealer"), config: BehaviorConfig::default() });
+            Arc::new(BehaviorHandler { store: store.clone(), keys: store.clone(), sealer: Sealer::new(1, &[1u8; 32]).expect("sealer"), config: BehaviorConfig::default() });
         let probe = store.clone();
         let challenge = challenge_id.clone();
         run_suite(handler, store, cases, move || {

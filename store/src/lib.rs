@@ -301,8 +301,9 @@ pub struct FaceHistoryRecord {
     pub record: String,
 }
 
+/// Clients, their access keys, and the server key pairs of the device protocol.
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait KeyStore: Send + Sync {
     // Clients and access keys.
     async fn create_client(&self, client: &ClientRecord) -> Result<()>;
     async fn get_client(&self, client_id: &str) -> Result<Option<ClientRecord>>;
@@ -314,6 +315,19 @@ pub trait Store: Send + Sync + 'static {
     /// `false` when no such key exists.
     async fn revoke_access_key(&self, access_key_id: &str) -> Result<bool>;
 
+    // Behavioral: server key pairs.
+    async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()>;
+    async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>>;
+    /// All key pairs, or those of one client.
+    async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>>;
+    /// `false` when no such key pair exists.
+    async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool>;
+}
+
+/// Requests and their results (the compare-and-set `complete_request`), uploaded blobs'
+/// metadata, and single-use claims (the replay guard).
+#[async_trait]
+pub trait RequestStore: Send + Sync {
     // Requests and their results.
     /// Fails with `AlreadyExists` if the id is taken.
     async fn create_request(&self, request: &RequestRecord) -> Result<()>;
@@ -324,6 +338,18 @@ pub trait Store: Send + Sync + 'static {
     async fn put_blob_meta(&self, meta: &BlobMeta) -> Result<()>;
     async fn get_blob_meta(&self, id: &str) -> Result<Option<BlobMeta>>;
 
+    // Replay protection shared by every ingest instance.
+    /// Record `key` for `owner` for `ttl` unless someone holds it and it has not expired:
+    /// `true` when this call recorded it (the first use) or `owner` already holds it (the
+    /// same request again, e.g. a redelivered job), `false` when another owner holds it.
+    /// Atomic across concurrent callers and instances. Callers that must refuse every
+    /// second use pass a fresh owner each time.
+    async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool>;
+}
+
+/// Face-authentication users, their sealed templates and their histories.
+#[async_trait]
+pub trait FaceStore: Send + Sync {
     // Face-authentication users.
     async fn put_face_user(&self, user: &FaceUserRecord) -> Result<()>;
     async fn get_face_user(&self, client_id: &str, cus_user_id: &str) -> Result<Option<FaceUserRecord>>;
@@ -337,15 +363,11 @@ pub trait Store: Send + Sync + 'static {
     async fn add_face_history(&self, history: &FaceHistoryRecord) -> Result<()>;
     /// Newest first, at most `limit`.
     async fn list_face_histories(&self, client_id: &str, cus_user_id: &str, limit: usize) -> Result<Vec<FaceHistoryRecord>>;
+}
 
-    // Behavioral: server key pairs.
-    async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()>;
-    async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>>;
-    /// All key pairs, or those of one client.
-    async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>>;
-    /// `false` when no such key pair exists.
-    async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool>;
-
+/// Behavioral state: devices, challenges with their hash-chained batches, baselines.
+#[async_trait]
+pub trait BehaviorStore: Send + Sync {
     // Behavioral: devices.
     /// Fails with `AlreadyExists` if the id is taken.
     async fn create_device(&self, device: &DeviceRecord) -> Result<()>;
@@ -376,23 +398,29 @@ pub trait Store: Send + Sync + 'static {
     /// Write `baseline` if the stored version is `expected_version` (`None`: no baseline
     /// yet). `false` when another writer got there first.
     async fn put_baseline(&self, baseline: &BaselineRecord, expected_version: Option<i64>) -> Result<bool>;
+}
 
+/// Short-lived sealed sessions (SIM verification), compare-and-set with expiry.
+#[async_trait]
+pub trait SessionStore: Send + Sync {
     // Short-lived sessions.
     /// The session under `key`, unless absent or expired.
     async fn get_session(&self, key: &str) -> Result<Option<SessionRecord>>;
     /// Write `session` if the stored version is `expected_version` (`None`: no live
     /// session, an expired one counts as none). `false` when the condition does not hold.
     async fn put_session(&self, session: &SessionRecord, expected_version: Option<i64>) -> Result<bool>;
+}
 
-    // Replay protection shared by every ingest instance.
-    /// Record `key` for `owner` for `ttl` unless someone holds it and it has not expired:
-    /// `true` when this call recorded it (the first use) or `owner` already holds it (the
-    /// same request again, e.g. a redelivered job), `false` when another owner holds it.
-    /// Atomic across concurrent callers and instances. Callers that must refuse every
-    /// second use pass a fresh owner each time.
-    async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool>;
-
+/// A whole backend: every area. Code that needs one area takes that trait (an
+/// `Arc<dyn Store>` coerces to `Arc<dyn BehaviorStore>` and the others); each area has
+/// its conformance checks in [`conformance`], run per backend by [`store_conformance_tests`].
+pub trait Store: KeyStore + RequestStore + FaceStore + BehaviorStore + SessionStore + Send + Sync + 'static {
     fn backend(&self) -> &'static str;
+}
+
+/// The store traits, for `use idv_store::prelude::*` where store methods are called.
+pub mod prelude {
+    pub use crate::{BehaviorStore, FaceStore, KeyStore, RequestStore, SessionStore, Store};
 }
 
 /// The client named `name`, created if it does not exist yet.

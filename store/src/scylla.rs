@@ -116,6 +116,7 @@
 //! * `baselines` is keyed by `((client_id, cus_user_id))`: the first write is
 //!   `INSERT ... IF NOT EXISTS`, later ones `UPDATE ... IF version = expected`.
 
+use crate::prelude::*;
 use crate::{
     AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
     FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, Result, SessionRecord, Store, StoreError,
@@ -1151,7 +1152,7 @@ async fn add_missing_columns(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
 }
 
 #[async_trait]
-impl Store for ScyllaStore {
+impl KeyStore for ScyllaStore {
     async fn create_client(&self, client: &ClientRecord) -> Result<()> {
         let exists = || StoreError::AlreadyExists(format!("client {}", client.name));
         // 1. Claim the name. A claim already held by this very id is a retry of a creation
@@ -1260,6 +1261,74 @@ impl Store for ScyllaStore {
         Ok(Lwt::from_result(res)?.applied)
     }
 
+    async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()> {
+        let k = key_pair;
+        // 1. The lookup row first (see the module docs): harmless if step 2 fails.
+        self.session
+            .execute_unpaged(&self.st.index_key_pair, (&k.client_id, &k.key_pair_id))
+            .await
+            .map_err(driver)?
+            .result_not_rows()
+            .map_err(driver)?;
+        // 2. The key pair itself.
+        let res = self
+            .session
+            .execute_unpaged(
+                &self.st.insert_key_pair,
+                (&k.key_pair_id, &k.client_id, &k.public_der, &k.sealed_private, &k.created_at, k.active),
+            )
+            .await
+            .map_err(driver)?;
+        if Lwt::from_result(res)?.applied {
+            Ok(())
+        } else {
+            Err(StoreError::AlreadyExists(format!("key pair {}", k.key_pair_id)))
+        }
+    }
+
+    async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>> {
+        let res = self.session.execute_unpaged(&self.st.get_key_pair, (key_pair_id,)).await.map_err(driver)?;
+        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<KeyPairRow>().map_err(driver)?;
+        Ok(row.map(key_pair_from_row))
+    }
+
+    async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>> {
+        let mut key_pairs: Vec<KeyPairRecord> = match client_id {
+            // Full scan, paged by the driver; see the module docs.
+            None => self
+                .session
+                .execute_iter(self.st.list_key_pairs.clone(), ())
+                .await
+                .map_err(driver)?
+                .rows_stream::<KeyPairRow>()
+                .map_err(driver)?
+                .map_ok(key_pair_from_row)
+                .try_collect()
+                .await
+                .map_err(driver)?,
+            // The client's lookup partition, then each key pair by id.
+            Some(client_id) => {
+                let ids = self.lookup_ids(&self.st.list_key_pair_ids_of_client, (client_id,)).await?;
+                let found = self.read_each(ids, |id| async move { self.get_key_pair(&id).await }).await?;
+                // Lookup rows left by failed creations point at no key pair, or at another
+                // client's.
+                found.into_iter().flatten().filter(|k| k.client_id == client_id).collect()
+            }
+        };
+        // Same order as the SQLite store.
+        key_pairs.sort_by(|a, b| (&a.created_at, &a.key_pair_id).cmp(&(&b.created_at, &b.key_pair_id)));
+        Ok(key_pairs)
+    }
+
+    async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool> {
+        let res =
+            self.session.execute_unpaged(&self.st.set_key_pair_active, (active, key_pair_id)).await.map_err(driver)?;
+        Ok(Lwt::from_result(res)?.applied)
+    }
+}
+
+#[async_trait]
+impl RequestStore for ScyllaStore {
     async fn create_request(&self, request: &RequestRecord) -> Result<()> {
         let r = request;
         let res = self
@@ -1369,6 +1438,16 @@ impl Store for ScyllaStore {
         }))
     }
 
+    async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool> {
+        let res = self.session.execute_unpaged(&self.st.claim_replay_key, (key, owner, ttl_secs(ttl))).await.map_err(driver)?;
+        // Not applied: the LWT answer carries the current holder.
+        let lwt = Lwt::from_result(res)?;
+        Ok(lwt.applied || lwt.text("owner").as_deref() == Some(owner))
+    }
+}
+
+#[async_trait]
+impl FaceStore for ScyllaStore {
     async fn put_face_user(&self, user: &FaceUserRecord) -> Result<()> {
         let record = serde_json::to_string(user).map_err(|e| StoreError::Backend(e.to_string()))?;
         self.session
@@ -1492,72 +1571,10 @@ impl Store for ScyllaStore {
             })
             .collect())
     }
+}
 
-    async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()> {
-        let k = key_pair;
-        // 1. The lookup row first (see the module docs): harmless if step 2 fails.
-        self.session
-            .execute_unpaged(&self.st.index_key_pair, (&k.client_id, &k.key_pair_id))
-            .await
-            .map_err(driver)?
-            .result_not_rows()
-            .map_err(driver)?;
-        // 2. The key pair itself.
-        let res = self
-            .session
-            .execute_unpaged(
-                &self.st.insert_key_pair,
-                (&k.key_pair_id, &k.client_id, &k.public_der, &k.sealed_private, &k.created_at, k.active),
-            )
-            .await
-            .map_err(driver)?;
-        if Lwt::from_result(res)?.applied {
-            Ok(())
-        } else {
-            Err(StoreError::AlreadyExists(format!("key pair {}", k.key_pair_id)))
-        }
-    }
-
-    async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>> {
-        let res = self.session.execute_unpaged(&self.st.get_key_pair, (key_pair_id,)).await.map_err(driver)?;
-        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<KeyPairRow>().map_err(driver)?;
-        Ok(row.map(key_pair_from_row))
-    }
-
-    async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>> {
-        let mut key_pairs: Vec<KeyPairRecord> = match client_id {
-            // Full scan, paged by the driver; see the module docs.
-            None => self
-                .session
-                .execute_iter(self.st.list_key_pairs.clone(), ())
-                .await
-                .map_err(driver)?
-                .rows_stream::<KeyPairRow>()
-                .map_err(driver)?
-                .map_ok(key_pair_from_row)
-                .try_collect()
-                .await
-                .map_err(driver)?,
-            // The client's lookup partition, then each key pair by id.
-            Some(client_id) => {
-                let ids = self.lookup_ids(&self.st.list_key_pair_ids_of_client, (client_id,)).await?;
-                let found = self.read_each(ids, |id| async move { self.get_key_pair(&id).await }).await?;
-                // Lookup rows left by failed creations point at no key pair, or at another
-                // client's.
-                found.into_iter().flatten().filter(|k| k.client_id == client_id).collect()
-            }
-        };
-        // Same order as the SQLite store.
-        key_pairs.sort_by(|a, b| (&a.created_at, &a.key_pair_id).cmp(&(&b.created_at, &b.key_pair_id)));
-        Ok(key_pairs)
-    }
-
-    async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool> {
-        let res =
-            self.session.execute_unpaged(&self.st.set_key_pair_active, (active, key_pair_id)).await.map_err(driver)?;
-        Ok(Lwt::from_result(res)?.applied)
-    }
-
+#[async_trait]
+impl BehaviorStore for ScyllaStore {
     async fn create_device(&self, device: &DeviceRecord) -> Result<()> {
         let d = device;
         // 1. The lookup row first (as for key pairs): harmless if step 2 fails.
@@ -1785,7 +1802,10 @@ impl Store for ScyllaStore {
         };
         Ok(Lwt::from_result(res)?.applied)
     }
+}
 
+#[async_trait]
+impl SessionStore for ScyllaStore {
     async fn get_session(&self, key: &str) -> Result<Option<SessionRecord>> {
         let now = crate::unix_now_ms() / 1000;
         let row = self
@@ -1841,14 +1861,9 @@ impl Store for ScyllaStore {
         };
         Ok(Lwt::from_result(res)?.applied)
     }
+}
 
-    async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool> {
-        let res = self.session.execute_unpaged(&self.st.claim_replay_key, (key, owner, ttl_secs(ttl))).await.map_err(driver)?;
-        // Not applied: the LWT answer carries the current holder.
-        let lwt = Lwt::from_result(res)?;
-        Ok(lwt.applied || lwt.text("owner").as_deref() == Some(owner))
-    }
-
+impl Store for ScyllaStore {
     fn backend(&self) -> &'static str {
         "scylla"
     }

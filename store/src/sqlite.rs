@@ -3,6 +3,7 @@
 //! Why one connection: the embedded deployment's writes are small and serialized anyway;
 //! a pool can come when a benchmark shows the mutex in a profile.
 
+use crate::prelude::*;
 use crate::{
     AccessKeyRecord, BaselineRecord, BatchRecord, BlobMeta, ChallengeRecord, ClientRecord, Completion, DeviceRecord,
     FaceHistoryRecord, FaceTemplateRecord, FaceUserRecord, KeyPairRecord, RequestRecord, Result, SessionRecord, Store, StoreError,
@@ -286,81 +287,7 @@ fn row_to_client(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
 }
 
 #[async_trait]
-impl Store for SqliteStore {
-    async fn get_session(&self, key: &str) -> Result<Option<SessionRecord>> {
-        let key = key.to_string();
-        self.run(move |conn| {
-            conn.query_row(
-                "SELECT key, version, data, expires_at FROM sessions WHERE key = ?1 AND expires_at > ?2",
-                params![key, crate::unix_now_ms() / 1000],
-                |r| Ok(SessionRecord { key: r.get(0)?, version: r.get(1)?, data: r.get(2)?, expires_at: r.get(3)? }),
-            )
-            .optional()
-            .map_err(backend)
-        })
-        .await
-    }
-
-    async fn put_session(&self, session: &SessionRecord, expected_version: Option<i64>) -> Result<bool> {
-        let s = session.clone();
-        self.run(move |conn| {
-            let now = crate::unix_now_ms() / 1000;
-            let n = match expected_version {
-                // New, or taking over an expired one.
-                None => conn.execute(
-                    "INSERT INTO sessions (key, version, data, expires_at) VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT(key) DO UPDATE SET version = excluded.version, data = excluded.data, expires_at = excluded.expires_at
-                     WHERE sessions.expires_at <= ?5",
-                    params![s.key, s.version, s.data, s.expires_at, now],
-                ),
-                Some(v) => conn.execute(
-                    "UPDATE sessions SET version = ?2, data = ?3, expires_at = ?4 WHERE key = ?1 AND version = ?5 AND expires_at > ?6",
-                    params![s.key, s.version, s.data, s.expires_at, v, now],
-                ),
-            }
-            .map_err(backend)?;
-            Ok(n == 1)
-        })
-        .await
-    }
-
-    async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool> {
-        let key = key.to_string();
-        let owner = owner.to_string();
-        let now_ms = crate::unix_now_ms();
-        let prune = self.claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed).is_multiple_of(PRUNE_EVERY);
-        let expires_ms = now_ms.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
-        self.run(move |conn| {
-            // An expired claim is taken over; a live one is left alone (0 rows changed).
-            let n = conn
-                .execute(
-                    "INSERT INTO replay_claims (key, expires_at, owner) VALUES (?1, ?2, ?4)
-                     ON CONFLICT(key) DO UPDATE SET expires_at = excluded.expires_at, owner = excluded.owner
-                     WHERE replay_claims.expires_at <= ?3",
-                    params![key, expires_ms, now_ms, owner],
-                )
-                .map_err(backend)?;
-            // Held already: by this owner (a repeat of the same request) or another.
-            let mine = n == 1
-                || conn
-                    .query_row(
-                        "SELECT owner = ?2 FROM replay_claims WHERE key = ?1 AND expires_at > ?3",
-                        params![key, owner, now_ms],
-                        |r| r.get::<_, bool>(0),
-                    )
-                    .optional()
-                    .map_err(backend)?
-                    .unwrap_or(false);
-            // Expired claims are pruned now and then, so the table stays the size of one
-            // window's traffic.
-            if prune {
-                conn.execute("DELETE FROM replay_claims WHERE expires_at <= ?1", params![now_ms]).map_err(backend)?;
-            }
-            Ok(mine)
-        })
-        .await
-    }
-
+impl KeyStore for SqliteStore {
     async fn create_client(&self, client: &ClientRecord) -> Result<()> {
         let c = client.clone();
         self.run(move |conn| {
@@ -440,6 +367,93 @@ impl Store for SqliteStore {
             conn.execute("UPDATE access_keys SET revoked = 1 WHERE access_key_id = ?1", [id])
                 .map(|n| n > 0)
                 .map_err(backend)
+        })
+        .await
+    }
+
+    async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()> {
+        let k = key_pair.clone();
+        self.run(move |conn| {
+            conn.execute(
+                &format!("INSERT INTO key_pairs ({KEY_PAIR_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+                params![k.key_pair_id, k.client_id, k.public_der, k.sealed_private, k.created_at, k.active as i64],
+            )
+            .map(|_| ())
+            .map_err(|e| if is_unique_violation(&e) { StoreError::AlreadyExists(format!("key pair {}", k.key_pair_id)) } else { backend(e) })
+        })
+        .await
+    }
+
+    async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>> {
+        let id = key_pair_id.to_string();
+        self.run(move |conn| {
+            conn.query_row(&format!("SELECT {KEY_PAIR_COLUMNS} FROM key_pairs WHERE key_pair_id = ?1"), [id], row_to_key_pair)
+                .optional()
+                .map_err(backend)
+        })
+        .await
+    }
+
+    async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>> {
+        let client = client_id.map(str::to_string);
+        self.run(move |conn| {
+            let mut st = conn
+                .prepare(&format!(
+                    "SELECT {KEY_PAIR_COLUMNS} FROM key_pairs WHERE ?1 IS NULL OR client_id = ?1 ORDER BY created_at, key_pair_id"
+                ))
+                .map_err(backend)?;
+            let rows = st.query_map([client], row_to_key_pair).map_err(backend)?;
+            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(backend)
+        })
+        .await
+    }
+
+    async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool> {
+        let id = key_pair_id.to_string();
+        self.run(move |conn| {
+            conn.execute("UPDATE key_pairs SET active = ?2 WHERE key_pair_id = ?1", params![id, active as i64])
+                .map(|n| n > 0)
+                .map_err(backend)
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl RequestStore for SqliteStore {
+    async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool> {
+        let key = key.to_string();
+        let owner = owner.to_string();
+        let now_ms = crate::unix_now_ms();
+        let prune = self.claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed).is_multiple_of(PRUNE_EVERY);
+        let expires_ms = now_ms.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX));
+        self.run(move |conn| {
+            // An expired claim is taken over; a live one is left alone (0 rows changed).
+            let n = conn
+                .execute(
+                    "INSERT INTO replay_claims (key, expires_at, owner) VALUES (?1, ?2, ?4)
+                     ON CONFLICT(key) DO UPDATE SET expires_at = excluded.expires_at, owner = excluded.owner
+                     WHERE replay_claims.expires_at <= ?3",
+                    params![key, expires_ms, now_ms, owner],
+                )
+                .map_err(backend)?;
+            // Held already: by this owner (a repeat of the same request) or another.
+            let mine = n == 1
+                || conn
+                    .query_row(
+                        "SELECT owner = ?2 FROM replay_claims WHERE key = ?1 AND expires_at > ?3",
+                        params![key, owner, now_ms],
+                        |r| r.get::<_, bool>(0),
+                    )
+                    .optional()
+                    .map_err(backend)?
+                    .unwrap_or(false);
+            // Expired claims are pruned now and then, so the table stays the size of one
+            // window's traffic.
+            if prune {
+                conn.execute("DELETE FROM replay_claims WHERE expires_at <= ?1", params![now_ms]).map_err(backend)?;
+            }
+            Ok(mine)
         })
         .await
     }
@@ -539,7 +553,10 @@ impl Store for SqliteStore {
         })
         .await
     }
+}
 
+#[async_trait]
+impl FaceStore for SqliteStore {
     async fn put_face_user(&self, user: &FaceUserRecord) -> Result<()> {
         let record = serde_json::to_string(user).map_err(backend)?;
         let (client, cus) = (user.client_id.clone(), user.cus_user_id.clone());
@@ -667,54 +684,10 @@ impl Store for SqliteStore {
         })
         .await
     }
+}
 
-    async fn create_key_pair(&self, key_pair: &KeyPairRecord) -> Result<()> {
-        let k = key_pair.clone();
-        self.run(move |conn| {
-            conn.execute(
-                &format!("INSERT INTO key_pairs ({KEY_PAIR_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
-                params![k.key_pair_id, k.client_id, k.public_der, k.sealed_private, k.created_at, k.active as i64],
-            )
-            .map(|_| ())
-            .map_err(|e| if is_unique_violation(&e) { StoreError::AlreadyExists(format!("key pair {}", k.key_pair_id)) } else { backend(e) })
-        })
-        .await
-    }
-
-    async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>> {
-        let id = key_pair_id.to_string();
-        self.run(move |conn| {
-            conn.query_row(&format!("SELECT {KEY_PAIR_COLUMNS} FROM key_pairs WHERE key_pair_id = ?1"), [id], row_to_key_pair)
-                .optional()
-                .map_err(backend)
-        })
-        .await
-    }
-
-    async fn list_key_pairs(&self, client_id: Option<&str>) -> Result<Vec<KeyPairRecord>> {
-        let client = client_id.map(str::to_string);
-        self.run(move |conn| {
-            let mut st = conn
-                .prepare(&format!(
-                    "SELECT {KEY_PAIR_COLUMNS} FROM key_pairs WHERE ?1 IS NULL OR client_id = ?1 ORDER BY created_at, key_pair_id"
-                ))
-                .map_err(backend)?;
-            let rows = st.query_map([client], row_to_key_pair).map_err(backend)?;
-            rows.collect::<rusqlite::Result<Vec<_>>>().map_err(backend)
-        })
-        .await
-    }
-
-    async fn set_key_pair_active(&self, key_pair_id: &str, active: bool) -> Result<bool> {
-        let id = key_pair_id.to_string();
-        self.run(move |conn| {
-            conn.execute("UPDATE key_pairs SET active = ?2 WHERE key_pair_id = ?1", params![id, active as i64])
-                .map(|n| n > 0)
-                .map_err(backend)
-        })
-        .await
-    }
-
+#[async_trait]
+impl BehaviorStore for SqliteStore {
     async fn create_device(&self, device: &DeviceRecord) -> Result<()> {
         let d = device.clone();
         self.run(move |conn| {
@@ -915,7 +888,49 @@ impl Store for SqliteStore {
         })
         .await
     }
+}
 
+#[async_trait]
+impl SessionStore for SqliteStore {
+    async fn get_session(&self, key: &str) -> Result<Option<SessionRecord>> {
+        let key = key.to_string();
+        self.run(move |conn| {
+            conn.query_row(
+                "SELECT key, version, data, expires_at FROM sessions WHERE key = ?1 AND expires_at > ?2",
+                params![key, crate::unix_now_ms() / 1000],
+                |r| Ok(SessionRecord { key: r.get(0)?, version: r.get(1)?, data: r.get(2)?, expires_at: r.get(3)? }),
+            )
+            .optional()
+            .map_err(backend)
+        })
+        .await
+    }
+
+    async fn put_session(&self, session: &SessionRecord, expected_version: Option<i64>) -> Result<bool> {
+        let s = session.clone();
+        self.run(move |conn| {
+            let now = crate::unix_now_ms() / 1000;
+            let n = match expected_version {
+                // New, or taking over an expired one.
+                None => conn.execute(
+                    "INSERT INTO sessions (key, version, data, expires_at) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT(key) DO UPDATE SET version = excluded.version, data = excluded.data, expires_at = excluded.expires_at
+                     WHERE sessions.expires_at <= ?5",
+                    params![s.key, s.version, s.data, s.expires_at, now],
+                ),
+                Some(v) => conn.execute(
+                    "UPDATE sessions SET version = ?2, data = ?3, expires_at = ?4 WHERE key = ?1 AND version = ?5 AND expires_at > ?6",
+                    params![s.key, s.version, s.data, s.expires_at, v, now],
+                ),
+            }
+            .map_err(backend)?;
+            Ok(n == 1)
+        })
+        .await
+    }
+}
+
+impl Store for SqliteStore {
     fn backend(&self) -> &'static str {
         "sqlite"
     }

@@ -38,6 +38,7 @@ pub fn open_key_pair(sealer: &Sealer, record: &KeyPairRecord) -> Result<ServerKe
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::prelude::*;
 
     #[tokio::test]
     async fn issue_then_open_and_sealed_at_rest() {
