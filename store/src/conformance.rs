@@ -13,21 +13,60 @@ fn fresh(prefix: &str) -> String {
     format!("{prefix}-{}", uuid::Uuid::new_v4())
 }
 
+/// Every check, one after another (a backend configuration tested as a whole, e.g. the
+/// on-disk SQLite file that is then reopened). Backends run the checks as separate tests
+/// with [`store_conformance_tests`](crate::store_conformance_tests).
 pub async fn run_all<F, Fut>(make: F)
 where
     F: Fn() -> Fut,
     Fut: Future<Output = Arc<dyn Store>>,
 {
     clients_and_keys(make().await).await;
+    key_pairs_and_devices(make().await).await;
     request_completion_is_compare_and_set(make().await).await;
     blob_meta_round_trip(make().await).await;
+    replay_claims_are_first_use_only(make().await).await;
     face_users_are_scoped_by_client(make().await).await;
-    key_pairs_and_devices(make().await).await;
+    face_templates_and_histories(make().await).await;
     batch_chain_is_compare_and_set(make().await).await;
     baseline_writes_are_compare_and_set(make().await).await;
-    face_templates_and_histories(make().await).await;
-    replay_claims_are_first_use_only(make().await).await;
     sessions_are_compare_and_set_and_expire(make().await).await;
+}
+
+/// The conformance suite of every store area as one `#[tokio::test]` per check, in a
+/// module per area (`keys`, `requests`, `face`, `behavior`, `sessions`), for the backend
+/// `$make` opens (an async expression giving a fresh `Arc<dyn Store>`; names in scope
+/// where the macro is invoked are visible to it). Attributes after it (`, #[ignore = ".."]`)
+/// go on every test. As Quickwit's `metastore_test_suite!`: a failing check is named by
+/// the test that failed, per backend.
+#[macro_export]
+macro_rules! store_conformance_tests {
+    ($make:expr $(, #[$attr:meta])* $(,)?) => {
+        $crate::store_conformance_tests!(@area [$(#[$attr])*] ($make) keys: clients_and_keys, key_pairs_and_devices);
+        $crate::store_conformance_tests!(@area [$(#[$attr])*] ($make) requests:
+            request_completion_is_compare_and_set, blob_meta_round_trip, replay_claims_are_first_use_only);
+        $crate::store_conformance_tests!(@area [$(#[$attr])*] ($make) face: face_users_are_scoped_by_client, face_templates_and_histories);
+        $crate::store_conformance_tests!(@area [$(#[$attr])*] ($make) behavior:
+            batch_chain_is_compare_and_set, baseline_writes_are_compare_and_set);
+        $crate::store_conformance_tests!(@area [$(#[$attr])*] ($make) sessions: sessions_are_compare_and_set_and_expire);
+    };
+    (@area [$($attrs:tt)*] ($make:expr) $area:ident: $($check:ident),+ $(,)?) => {
+        mod $area {
+            #[allow(unused_imports)]
+            use super::*;
+            $crate::store_conformance_tests!(@tests [$($attrs)*] ($make) $($check),+);
+        }
+    };
+    (@tests [$($attrs:tt)*] ($make:expr) $check:ident $(, $rest:ident)*) => {
+        #[tokio::test]
+        $($attrs)*
+        async fn $check() {
+            let store: std::sync::Arc<dyn $crate::Store> = $make.await;
+            $crate::conformance::$check(store).await;
+        }
+        $crate::store_conformance_tests!(@tests [$($attrs)*] ($make) $($rest),*);
+    };
+    (@tests [$($attrs:tt)*] ($make:expr)) => {};
 }
 
 pub async fn sessions_are_compare_and_set_and_expire(store: Arc<dyn Store>) {

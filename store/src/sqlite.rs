@@ -940,12 +940,10 @@ impl Store for SqliteStore {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn conformance_in_memory() {
-        crate::conformance::run_all(|| async {
-            Arc::new(SqliteStore::open_url("sqlite::memory:").unwrap()) as Arc<dyn Store>
-        })
-        .await;
+    /// The conformance suite, one test per check, on an in-memory database.
+    mod conformance_in_memory {
+        use super::*;
+        crate::store_conformance_tests!(async { Arc::new(SqliteStore::open_url("sqlite::memory:").unwrap()) as Arc<dyn Store> });
     }
 
     #[tokio::test]

@@ -11,20 +11,15 @@
 //! in CI); `-- --ignored` runs it, and then a missing variable is a failure.
 #![cfg(feature = "scylla")]
 
-use idv_store::{conformance, Store};
+use idv_store::Store;
 use std::sync::Arc;
 
-#[tokio::test]
-#[ignore = "needs a ScyllaDB node: set IDV_TEST_SCYLLA and run with --ignored"]
-async fn scylla_store_conformance() {
+async fn node() -> Arc<dyn Store> {
     let url = std::env::var("IDV_TEST_SCYLLA").expect("IDV_TEST_SCYLLA names the ScyllaDB node to test against");
-    // One connection (and one schema check) for the whole suite; every case uses fresh ids.
-    let store: Arc<dyn Store> = idv_store::open(&url).await.expect("connect to IDV_TEST_SCYLLA");
+    let store = idv_store::open(&url).await.expect("connect to IDV_TEST_SCYLLA");
     assert_eq!(store.backend(), "scylla");
-    conformance::run_all(|| {
-        let store = store.clone();
-        async move { store }
-    })
-    .await;
-    println!("ScyllaDB conformance passed against {url}");
+    store
 }
+
+// One test per check of every store area; every check uses fresh ids.
+idv_store::store_conformance_tests!(node(), #[ignore = "needs a ScyllaDB node: set IDV_TEST_SCYLLA and run with --ignored"]);
