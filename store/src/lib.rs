@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 pub mod blobs;
 pub mod conformance;
+pub mod migrations;
 #[cfg(feature = "scylla")]
 pub mod scylla;
 pub mod sqlite;

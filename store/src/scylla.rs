@@ -1119,12 +1119,11 @@ async fn ensure_schema(session: &Session, cfg: &ScyllaUrl, nodes_in_dc: usize) -
     add_missing_columns(session, cfg).await
 }
 
-/// Columns added to existing tables after a release (CREATE TABLE IF NOT EXISTS does not
-/// touch a table that exists): (table, column, type).
-const ADDED_COLUMNS: [(&str, &str, &str); 2] = [("batches", "request_id", "text"), ("replay_claims", "owner", "text")];
-
+/// The shared migrations (`crate::migrations`) a keyspace lacks, by column presence in
+/// `system_schema.columns` (the schema itself is the record of what was applied).
 async fn add_missing_columns(session: &Session, cfg: &ScyllaUrl) -> Result<()> {
-    for (table, column, cql_type) in ADDED_COLUMNS {
+    for m in crate::migrations::MIGRATIONS {
+        let crate::migrations::Change::AddColumn { table, column, cql: cql_type, .. } = m.change;
         let mut lookup = Statement::new(
             "SELECT column_name FROM system_schema.columns WHERE keyspace_name = ? AND table_name = ? AND column_name = ?",
         );
@@ -2039,7 +2038,8 @@ mod tests {
     #[test]
     fn added_columns_are_in_the_schema_file_too() {
         let st = schema_statements("k", 3).expect("schema parses");
-        for (table, column, cql_type) in ADDED_COLUMNS {
+        for m in crate::migrations::MIGRATIONS {
+            let crate::migrations::Change::AddColumn { table, column, cql: cql_type, .. } = m.change;
             let t = st.iter().find(|s| s.table.as_deref() == Some(table)).expect("table");
             assert!(t.cql.contains(&format!("{column} {cql_type}")), "{table}.{column} missing from ops/scylla/schema.cql");
         }

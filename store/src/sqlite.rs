@@ -152,21 +152,26 @@ fn is_unique_violation(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ConstraintViolation)
 }
 
-/// Columns added after a release (table, column, definition): databases created before
-/// get them on open. `batches.request_id` tells a redelivered push from a client re-push;
-/// `replay_claims.owner` lets the claiming request claim again.
-const ADDED_COLUMNS: [(&str, &str, &str); 2] =
-    [("batches", "request_id", "TEXT NOT NULL DEFAULT ''"), ("replay_claims", "owner", "TEXT NOT NULL DEFAULT ''")];
-
+/// Brings a database to [`migrations::latest`]: every shared migration it lacks, then the
+/// version recorded in `PRAGMA user_version`. A column's presence is checked even below
+/// the recorded version (a database created by this release already has every column).
 fn migrate(conn: &Connection) -> Result<()> {
-    for (table, column, definition) in ADDED_COLUMNS {
-        let present = conn
-            .prepare(&format!("SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"))
-            .and_then(|mut st| st.exists([column]))
-            .map_err(backend)?;
-        if !present {
-            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {definition}")).map_err(backend)?;
+    let at: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(backend)?;
+    for m in crate::migrations::MIGRATIONS.iter().filter(|m| m.version > at) {
+        match m.change {
+            crate::migrations::Change::AddColumn { table, column, sqlite, .. } => {
+                let present = conn
+                    .prepare(&format!("SELECT 1 FROM pragma_table_info('{table}') WHERE name = ?1"))
+                    .and_then(|mut st| st.exists([column]))
+                    .map_err(backend)?;
+                if !present {
+                    conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {sqlite}")).map_err(backend)?;
+                }
+            }
         }
+    }
+    if at < crate::migrations::latest() {
+        conn.execute_batch(&format!("PRAGMA user_version = {}", crate::migrations::latest())).map_err(backend)?;
     }
     Ok(())
 }
@@ -975,6 +980,23 @@ mod tests {
         assert_eq!((rows.len(), rows[0].request_id.as_str()), (1, ""), "old rows read with an empty request id");
         // Opening again finds the column and changes nothing.
         SqliteStore::open_url(&format!("sqlite://{}", path.display())).expect("reopen");
+        // Every shared migration is recorded as applied, and both added columns exist.
+        let conn = Connection::open(&path).expect("open");
+        let version: u32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).expect("user_version");
+        assert_eq!(version, crate::migrations::latest());
+        for table in ["batches", "replay_claims"] {
+            let columns: Vec<String> = conn
+                .prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))
+                .and_then(|mut st| st.query_map([], |r| r.get(0)).and_then(|rows| rows.collect()))
+                .expect("columns");
+            let added = crate::migrations::MIGRATIONS.iter().filter_map(|m| match m.change {
+                crate::migrations::Change::AddColumn { table: t, column, .. } if t == table => Some(column),
+                _ => None,
+            });
+            for column in added {
+                assert!(columns.iter().any(|c| c == column), "{table}.{column}: {columns:?}");
+            }
+        }
     }
 
     #[tokio::test]
