@@ -14,6 +14,7 @@
 use async_trait::async_trait;
 use std::sync::Arc;
 
+#[cfg(any(test, feature = "testing"))]
 pub mod conformance;
 #[cfg(feature = "kafka")]
 pub mod kafka;

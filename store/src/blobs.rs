@@ -211,6 +211,7 @@ impl BlobStore for SealedBlobs {
     }
 }
 
+#[cfg(any(test, feature = "testing"))]
 pub mod conformance {
     //! The one conformance suite every [`BlobStore`] runs.
     use super::BlobStore;

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 pub mod blobs;
+#[cfg(any(test, feature = "testing"))]
 pub mod conformance;
 pub mod migrations;
 #[cfg(feature = "scylla")]
