@@ -175,8 +175,8 @@ impl Settings {
     /// The scorer's configuration; a policy file that does not load is an error at start.
     pub fn behavior_config(&self) -> Result<idv_scorer::handler::BehaviorConfig, String> {
         let policies = match &self.policy_file {
-            Some(path) => idv_scorer::policy::PolicySet::from_file(path).map_err(|e| format!("{}: {e}", path.display()))?,
-            None => idv_scorer::policy::PolicySet::empty(),
+            Some(path) => idv_scoring::policy::PolicySet::from_file(path).map_err(|e| format!("{}: {e}", path.display()))?,
+            None => idv_scoring::policy::PolicySet::empty(),
         };
         Ok(idv_scorer::handler::BehaviorConfig {
             policies: std::sync::Arc::new(policies),

@@ -2,10 +2,10 @@
 //! and score, over the store. Every condition of the spec's behavioral error table is
 //! decided here, in the order docs/BEHAVIOR_PROTOCOL.md gives.
 
-use crate::baseline::Baseline;
-use crate::engine::{first_session, score, ScoreOutcome};
-use crate::features::extract;
-use crate::policy::PolicySet;
+use idv_scoring::baseline::Baseline;
+use idv_scoring::engine::{first_session, score, ScoreOutcome};
+use idv_scoring::features::extract;
+use idv_scoring::policy::PolicySet;
 use async_trait::async_trait;
 use base64::Engine as _;
 use idv_crypto::device;
@@ -239,9 +239,9 @@ impl BehaviorHandler {
         }
         // The engine reads at most MAX_BATCHES batches; more would only cost storage and
         // memory at scoring time.
-        if seq >= crate::features::MAX_BATCHES as i64 {
+        if seq >= idv_scoring::features::MAX_BATCHES as i64 {
             return refuse(ErrorKind::InvalidBatchEvents {
-                message: format!("a challenge takes at most {} batches", crate::features::MAX_BATCHES),
+                message: format!("a challenge takes at most {} batches", idv_scoring::features::MAX_BATCHES),
             });
         }
         if seq != challenge.last_seq + 1 || prev != challenge.last_hash {
@@ -340,7 +340,7 @@ impl BehaviorHandler {
         request_id: &str,
         client: &str,
         user: &str,
-        session: &crate::features::SessionFeatures,
+        session: &idv_scoring::features::SessionFeatures,
         is_update: Option<bool>,
     ) -> Result<Round, StoreError> {
         let aad = baseline_aad(client, user);
@@ -397,11 +397,11 @@ impl BehaviorHandler {
 /// first-session result; later ones fold when `is_update` says so, or by the deployment's
 /// default. Pure: the handler stores the fold, a replay keeps it in memory.
 pub fn score_against(
-    baseline: &crate::baseline::Baseline,
-    session: &crate::features::SessionFeatures,
+    baseline: &idv_scoring::baseline::Baseline,
+    session: &idv_scoring::features::SessionFeatures,
     is_update: Option<bool>,
     auto_update_baseline: bool,
-) -> Result<(crate::engine::ScoreOutcome, bool), crate::engine::NotScorable> {
+) -> Result<(idv_scoring::engine::ScoreOutcome, bool), idv_scoring::engine::NotScorable> {
     let first = baseline.is_empty();
     let fold = match (first, is_update) {
         (true, Some(false)) => false,
@@ -421,9 +421,9 @@ pub fn policy_decision(
     job: &Job,
     transaction: Option<&idv_schemas::api::TransactionData>,
     sealer: Option<&Sealer>,
-    outcome: &crate::engine::ScoreOutcome,
-    session: &crate::features::SessionFeatures,
-) -> Option<crate::policy::PolicyDecision> {
+    outcome: &idv_scoring::engine::ScoreOutcome,
+    session: &idv_scoring::features::SessionFeatures,
+) -> Option<idv_scoring::policy::PolicyDecision> {
     if !config.policy_scope.covers(&job.client_id, &job.access_key_id) {
         return None;
     }
@@ -439,7 +439,7 @@ pub fn policy_decision(
         }
         t
     });
-    let ctx = crate::scoring_context(outcome, tx.as_ref(), Some(&session.device.to_json()));
+    let ctx = idv_scoring::scoring_context(outcome, tx.as_ref(), Some(&session.device.to_json()));
     Some(config.policies.evaluate(&ctx, outcome.risk_level))
 }
 
@@ -570,7 +570,7 @@ mod tests {
         };
         store.create_challenge(&challenge).await.unwrap();
         let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(1);
-        let batches = crate::synth::User::new(5).session_batches(2, &mut rng);
+        let batches = idv_scoring::synth::User::new(5).session_batches(2, &mut rng);
         let mut prev = String::new();
         for (seq, data) in batches.iter().enumerate() {
             let text = serde_json::to_string(data).unwrap();

@@ -16,8 +16,8 @@
 //! - Sealed transaction fields are opened only with the deployment's master key; without
 //!   it policy rules on them see `null` (the line says `transaction_sealed`).
 
-use crate::baseline::Baseline;
-use crate::features::extract;
+use idv_scoring::baseline::Baseline;
+use idv_scoring::features::extract;
 use crate::handler::{derived_id, policy_decision, score_against, BehaviorConfig};
 use idv_crypto::sealed::Sealer;
 use idv_schemas::api::BehaviorScoreRequest;
@@ -290,7 +290,7 @@ mod tests {
 
     #[test]
     fn a_session_is_scored_against_the_baseline_the_range_built() {
-        let user = crate::synth::User::new(1);
+        let user = idv_scoring::synth::User::new(1);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
         let mut replay = Replay::new(BehaviorConfig::default(), None);
         let first = open(&mut replay, "1");
@@ -312,7 +312,7 @@ mod tests {
 
     #[test]
     fn pushes_that_do_not_continue_the_chain_and_refused_jobs_are_left_out() {
-        let user = crate::synth::User::new(2);
+        let user = idv_scoring::synth::User::new(2);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         let mut replay = Replay::new(BehaviorConfig::default(), None);
         let ch = open(&mut replay, "a");

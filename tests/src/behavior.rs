@@ -94,8 +94,8 @@ pub async fn run(bus_url: &str) {
     let h = Harness::start(bus_url, |_| {}).await;
     let c = &h.client;
     let acme = h.create_key("acme").await;
-    let user = idv_scorer::synth::User::new(7);
-    let impostor = idv_scorer::synth::User::new(99);
+    let user = idv_scoring::synth::User::new(7);
+    let impostor = idv_scoring::synth::User::new(99);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
 
     // 1-4: register (encrypted protocol), challenge, three batches, first score enrolls.
@@ -247,7 +247,7 @@ pub async fn run_policies(bus_url: &str) {
         .subscribe(idv_schemas::ops::Topic::Behavior.name(), "test-replay", idv_bus::StartFrom::Earliest)
         .await
         .expect("replay consumer");
-    let user = idv_scorer::synth::User::new(3);
+    let user = idv_scoring::synth::User::new(3);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2);
     let (device, _) = register(&h, &acme, false, "user-p").await;
 

@@ -99,7 +99,7 @@ async fn devices(h: &Harness, acme: &crate::Credentials) {
     admin::device_action(store.as_ref(), "acme", "dev-user", &device.id, DeviceAction::Reactivate).await.expect("reactivate");
     let (ch, nonce) = challenge(c, &device).await;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-    push_session(c, &device, &ch, &nonce, &idv_scorer::synth::User::new(5).session_batches(2, &mut rng)).await;
+    push_session(c, &device, &ch, &nonce, &idv_scoring::synth::User::new(5).session_batches(2, &mut rng)).await;
     admin::device_action(store.as_ref(), "acme", "dev-user", "device-1", DeviceAction::Deactivate).await.expect("deactivate");
     let r = c.call(acme, "/v1/behavior/score", &json!({"challenge_id": ch})).await;
     assert_eq!((r.status, r.code()), (400, Some("customer_user_device_deactivated")), "{:?}", r.body);

@@ -320,7 +320,7 @@ async fn kill_9_of_the_scorer_with_pushes_in_flight_keeps_every_chain_whole() {
     let client = cluster.client(ingest);
 
     // Devices, challenges and every batch's plaintext, prepared before the clock starts.
-    let user = idv_scorer::synth::User::new(7);
+    let user = idv_scoring::synth::User::new(7);
     let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
     let batch = user.session_batches(10, &mut rng).remove(0);
     let mut lanes = Vec::new();
@@ -436,7 +436,7 @@ async fn idv_replay_reproduces_recorded_scores_and_shows_policy_changes() {
     let Some(broker) = start_broker().await else { return };
     let h = idv_tests::Harness::start(&broker.url, |_| {}).await;
     let acme = h.create_key("acme").await;
-    let synth = idv_scorer::synth::User::new(5);
+    let synth = idv_scoring::synth::User::new(5);
     let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(9);
     let mut recorded: BTreeMap<String, u64> = BTreeMap::new();
     for user in ["alice", "bob"] {

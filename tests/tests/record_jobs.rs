@@ -68,7 +68,7 @@ async fn record_one_job_of_every_operation() {
     let (device, _) = behavior::register(&h, &acme, true, "u-2").await;
     let (challenge_id, nonce) = behavior::challenge(c, &device).await;
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-    behavior::push_session(c, &device, &challenge_id, &nonce, &idv_scorer::synth::User::new(5).session_batches(2, &mut rng)).await;
+    behavior::push_session(c, &device, &challenge_id, &nonce, &idv_scoring::synth::User::new(5).session_batches(2, &mut rng)).await;
     let tx = json!({"transaction_amount": 10, "account_number": "ACC-1", "beneficiary_account_number": "ACC-2", "currency_code": "VND"});
     let r = c.call(&acme, "/v1/behavior/score", &json!({"challenge_id": challenge_id, "transaction_data": tx, "is_update": true})).await;
     assert_eq!(r.status, 200, "{:?}", r.body);

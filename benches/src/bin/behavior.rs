@@ -50,7 +50,7 @@ async fn main() {
     })
     .await;
     let creds = h.create_key("bench").await;
-    let user = idv_scorer::synth::User::new(11);
+    let user = idv_scoring::synth::User::new(11);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
     // One device and challenge per concurrent caller. Requests are prepared (encrypted and
     // signed with the device key) before the clock starts, and responses are checked by

@@ -1,12 +1,12 @@
 //! (7) The behavioral event-batch schema: a session's batch `data` objects (as the scorer
-//! reads them back, one JSON value per batch) through `idv_scorer::extract`, then what
+//! reads them back, one JSON value per batch) through `idv_scoring::extract`, then what
 //! the score handler does with the features (fold into a baseline, score, the answer's
-//! data). Seeds are synthetic sessions from `idv_scorer::synth`.
+//! data). Seeds are synthetic sessions from `idv_scoring::synth`.
 
 use super::{Harness, Target};
 use crate::mutate::Shape;
 use crate::rng::fnv1a;
-use idv_scorer::{extract, features::FEATURES, first_session, score, synth, Baseline};
+use idv_scoring::{extract, features::FEATURES, first_session, score, synth, Baseline};
 use rand::SeedableRng;
 use serde_json::Value;
 
@@ -71,7 +71,7 @@ fn harness() -> Harness {
 pub fn targets() -> Vec<Target> {
     vec![Target {
         name: "behavior_features",
-        about: "idv_scorer::extract over a session's batches (array, or one batch), then fold and score",
+        about: "idv_scoring::extract over a session's batches (array, or one batch), then fold and score",
         shape: Shape::Json,
         json_after_line: false,
         max_len: 4 << 20,
