@@ -12,9 +12,6 @@ use idv_schemas::ops::Topic;
 use idv_schemas::validate::{parse_json, Validate};
 use idv_schemas::{Envelope, ErrorKind, Group};
 
-/// Largest `data` of one batch (choice: docs/API.md).
-pub const MAX_BATCH_DATA_BYTES: usize = idv_schemas::validate::limits::BATCH_DATA_BYTES;
-
 fn device_job(st: &AppState, caller: &DeviceCaller, work: Work) -> (Job, Vec<u8>) {
     let d = &caller.device;
     let job = new_job(st, uuid::Uuid::new_v4().to_string(), &d.client_id, &format!("device:{}", d.customer_user_device_id), work);

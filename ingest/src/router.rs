@@ -82,7 +82,7 @@ enum Authenticated {
 /// small JSON; uploads carry one base64 file; face operations up to 50 images each.
 fn body_limit(st: &AppState, op: Operation) -> usize {
     match op.group() {
-        Group::Behavior => 2 * crate::behavior::MAX_BATCH_DATA_BYTES,
+        Group::Behavior => 2 * idv_schemas::validate::limits::BATCH_DATA_BYTES,
         _ if op == Operation::UploadImage => st.config.max_image_bytes / 3 * 4 + 64 * 1024,
         _ if op == Operation::UploadFile => st.config.max_file_bytes / 3 * 4 + 64 * 1024,
         // Multipart carries the bytes as they are, plus part headers and text parts.

@@ -100,21 +100,27 @@ macro_rules! work {
         #[derive(Debug, Clone, PartialEq)]
         pub enum Work { $($op($t)),* }
 
+        /// The payload alone, as the variant's type serializes it (the operation travels
+        /// beside it in the envelope).
+        impl Serialize for Work {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self { $(Work::$op(p) => p.serialize(serializer)),* }
+            }
+        }
+
         impl Work {
             pub fn operation(&self) -> Operation {
                 match self { $(Work::$op(_) => Operation::$op),* }
             }
 
-            /// The payload of `operation`, or `Ok(None)` for an operation without jobs.
-            pub fn decode(operation: Operation, payload: Value) -> Result<Option<Work>, serde_json::Error> {
+            /// The payload of `operation` read from `payload` (a `serde_json::Value`, or
+            /// a deserializer over the bytes off the topic), or `Ok(None)` for an
+            /// operation without jobs.
+            pub fn decode<'de, D: serde::Deserializer<'de>>(operation: Operation, payload: D) -> Result<Option<Work>, D::Error> {
                 Ok(Some(match operation {
-                    $(Operation::$op => Work::$op(serde_json::from_value(payload)?),)*
+                    $(Operation::$op => Work::$op(<$t>::deserialize(payload)?),)*
                     _ => return Ok(None),
                 }))
-            }
-
-            fn payload_json(&self) -> Result<Value, serde_json::Error> {
-                match self { $(Work::$op(p) => serde_json::to_value(p)),* }
             }
 
             /// Each operation with jobs and its payload's schema.
@@ -149,10 +155,10 @@ work! {
     BehaviorScore(BehaviorScoreRequest),
 }
 
-/// The envelope fields of a job, without its payload: what can still be read (to answer
-/// the request) when the payload cannot.
+/// A job as it is on the topic. The payload is kept as the raw text and read once into
+/// its operation's type; the envelope fields still answer the request when it cannot be.
 #[derive(Deserialize)]
-struct WireHeader {
+struct WireJob<'a> {
     schema_version: u32,
     request_id: String,
     operation: Operation,
@@ -160,13 +166,8 @@ struct WireHeader {
     access_key_id: String,
     reply_to: String,
     created_at: String,
-}
-
-#[derive(Deserialize)]
-struct WireJob {
-    #[serde(flatten)]
-    header: WireHeader,
-    payload: Value,
+    #[serde(borrow)]
+    payload: &'a serde_json::value::RawValue,
 }
 
 #[derive(Serialize)]
@@ -178,7 +179,7 @@ struct WireJobOut<'a> {
     access_key_id: &'a str,
     reply_to: &'a str,
     created_at: &'a str,
-    payload: Value,
+    payload: &'a Work,
 }
 
 impl Job {
@@ -188,9 +189,9 @@ impl Job {
 
     /// Read a job off a topic.
     pub fn decode(bytes: &[u8]) -> Result<Job, JobDecodeError> {
-        let wire: WireJob = serde_json::from_slice(bytes).map_err(|e| JobDecodeError::Envelope(e.to_string()))?;
-        let WireHeader { schema_version, request_id, operation, client_id, access_key_id, reply_to, created_at } = wire.header;
-        match Work::decode(operation, wire.payload) {
+        let wire: WireJob<'_> = serde_json::from_slice(bytes).map_err(|e| JobDecodeError::Envelope(e.to_string()))?;
+        let WireJob { schema_version, request_id, operation, client_id, access_key_id, reply_to, created_at, payload } = wire;
+        match Work::decode(operation, &mut serde_json::Deserializer::from_str(payload.get())) {
             Ok(Some(work)) => Ok(Job { schema_version, request_id, client_id, access_key_id, reply_to, created_at, work }),
             Ok(None) => Err(JobDecodeError::NoJob { request_id, reply_to, operation }),
             Err(e) => Err(JobDecodeError::Payload { request_id, reply_to, operation, message: e.to_string() }),
@@ -207,7 +208,7 @@ impl Job {
             access_key_id: &self.access_key_id,
             reply_to: &self.reply_to,
             created_at: &self.created_at,
-            payload: self.work.payload_json()?,
+            payload: &self.work,
         })
     }
 
