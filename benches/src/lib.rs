@@ -103,3 +103,14 @@ mod tests {
         assert_eq!(percentile(&[], 0.5), Duration::ZERO);
     }
 }
+
+/// The URL of a test broker with the run's extra client options appended, e.g.
+/// `IDV_BENCH_KAFKA_OPTS=producer.linger.ms=1` (printed, so the figures say what ran).
+pub fn kafka_url(broker_url: &str) -> String {
+    let url = match std::env::var("IDV_BENCH_KAFKA_OPTS") {
+        Ok(opts) if !opts.is_empty() => format!("{broker_url}&{opts}"),
+        _ => broker_url.to_string(),
+    };
+    println!("  kafka url: {url}");
+    url
+}

@@ -223,17 +223,19 @@ pub async fn run_job(
     topic: idv_schemas::ops::Topic,
 ) -> Result<Envelope, ErrorKind> {
     let request_id = job.request_id.clone();
-    let caller_client = job.client_id.clone();
     let op = job.operation();
-    let record = RequestRecord {
-        request_id: request_id.clone(),
-        client_id: caller_client,
-        operation: op.name().to_string(),
-        created_at: job.created_at.clone(),
-        response: None,
-        finished_at: None,
-    };
-    state.store.create_request(&record).await.map_err(ErrorKind::internal)?;
+    if op.recorded() {
+        let record = RequestRecord {
+            request_id: request_id.clone(),
+            client_id: job.client_id.clone(),
+            operation: op.name().to_string(),
+            created_at: job.created_at.clone(),
+            response: None,
+            finished_at: None,
+        };
+        state.store.create_request(&record).await.map_err(ErrorKind::internal)?;
+    }
+    let settled = Settled::of(&job);
     let Some(mut waiter) = state.pending.register(&request_id) else {
         // Nothing was published: the caller retries (this request id is never used).
         return Err(ErrorKind::ShuttingDown);
@@ -258,13 +260,43 @@ pub async fn run_job(
             _ = poll.tick() => {
                 // A result the bus did not bring here (missed during a rebalance, say) is
                 // still in the store.
-                if let Some(env) = stored_envelope(state, &request_id).await? {
+                if let Some(env) = settled.read(state).await? {
                     return Ok(env);
                 }
             }
             _ = tokio::time::sleep_until(deadline) => {
                 tracing::warn!("no result within the wait; the client may poll it later");
                 return Err(ErrorKind::Timeout { request_id: Some(request_id) });
+            }
+        }
+    }
+}
+
+/// Where ingest finds a job's answer when the bus did not bring it.
+enum Settled {
+    /// The request record's stored response.
+    Record { request_id: String },
+    /// A push (no record): the chain holds a batch appended by the request. A push the
+    /// scorer refused leaves no trace; its caller gets the 408 and sends a new request.
+    Chain { challenge_id: String, request_id: String },
+}
+
+impl Settled {
+    fn of(job: &Job) -> Settled {
+        match &job.work {
+            Work::PushEventBatch(batch) => {
+                Settled::Chain { challenge_id: batch.challenge_id.clone(), request_id: job.request_id.clone() }
+            }
+            _ => Settled::Record { request_id: job.request_id.clone() },
+        }
+    }
+
+    async fn read(&self, state: &AppState) -> Result<Option<Envelope>, ErrorKind> {
+        match self {
+            Settled::Record { request_id } => stored_envelope(state, request_id).await,
+            Settled::Chain { challenge_id, request_id } => {
+                let appended = state.store.batch_appended_by(challenge_id, request_id).await.map_err(ErrorKind::internal)?;
+                Ok(appended.then(PushEventBatchRequest::accepted))
             }
         }
     }

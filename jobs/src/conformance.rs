@@ -11,7 +11,9 @@
 //! and through the runtime ([`crate::runtime::process`]),
 //!
 //! 3. a job redelivered after its result was stored is not handled again, and the stored
-//!    answer is the first one.
+//!    answer is the first one; for an operation without a request record
+//!    (`Operation::recorded`), a redelivered job is answered the same again, acts once,
+//!    and leaves no record.
 //!
 //! Run it with [`run_suite`] from each handler's tests (workers, scorer, tests/); the
 //! `testing` feature exposes it to other crates.
@@ -97,7 +99,11 @@ where
     assert!(!cases.is_empty(), "a suite without cases checks nothing");
     for case in cases {
         repeated_job_answers_the_same_and_acts_once(handler.as_ref(), &case, &effects).await;
-        stored_result_is_not_recomputed(handler.clone(), store.clone(), &case).await;
+        if case.job.operation().recorded() {
+            stored_result_is_not_recomputed(handler.clone(), store.clone(), &case).await;
+        } else {
+            redelivery_without_a_record_answers_the_same(handler.clone(), store.clone(), &case, &effects).await;
+        }
     }
 }
 
@@ -115,6 +121,45 @@ where
     assert_eq!(first.first_error_code(), second.first_error_code(), "{name}: code changed on a repeat");
     assert_eq!(stable(&first.body), stable(&second.body), "{name}: answer changed on a repeat");
     assert_eq!(after_first, after_second, "{name}: effects repeated");
+}
+
+/// Both answers sent on the results topic are the same, the effects did not repeat, and
+/// no request record was written.
+async fn redelivery_without_a_record_answers_the_same<F, Fut>(handler: Arc<dyn JobHandler>, store: Arc<dyn Store>, case: &Case, effects: &F)
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = String>,
+{
+    let name = &case.name;
+    let bus = idv_bus::open("memory://").await.unwrap_or_else(|e| panic!("{name}: bus: {e}"));
+    bus.ensure_topics(&[Topic::Results.name()], 1).await.unwrap_or_else(|e| panic!("{name}: topics: {e}"));
+    let mut results = bus.subscribe_broadcast(Topic::Results.name()).await.unwrap_or_else(|e| panic!("{name}: results: {e}"));
+    let metrics = Arc::new(crate::metrics::JobMetrics::unregistered().unwrap_or_else(|e| panic!("{name}: metrics: {e}")));
+    let deps = WorkerDeps { bus, store: store.clone(), metrics };
+    let delivery = Delivery {
+        topic: "conformance".into(),
+        partition: 0,
+        offset: 0,
+        key: Vec::new(),
+        payload: case.job.encode().unwrap_or_default(),
+    };
+    let mut answers = Vec::new();
+    let mut seen = Vec::new();
+    for attempt in ["first delivery", "redelivery"] {
+        process(&deps, handler.as_ref(), &delivery).await.unwrap_or_else(|e| panic!("{name}: {attempt}: {e}"));
+        seen.push(effects().await);
+        let sent = results.recv().await.unwrap_or_else(|e| panic!("{name}: {attempt}: no result sent: {e}"));
+        let result: idv_schemas::jobs::JobResult =
+            serde_json::from_slice(&sent.payload).unwrap_or_else(|e| panic!("{name}: {attempt}: unreadable result: {e}"));
+        assert_eq!(result.request_id, case.job.request_id, "{name}: {attempt}: the result names another request");
+        answers.push(result.envelope);
+    }
+    assert_eq!(seen[0], seen[1], "{name}: effects repeated on a redelivery");
+    assert_eq!(answers[0].http_status, answers[1].http_status, "{name}: status changed on a redelivery");
+    assert_eq!(answers[0].first_error_code(), answers[1].first_error_code(), "{name}: code changed on a redelivery");
+    assert_eq!(stable(&answers[0].body), stable(&answers[1].body), "{name}: answer changed on a redelivery");
+    let record = store.get_request(&case.job.request_id).await.unwrap_or_else(|e| panic!("{name}: read record: {e}"));
+    assert!(record.is_none(), "{name}: an operation without a request record wrote one");
 }
 
 async fn stored_result_is_not_recomputed(handler: Arc<dyn JobHandler>, store: Arc<dyn Store>, case: &Case) {

@@ -211,13 +211,13 @@ pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Del
                 JobDecodeError::Payload { request_id, reply_to, operation, .. }
                 | JobDecodeError::NoJob { request_id, reply_to, operation } => {
                     let env = Envelope::error(operation.group(), &ErrorKind::Internal { message: "unreadable job".into() });
-                    finish(deps, &request_id, &reply_to, env).await?;
+                    finish(deps, &request_id, &reply_to, env, operation.recorded()).await?;
                 }
                 JobDecodeError::Envelope(_) => {
                     if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&delivery.payload) {
                         if let (Some(id), Some(reply_to)) = (v["request_id"].as_str(), v["reply_to"].as_str()) {
                             let env = Envelope::error(Group::Face, &ErrorKind::Internal { message: "unreadable job".into() });
-                            finish(deps, id, reply_to, env).await?;
+                            finish(deps, id, reply_to, env, true).await?;
                         }
                     }
                 }
@@ -225,28 +225,31 @@ pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Del
             return Ok(());
         }
     };
-    // Redelivered after its result was stored: re-send, do not redo.
-    if let Some(rec) = deps.store.get_request(&job.request_id).await? {
-        if let Some(text) = rec.response {
-            if let Ok(env) = serde_json::from_str::<Envelope>(&text) {
-                deps.metrics.redeliveries.with_label_values(&[delivery.topic.as_str()]).inc();
-                return send(deps, &job.request_id, &job.reply_to, env).await;
-            }
-        }
+    // Redelivered after its result was stored: re-send, do not redo. (An operation
+    // without a request record is idempotent by its own state: see `Operation::recorded`.)
+    let recorded = job.operation().recorded();
+    let stored = if recorded { deps.store.get_request(&job.request_id).await?.and_then(|r| r.response) } else { None };
+    if let Some(env) = stored.and_then(|text| serde_json::from_str::<Envelope>(&text).ok()) {
+        deps.metrics.redeliveries.with_label_values(&[delivery.topic.as_str()]).inc();
+        return send(deps, &job.request_id, &job.reply_to, env).await;
     }
     let span = tracing::info_span!("job", request_id = %job.request_id, operation = job.operation().name());
     let work = async {
         let env = handler.handle(&job).await?;
         tracing::debug!(status = env.http_status, "job done");
         let status = env.http_status.to_string();
-        finish(deps, &job.request_id, &job.reply_to, env).await?;
+        finish(deps, &job.request_id, &job.reply_to, env, recorded).await?;
         deps.metrics.job_duration.with_label_values(&[job.operation().name(), status.as_str()]).observe(started.elapsed().as_secs_f64());
         Ok(())
     };
     work.instrument(span).await
 }
 
-async fn finish(deps: &WorkerDeps, request_id: &str, reply_to: &str, env: Envelope) -> Result<(), idv_store::StoreError> {
+/// Store the answer (first completion wins) when the request has a record, then send it.
+async fn finish(deps: &WorkerDeps, request_id: &str, reply_to: &str, env: Envelope, recorded: bool) -> Result<(), idv_store::StoreError> {
+    if !recorded {
+        return send(deps, request_id, reply_to, env).await;
+    }
     let text = serde_json::to_string(&env).map_err(|e| idv_store::StoreError::Backend(e.to_string()))?;
     let winner = match deps.store.complete_request(request_id, &text, &now()).await? {
         Completion::Stored | Completion::UnknownRequest => env,

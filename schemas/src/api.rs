@@ -929,6 +929,11 @@ pub struct PushEventBatchRequest {
 }
 
 impl PushEventBatchRequest {
+    /// The answer to an accepted push (before it is encrypted to the device).
+    pub fn accepted() -> crate::Envelope {
+        crate::Envelope::ok(crate::Group::Behavior, serde_json::json!({"status": "success"}))
+    }
+
     /// The checks of the plaintext (docs/BEHAVIOR_PROTOCOL.md, in its order) and the job
     /// that carries the batch to the scorer, for the challenge named in `X-Challenge-ID`
     /// and the authenticated device.

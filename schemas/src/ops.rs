@@ -126,6 +126,21 @@ operations! {
     DetectIdCardTamperingSync => ("/v1/detect_id_card_tampering_sync", CompareCard, AccessKey, Some(Topic::Card), SingleImageRequest),
 }
 
+impl Operation {
+    /// Whether a job of this operation has a request record: written by ingest before the
+    /// job is published, completed by the worker (first completion wins), read by
+    /// `get_request_result`, by ingest when the bus result does not arrive, and by the
+    /// job runtime to re-send instead of redo a redelivered job.
+    ///
+    /// A push has none: its answer is the device's (never pollable), and its effect is
+    /// idempotent without one, because each batch in the chain keeps the request id
+    /// that appended it (the scorer and ingest's fallback read that instead). Skipping
+    /// the record saves three of a push's seven store round trips.
+    pub fn recorded(self) -> bool {
+        !matches!(self, Operation::PushEventBatch)
+    }
+}
+
 /// SDK operations with no counterpart in idv: answered 501 `not_supported` (after
 /// authentication), never a bare 404. Paths without the optional `/api` prefix.
 pub const UNSUPPORTED_SDK_PATHS: &[&str] = &[

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use base64::Engine as _;
 use idv_crypto::device;
 use idv_crypto::sealed::Sealer;
-use idv_schemas::api::{BehaviorScoreRequest, RegisterDeviceRequest};
+use idv_schemas::api::{BehaviorScoreRequest, PushEventBatchRequest, RegisterDeviceRequest};
 use idv_schemas::jobs::{CreateChallengeJob, Job, PushBatchJob, Work};
 use idv_schemas::{ApiError, Envelope, ErrorKind, Group};
 use idv_store::{BaselineRecord, BatchRecord, BehaviorStore, ChallengeRecord, DeviceRecord, KeyStore, StoreError, CHALLENGE_OPEN};
@@ -207,11 +207,6 @@ impl BehaviorHandler {
         ))
     }
 
-    /// Whether the chain of `challenge_id` holds a batch appended by `request_id`.
-    async fn appended_by(&self, challenge_id: &str, request_id: &str) -> Result<bool, StoreError> {
-        Ok(!request_id.is_empty() && self.store.list_batches(challenge_id).await?.iter().any(|b| b.request_id == request_id))
-    }
-
     async fn push_event_batch(&self, job: &Job, batch: &PushBatchJob) -> Outcome {
         let challenge_id = batch.challenge_id.as_str();
         let Some(challenge) = self.store.get_challenge(challenge_id).await? else {
@@ -228,8 +223,8 @@ impl BehaviorHandler {
         // for a request with the challenge's nonce whose batch sits at or below the head
         // (or is the head), so neither a normal push nor a stranger's costs a chain read.
         let at_or_below_head = seq <= challenge.last_seq || (!claimed.is_empty() && claimed == challenge.last_hash);
-        if nonce_ok && at_or_below_head && self.appended_by(challenge_id, &job.request_id).await? {
-            return Ok(Envelope::ok(Group::Behavior, json!({"status": "success"})));
+        if nonce_ok && at_or_below_head && self.store.batch_appended_by(challenge_id, &job.request_id).await? {
+            return Ok(PushEventBatchRequest::accepted());
         }
         if !nonce_ok || now().unix_timestamp() > challenge.expires_at {
             return refuse(ErrorKind::InvalidNonce);
@@ -263,8 +258,8 @@ impl BehaviorHandler {
             request_id: job.request_id.clone(),
         };
         if !self.store.append_batch(&batch).await? {
-            if self.appended_by(challenge_id, &job.request_id).await? {
-                return Ok(Envelope::ok(Group::Behavior, json!({"status": "success"})));
+            if self.store.batch_appended_by(challenge_id, &job.request_id).await? {
+                return Ok(PushEventBatchRequest::accepted());
             }
             // Another push extended the chain (or the challenge was scored) meanwhile.
             let status = self.store.get_challenge(challenge_id).await?.map(|c| c.status);
@@ -274,7 +269,7 @@ impl BehaviorHandler {
                 ErrorKind::InvalidChallengeStatus
             });
         }
-        Ok(Envelope::ok(Group::Behavior, json!({"status": "success"})))
+        Ok(PushEventBatchRequest::accepted())
     }
 
     async fn score(&self, job: &Job, req: &BehaviorScoreRequest) -> Outcome {

@@ -392,6 +392,12 @@ pub trait BehaviorStore: Send + Sync {
     async fn append_batch(&self, batch: &BatchRecord) -> Result<bool>;
     /// The accepted batches of a challenge, in seq order (only the committed chain).
     async fn list_batches(&self, challenge_id: &str) -> Result<Vec<BatchRecord>>;
+    /// Whether the chain of `challenge_id` holds a batch appended by `request_id`: how a
+    /// push (which has no request record) is found done after a redelivery or a lost
+    /// result. Read only off the fast path, so the whole chain is read.
+    async fn batch_appended_by(&self, challenge_id: &str, request_id: &str) -> Result<bool> {
+        Ok(!request_id.is_empty() && self.list_batches(challenge_id).await?.iter().any(|b| b.request_id == request_id))
+    }
     /// Mark a challenge scored (later pushes are refused). `false` if it does not exist.
     async fn finalize_challenge(&self, challenge_id: &str) -> Result<bool>;
 

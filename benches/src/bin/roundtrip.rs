@@ -73,11 +73,7 @@ async fn main() {
         match idv_bus::testing::TansuBroker::start() {
             Ok(broker) => {
                 // Extra client options for the run, e.g. IDV_BENCH_KAFKA_OPTS=consumer.fetch.min.bytes=1
-                let url = match std::env::var("IDV_BENCH_KAFKA_OPTS") {
-                    Ok(opts) if !opts.is_empty() => format!("{}&{opts}", broker.url),
-                    _ => broker.url.clone(),
-                };
-                println!("  kafka url: {url}");
+                let url = idv_benches::kafka_url(&broker.url);
                 let kafka = pipeline("signed face_auth_user, Kafka (tansu)", &url, total, concurrency).await;
                 kafka.print();
                 println!("  ratio to baseline: throughput {:.3}x, p50 {:.1}x", kafka.rps() / baseline.rps(), kafka.p50.as_secs_f64() / baseline.p50.as_secs_f64().max(1e-9));
