@@ -1,12 +1,13 @@
 //! What a second worker process buys: face registrations per second through Kafka with
 //! one and with two `idv worker` processes (separate OS processes, each with one consumer
-//! and one vision thread, `IDV_WORKER_CONCURRENCY=1`), and the face topic's consumer lag
-//! during the burst, sampled from the broker every 250 ms. Same machine, same run: the
-//! ratio is the figure; the absolute rates depend on the cores (two here, shared with the
-//! broker, the ingest process and this load generator).
+//! and one vision thread, `IDV_WORKER_CONCURRENCY=1`), and pushes per second with one and
+//! with two `idv scorer` processes; each with its topic's consumer lag during the burst,
+//! sampled from the broker every 250 ms. Same machine, same run: the ratio is the figure;
+//! the absolute rates depend on the cores (two here, shared with the broker, the ingest
+//! process and this load generator).
 //!
 //!     cargo build --release -p idv --features distributed
-//!     cargo run --release -p idv-benches --features kafka --bin scaleout [-- JOBS CLIENTS]
+//!     cargo run --release -p idv-benches --features kafka --bin scaleout [-- face|push] [JOBS CLIENTS]
 //!
 //! Needs the tansu broker (scripts/lib.sh installs it) and the models (scripts/models.sh).
 #![cfg_attr(not(feature = "kafka"), allow(unused))]
@@ -21,15 +22,20 @@ fn main() {
 #[tokio::main]
 async fn main() {
     use base64::Engine as _;
-    use idv_bus::Bus as _;
     use idv_tests::cluster::{Cluster, Role};
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::Arc;
-    use std::time::{Duration, Instant};
+    use std::time::Instant;
 
+    let only = std::env::args().nth(1).filter(|a| a == "face" || a == "push");
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let jobs = args.first().copied().unwrap_or(80);
     let clients = args.get(1).copied().unwrap_or(16);
+    if only.as_deref() != Some("face") {
+        pushes::run(clients).await;
+    }
+    if only.as_deref() == Some("push") {
+        return;
+    }
     let Some(photo) = idv_tests::face::photo("testimg-fr-obama") else { return };
     let photo_b64 = Arc::new(idv_tests::B64.encode(&photo));
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
@@ -62,34 +68,20 @@ async fn main() {
         for i in 0..8 {
             assert!(register(format!("warm-{i}")).await, "warm-up registration failed:\n{}", cluster.logs());
         }
-        let bus = Arc::new(idv_bus::kafka::KafkaBus::connect(&broker.url).expect("kafka bus"));
-        let group = idv_jobs::runtime::worker_group(idv_schemas::ops::Topic::Face);
-        let (peak_lag, sampling) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicBool::new(true)));
-        let sampler = {
-            let (bus, group, peak_lag, sampling) = (bus.clone(), group.clone(), peak_lag.clone(), sampling.clone());
-            tokio::spawn(async move {
-                while sampling.load(Ordering::SeqCst) {
-                    if let Some(lag) = bus.lag(idv_schemas::ops::Topic::Face.name(), &group).await {
-                        peak_lag.fetch_max(lag, Ordering::SeqCst);
-                    }
-                    tokio::time::sleep(Duration::from_millis(250)).await;
-                }
-            })
-        };
+        let lag = LagSampler::start(&broker.url, idv_schemas::ops::Topic::Face);
         let started = Instant::now();
         let summary = idv_benches::closed_loop(&format!("{workers} worker process(es)"), jobs, clients, move |i| {
             register(format!("user-{i}"))
         })
         .await;
         let elapsed = started.elapsed();
-        sampling.store(false, Ordering::SeqCst);
-        let _ = sampler.await;
+        let peak_lag = lag.stop().await;
         summary.print();
         println!(
             "{:<44} {:>9.2} jobs/s   peak face-topic lag {} jobs   ({:.1} s)",
             "",
             jobs as f64 / elapsed.as_secs_f64(),
-            peak_lag.load(Ordering::SeqCst),
+            peak_lag,
             elapsed.as_secs_f64()
         );
         assert_eq!(summary.errors, 0, "registrations failed:\n{}", cluster.logs());
@@ -98,4 +90,116 @@ async fn main() {
         drop(broker);
     }
     println!("{:<44} {:>9.2}x", "2 workers / 1 worker (same run)", rates[1] / rates[0].max(1e-9));
+}
+
+/// The peak consumer lag of a topic's worker group, sampled from the broker every 250 ms
+/// until stopped.
+#[cfg(feature = "kafka")]
+struct LagSampler {
+    peak: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    sampling: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+#[cfg(feature = "kafka")]
+impl LagSampler {
+    fn start(broker_url: &str, topic: idv_schemas::ops::Topic) -> LagSampler {
+        use idv_bus::Bus as _;
+        use std::sync::atomic::Ordering;
+        let bus = idv_bus::kafka::KafkaBus::connect(broker_url).expect("kafka bus");
+        let group = idv_jobs::runtime::worker_group(topic);
+        let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let sampling = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let (p, on) = (peak.clone(), sampling.clone());
+        let task = tokio::spawn(async move {
+            while on.load(Ordering::SeqCst) {
+                if let Some(lag) = bus.lag(topic.name(), &group).await {
+                    p.fetch_max(lag, Ordering::SeqCst);
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+        });
+        LagSampler { peak, sampling, task }
+    }
+
+    async fn stop(self) -> u64 {
+        self.sampling.store(false, std::sync::atomic::Ordering::SeqCst);
+        let _ = self.task.await;
+        self.peak.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Pushes per second with one and two `idv scorer` processes behind one `idv ingest`.
+#[cfg(feature = "kafka")]
+mod pushes {
+    use super::LagSampler;
+    use base64::Engine as _;
+    use idv_client::{BatchChain, DeviceKeys, DeviceSession};
+    use idv_tests::cluster::{Cluster, Role};
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    const PUSH: &str = "/v1/behavior/push_event_batch";
+    /// Batches per device (a challenge takes at most 256).
+    const BATCHES: usize = 150;
+
+    pub async fn run(devices: usize) {
+        println!("pushes: {devices} devices x {BATCHES} batches per run, 1 idv ingest");
+        let mut rates = Vec::new();
+        for scorers in [1usize, 2] {
+            let broker = idv_bus::testing::TansuBroker::start().unwrap_or_else(|e| panic!("tansu: {e}"));
+            let mut cluster = Cluster::new(&broker.url, &[("IDV_PARTITIONS", "8"), ("IDV_REQUEST_TIMEOUT_MS", "300000")]);
+            let ingest = cluster.start(Role::Ingest).await;
+            for _ in 0..scorers {
+                cluster.start_listening(Role::Scorer, true).await;
+            }
+            let creds = cluster.create_key("bench");
+            let kp = cluster.cli(&["keypairs", "create", "--client", "bench"]);
+            let kp_id = kp["key_pair_id"].as_str().expect("key_pair_id").to_string();
+            let server_der = idv_tests::B64.decode(kp["public_key"].as_str().expect("public_key")).expect("base64 key");
+            let client = cluster.client(ingest);
+            let user = idv_scoring::synth::User::new(7);
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(3);
+            let batch = user.session_batches(10, &mut rng).remove(0);
+            // Every request is encrypted and signed before the clock starts: the figure is
+            // the pipeline's, not the load generator's RSA work.
+            let mut lanes = Vec::new();
+            for d in 0..devices {
+                let keys = DeviceKeys::generate().expect("device keys");
+                let body = keys.register_device_body(&kp_id, &server_der, &format!("user-{d}"), "device-1", false).expect("body");
+                let r = client.call(&creds, "/v1/register_device", &body).await;
+                assert_eq!(r.status, 200, "{:?}", r.body);
+                let device_id = r.body["data"]["customer_user_device_id"].as_str().expect("id").to_string();
+                let session = DeviceSession::new(device_id, keys, &server_der).expect("session");
+                let device = idv_tests::behavior::Device { session, id: String::new() };
+                let (challenge, nonce) = idv_tests::behavior::challenge(&client, &device).await;
+                let mut chain = BatchChain::new(nonce);
+                let ts = idv_client::rfc3339_now();
+                let prepared: Vec<_> = (0..BATCHES)
+                    .map(|_| device.session.prepare(PUSH, &ts, chain.next_plaintext(&batch).as_bytes(), Some(&challenge)).expect("prepare"))
+                    .collect();
+                lanes.push(Arc::new(tokio::sync::Mutex::new(prepared.into_iter())));
+            }
+            let lanes = Arc::new(lanes);
+            let lag = LagSampler::start(&broker.url, idv_schemas::ops::Topic::Behavior);
+            let started = Instant::now();
+            let summary = idv_benches::closed_loop(&format!("pushes, {scorers} scorer process(es)"), devices * BATCHES, devices, move |i| {
+                let (lanes, client) = (lanes.clone(), client.clone());
+                async move {
+                    let lane = lanes[i % lanes.len()].clone();
+                    let mut lane = lane.lock().await;
+                    let Some(p) = lane.next() else { return false };
+                    idv_tests::behavior::send_prepared(&client, PUSH, p.body, p.headers).await.status == 200
+                }
+            })
+            .await;
+            let elapsed = started.elapsed();
+            let peak_lag = lag.stop().await;
+            summary.print();
+            println!("{:<44} {:>9.2} pushes/s   peak behavior-topic lag {} jobs   ({:.1} s)", "", summary.rps(), peak_lag, elapsed.as_secs_f64());
+            assert_eq!(summary.errors, 0, "pushes failed:\n{}", cluster.logs());
+            rates.push(summary.rps());
+        }
+        println!("{:<44} {:>9.2}x", "2 scorers / 1 scorer (same run)", rates[1] / rates[0].max(1e-9));
+    }
 }
