@@ -71,6 +71,19 @@ pub fn content_md5(body: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(Md5::digest(body))
 }
 
+/// The headers that sign one Access Key request with `body` as its exact bytes:
+/// `Authorization`, `X-TV-Timestamp` and `X-TV-Content-MD5` (the four-line form, over
+/// the body's MD5). What `idv sign` prints for curl and other HTTP tools.
+pub fn request_headers(access_key_id: &str, secret: &[u8], method: &str, uri: &str, timestamp: &str, body: &[u8]) -> [(&'static str, String); 3] {
+    let md5 = content_md5(body);
+    let signature = sign(secret, method, uri, timestamp, &md5);
+    [
+        ("Authorization", format!("TV {access_key_id}:{signature}")),
+        ("X-TV-Timestamp", timestamp.to_string()),
+        ("X-TV-Content-MD5", md5),
+    ]
+}
+
 /// Parse `TV <access_key_id>:<signature>`; `None` on any other shape.
 pub fn parse_authorization(header: &str) -> Option<(&str, &str)> {
     let rest = header.strip_prefix("TV ")?;
@@ -106,6 +119,23 @@ mod tests {
         assert!(!verify_request(b"other", "POST", "/v1/face_auth", ts, None, three));
         assert!(!verify_request(k, "POST", "/v1/face_auth", ts, None, "not base64!"));
         assert!(!verify_request(k, "POST", "/v1/face_auth", ts, None, ""));
+    }
+
+    /// The headers of a signed request: known answers computed independently (Python's
+    /// hashlib and hmac modules), and must-fails for another body, path or key.
+    #[test]
+    fn request_headers_sign_the_body_and_path() {
+        let (k, ts, body) = (b"secret-key-123", "2026-11-23T21:04:05+07:00", br#"{"cus_user_id":"u1"}"#);
+        let [(auth_name, auth), (ts_name, ts_value), (md5_name, md5)] = request_headers("ak-1", k, "POST", "/v1/face_auth_user", ts, body);
+        assert_eq!((auth_name, ts_name, md5_name), ("Authorization", "X-TV-Timestamp", "X-TV-Content-MD5"));
+        assert_eq!(ts_value, ts);
+        assert_eq!(md5, "SvFJ6dOnp+XYoforoVCYxA==");
+        assert_eq!(auth, "TV ak-1:TaLbyw9Bwgh6JmvY5ajVQmm9EnT7ipEdxSQ4sWik8Vc=");
+        let (_, signature) = parse_authorization(&auth).unwrap();
+        assert!(verify_request(k, "POST", "/v1/face_auth_user", ts, Some(&md5), signature));
+        assert!(!verify_request(k, "POST", "/v1/face_auth_user", ts, Some(&content_md5(b"{}")), signature), "another body");
+        assert!(!verify_request(k, "POST", "/v1/face_auth", ts, Some(&md5), signature), "another path");
+        assert!(!verify_request(b"other", "POST", "/v1/face_auth_user", ts, Some(&md5), signature), "another key");
     }
 
     #[test]

@@ -50,6 +50,29 @@ enum Command {
         #[command(flatten)]
         settings: Settings,
     },
+    /// Print the headers that sign one Access Key request, one `Name: value` per line (for
+    /// curl: `-H @headers.txt`). The body must be sent byte for byte as signed.
+    Sign {
+        /// The request path as it will be sent, query string included (`/v1/face_auth_user`).
+        #[arg(long)]
+        path: String,
+        /// The HTTP method.
+        #[arg(long, default_value = "POST")]
+        method: String,
+        /// A file with the exact body bytes (`-`: standard input); without it, an empty body.
+        #[arg(long)]
+        body: Option<std::path::PathBuf>,
+        /// The access key id.
+        #[arg(long, env = "IDV_ACCESS_KEY_ID")]
+        access_key_id: String,
+        /// The secret key (from the environment, it stays out of the shell's history).
+        #[arg(long, env = "IDV_SECRET_KEY", hide_env_values = true)]
+        secret_key: String,
+        /// The timestamp to sign (default: now, RFC 3339 UTC); the server accepts it within
+        /// its clock-skew window.
+        #[arg(long)]
+        timestamp: Option<String>,
+    },
     /// Issue bearer tokens for the eKYC full check (`/portal/ekyc/full_checks`).
     Tokens {
         #[command(subcommand)]
@@ -240,6 +263,26 @@ async fn keys(action: KeysAction) -> Result<(), String> {
     Ok(())
 }
 
+fn sign_request(path: &str, method: &str, body: Option<&std::path::Path>, access_key_id: &str, secret: &str, timestamp: Option<String>) -> Result<(), String> {
+    use std::io::Read as _;
+    let bytes = match body {
+        None => Vec::new(),
+        Some(p) if p.as_os_str() == "-" => {
+            let mut buf = Vec::new();
+            std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("reading the body from standard input: {e}"))?;
+            buf
+        }
+        Some(p) => std::fs::read(p).map_err(|e| format!("reading the body from {}: {e}", p.display()))?,
+    };
+    let timestamp = timestamp.unwrap_or_else(idv_ingest::now_rfc3339);
+    let method = method.to_ascii_uppercase();
+    for (name, value) in idv_crypto::access_key::request_headers(access_key_id, secret.as_bytes(), &method, path, &timestamp, &bytes) {
+        println!("{name}: {value}");
+    }
+    println!("Content-Type: application/json");
+    Ok(())
+}
+
 async fn issue_token(client: &str, settings: Settings, ttl_secs: u64) -> Result<(), String> {
     let settings = settings.with_file()?;
     let store = idv_store::open(&settings.store_url()).await.map_err(|e| e.to_string())?;
@@ -346,6 +389,9 @@ async fn main() -> ExitCode {
         Command::Keypairs { action } => keypairs(action).await,
         Command::Users { action } => users(action).await,
         Command::Devices { action } => devices(action).await,
+        Command::Sign { path, method, body, access_key_id, secret_key, timestamp } => {
+            sign_request(&path, &method, body.as_deref(), &access_key_id, &secret_key, timestamp)
+        }
         Command::Tokens { action: TokensAction::Issue { client: ForClient { client, settings }, ttl_secs } } => {
             issue_token(&client, settings, ttl_secs).await
         }

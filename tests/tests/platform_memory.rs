@@ -207,3 +207,50 @@ async fn a_body_past_the_memory_budget_is_503_with_retry_after() {
     assert_eq!(h.state().body_budget.available_bytes(), 1024 * 1024);
     h.stop().await;
 }
+
+/// `idv sign` prints headers that make a request from any HTTP tool authenticate: sent
+/// with the body as signed, the request is answered; the same headers again are a replay,
+/// and another body under them is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idv_sign_prints_headers_any_http_tool_can_send() {
+    let h = idv_tests::Harness::start("memory://", |_| {}).await;
+    let creds = h.create_key("sign-helper").await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let body_path = dir.path().join("body.json");
+    let body = br#"{"cus_user_id":"nobody-yet"}"#;
+    std::fs::write(&body_path, body).expect("body written");
+    let out = std::process::Command::new(idv_tests::cluster::idv_binary())
+        .args(["sign", "--path", "/v1/face_auth_user", "--body"])
+        .arg(&body_path)
+        .env("IDV_ACCESS_KEY_ID", &creds.access_key_id)
+        .env("IDV_SECRET_KEY", &creds.secret_key)
+        .output()
+        .expect("idv sign runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed = String::from_utf8(out.stdout).expect("utf-8 headers");
+    assert!(!printed.contains(&creds.secret_key), "the secret is never printed");
+    let headers: Vec<(String, String)> = printed
+        .lines()
+        .filter_map(|l| l.split_once(": ").map(|(k, v)| (k.to_string(), v.to_string())))
+        .collect();
+    assert_eq!(headers.len(), 4, "{printed}");
+    let send = |bytes: &'static [u8]| {
+        let mut req = h.client.http.post(format!("{}/v1/face_auth_user", h.client.base));
+        for (k, v) in &headers {
+            req = req.header(k.as_str(), v.as_str());
+        }
+        async move {
+            let resp = req.body(bytes).send().await.expect("sent");
+            let status = resp.status().as_u16();
+            (status, resp.json::<serde_json::Value>().await.unwrap_or_default())
+        }
+    };
+    let (status, answer) = send(body).await;
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer["data"].is_object(), "{answer}");
+    let (status, answer) = send(body).await;
+    assert_eq!((status, answer["errors"][0]["code"].as_str()), (401, Some("access_denied_exception")), "a replay: {answer}");
+    let (status, _) = send(br#"{"cus_user_id":"someone-else"}"#).await;
+    assert!((400..500).contains(&status), "another body under the same headers was accepted: {status}");
+    h.stop().await;
+}
