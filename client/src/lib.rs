@@ -68,6 +68,11 @@ pub enum ClientError {
     #[cfg(feature = "http")]
     #[error("http: {0}")]
     Http(String),
+    /// An Access Key request answered with another status than 200, after the retries
+    /// the client's policy allows: the HTTP status, the first error code, the whole body.
+    #[cfg(feature = "http")]
+    #[error("refused: HTTP {status} {code} after {attempts} attempt(s)")]
+    Refused { status: u16, code: String, attempts: u32, body: Value },
 }
 
 fn rsa_err(e: rsa::Error) -> ClientError {

@@ -254,3 +254,41 @@ async fn idv_sign_prints_headers_any_http_tool_can_send() {
     assert!((400..500).contains(&status), "another body under the same headers was accepted: {status}");
     h.stop().await;
 }
+
+/// The Rust backend client signs every request, sends a rate-limited one again after the
+/// server's Retry-After (signed anew: the same headers would be a replay), and reports
+/// any other refusal as a typed error with its code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_backend_client_retries_refusals_signed_anew_and_types_the_rest() {
+    use idv_client::http::{AccessKeyClient, RetryPolicy};
+    use idv_client::ClientError;
+    let h = idv_tests::Harness::start("memory://", |s| {
+        s.rate_limit_per_sec = Some(1.0);
+        s.rate_limit_burst = Some(1);
+    })
+    .await;
+    let creds = h.create_key("backend-client").await;
+    let mut client = AccessKeyClient::new(h.client.base.clone(), creds.access_key_id.clone(), creds.secret_key.clone().into_bytes());
+    let body = serde_json::json!({"cus_user_id": "nobody-yet"});
+    let first = client.call_operation(idv_schemas::Operation::FaceAuthUser, &body).await.expect("first call answered");
+    assert_eq!((first.attempts, first.body["data"]["verdict"].as_str()), (1, Some("not_registered")), "{:?}", first.body);
+    // The bucket is empty: 429 with Retry-After, then a second send that is answered.
+    let second = client.call_operation(idv_schemas::Operation::FaceAuthUser, &body).await.expect("answered after a retry");
+    assert_eq!(second.attempts, 2, "{:?}", second.body);
+    // No retries allowed: the 429 comes back typed.
+    client.retry = RetryPolicy { max_attempts: 1, ..RetryPolicy::default() };
+    match client.call_operation(idv_schemas::Operation::FaceAuthUser, &body).await {
+        Err(ClientError::Refused { status, code, attempts, .. }) => {
+            assert_eq!((status, code.as_str(), attempts), (429, "rate_limit_exception", 1));
+        }
+        other => panic!("expected a typed 429 refusal, got {other:?}"),
+    }
+    // A refusal that is not retried: a wrong secret.
+    let wrong = AccessKeyClient::new(h.client.base.clone(), creds.access_key_id.clone(), b"not-the-secret".to_vec());
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    match wrong.call_operation(idv_schemas::Operation::FaceAuthUser, &body).await {
+        Err(ClientError::Refused { status, attempts, .. }) => assert_eq!((status, attempts), (401, 1)),
+        other => panic!("expected a 401 refusal, got {other:?}"),
+    }
+    h.stop().await;
+}
