@@ -44,6 +44,21 @@ pub struct Device {
     pub id: String,
 }
 
+/// A new device of `user` registered through `c` under the server key pair
+/// (`key_pair_id`, `server_der`), with an open challenge: (device, challenge id, nonce).
+/// For clusters of separate processes, where the key pair comes from `idv keypairs create`.
+pub async fn device_with_challenge(c: &Client, creds: &Credentials, key_pair_id: &str, server_der: &[u8], user: &str) -> (Device, String, String) {
+    let keys = DeviceKeys::generate().expect("device keys");
+    let body = keys.register_device_body(key_pair_id, server_der, user, "device-1", false).expect("body");
+    let r = c.call(creds, "/v1/register_device", &body).await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let id = r.body["data"]["customer_user_device_id"].as_str().expect("id").to_string();
+    let session = DeviceSession::new(id.clone(), keys, server_der).expect("session");
+    let device = Device { session, id };
+    let (challenge, nonce) = challenge(c, &device).await;
+    (device, challenge, nonce)
+}
+
 pub async fn register(h: &Harness, creds: &Credentials, encrypted: bool, user: &str) -> (Device, Vec<u8>) {
     let kp = idv_store::vault::issue_key_pair(h.backends.store.as_ref(), &h.backends.sealer, &creds.client_id, &crate::now_rfc3339())
         .await

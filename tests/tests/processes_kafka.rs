@@ -303,7 +303,7 @@ fn sample(text: &str, metric: &str, label: &str) -> Option<f64> {
 /// protocol says. Every chain must end up whole: 50 batches, seq 0..49, each once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn kill_9_of_the_scorer_with_pushes_in_flight_keeps_every_chain_whole() {
-    use idv_client::{BatchChain, DeviceKeys, DeviceSession};
+    use idv_client::BatchChain;
     use idv_tests::behavior::send_prepared;
     const PUSH: &str = "/v1/behavior/push_event_batch";
     const DEVICES: usize = 20;
@@ -325,14 +325,8 @@ async fn kill_9_of_the_scorer_with_pushes_in_flight_keeps_every_chain_whole() {
     let batch = user.session_batches(10, &mut rng).remove(0);
     let mut lanes = Vec::new();
     for d in 0..DEVICES {
-        let keys = DeviceKeys::generate().expect("device keys");
-        let body = keys.register_device_body(&kp_id, &server_der, &format!("user-{d}"), "device-1", false).expect("body");
-        let r = client.call(&creds, "/v1/register_device", &body).await;
-        assert_eq!(r.status, 200, "{:?}", r.body);
-        let device_id = r.body["data"]["customer_user_device_id"].as_str().expect("id").to_string();
-        let session = DeviceSession::new(device_id, keys, &server_der).expect("session");
-        let device = idv_tests::behavior::Device { session, id: String::new() };
-        let (challenge, nonce) = idv_tests::behavior::challenge(&client, &device).await;
+        let (device, challenge, nonce) =
+            idv_tests::behavior::device_with_challenge(&client, &creds, &kp_id, &server_der, &format!("user-{d}")).await;
         let mut chain = BatchChain::new(nonce);
         let plaintexts: Vec<String> = (0..BATCHES).map(|_| chain.next_plaintext(&batch)).collect();
         lanes.push((Arc::new(device), challenge, plaintexts));

@@ -134,7 +134,7 @@ impl LagSampler {
 mod pushes {
     use super::LagSampler;
     use base64::Engine as _;
-    use idv_client::{BatchChain, DeviceKeys, DeviceSession};
+    use idv_client::BatchChain;
     use idv_tests::cluster::{Cluster, Role};
     use std::sync::Arc;
     use std::time::Instant;
@@ -165,14 +165,8 @@ mod pushes {
             // the pipeline's, not the load generator's RSA work.
             let mut lanes = Vec::new();
             for d in 0..devices {
-                let keys = DeviceKeys::generate().expect("device keys");
-                let body = keys.register_device_body(&kp_id, &server_der, &format!("user-{d}"), "device-1", false).expect("body");
-                let r = client.call(&creds, "/v1/register_device", &body).await;
-                assert_eq!(r.status, 200, "{:?}", r.body);
-                let device_id = r.body["data"]["customer_user_device_id"].as_str().expect("id").to_string();
-                let session = DeviceSession::new(device_id, keys, &server_der).expect("session");
-                let device = idv_tests::behavior::Device { session, id: String::new() };
-                let (challenge, nonce) = idv_tests::behavior::challenge(&client, &device).await;
+                let (device, challenge, nonce) =
+                    idv_tests::behavior::device_with_challenge(&client, &creds, &kp_id, &server_der, &format!("user-{d}")).await;
                 let mut chain = BatchChain::new(nonce);
                 let ts = idv_client::rfc3339_now();
                 let prepared: Vec<_> = (0..BATCHES)
