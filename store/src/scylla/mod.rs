@@ -164,6 +164,33 @@ pub struct ScyllaStore {
     st: Statements,
 }
 
+/// One-row reads and creations that must not overwrite.
+impl ScyllaStore {
+    /// The row `statement` selects, if any.
+    async fn first_row<R>(&self, statement: &PreparedStatement, values: impl scylla::serialize::row::SerializeRow) -> Result<Option<R>>
+    where
+        R: for<'f, 'm> scylla::deserialize::row::DeserializeRow<'f, 'm>,
+    {
+        let res = self.session.execute_unpaged(statement, values).await.map_err(driver)?;
+        res.into_rows_result().map_err(driver)?.maybe_first_row::<R>().map_err(driver)
+    }
+
+    /// Run an `INSERT ... IF NOT EXISTS`; `AlreadyExists(taken())` when the row was there.
+    async fn insert_new(
+        &self,
+        statement: &PreparedStatement,
+        values: impl scylla::serialize::row::SerializeRow,
+        taken: impl FnOnce() -> String,
+    ) -> Result<()> {
+        let res = self.session.execute_unpaged(statement, values).await.map_err(driver)?;
+        if Lwt::from_result(res)?.applied {
+            Ok(())
+        } else {
+            Err(StoreError::AlreadyExists(taken()))
+        }
+    }
+}
+
 /// Lookup tables (a partition of ids) and the records they point at.
 impl ScyllaStore {
     /// The ids in one partition of a lookup table.
@@ -354,9 +381,7 @@ impl ScyllaStore {
     }
 
     async fn get_client_by_id(&self, client_id: &str) -> Result<Option<ClientRecord>> {
-        let res = self.session.execute_unpaged(&self.st.get_client, (client_id,)).await.map_err(driver)?;
-        let row =
-            res.into_rows_result().map_err(driver)?.maybe_first_row::<(String, String, String)>().map_err(driver)?;
+        let row = self.first_row::<(String, String, String)>(&self.st.get_client, (client_id,)).await?;
         Ok(row.map(|(client_id, name, created_at)| ClientRecord { client_id, name, created_at }))
     }
 }
@@ -421,8 +446,7 @@ impl KeyStore for ScyllaStore {
     }
 
     async fn find_client_by_name(&self, name: &str) -> Result<Option<ClientRecord>> {
-        let res = self.session.execute_unpaged(&self.st.get_client_id_by_name, (name,)).await.map_err(driver)?;
-        let id = res.into_rows_result().map_err(driver)?.maybe_first_row::<(Option<String>,)>().map_err(driver)?;
+        let id = self.first_row::<(Option<String>,)>(&self.st.get_client_id_by_name, (name,)).await?;
         let Some((Some(client_id),)) = id else { return Ok(None) };
         // A claim whose client row is missing (creation died half-way) or names another
         // client is not an answer.
@@ -430,24 +454,12 @@ impl KeyStore for ScyllaStore {
     }
 
     async fn create_access_key(&self, key: &AccessKeyRecord) -> Result<()> {
-        let res = self
-            .session
-            .execute_unpaged(
-                &self.st.insert_access_key,
-                (&key.access_key_id, &key.client_id, &key.sealed_secret, &key.created_at, key.revoked),
-            )
-            .await
-            .map_err(driver)?;
-        if Lwt::from_result(res)?.applied {
-            Ok(())
-        } else {
-            Err(StoreError::AlreadyExists(format!("access key {}", key.access_key_id)))
-        }
+        let row = (&key.access_key_id, &key.client_id, &key.sealed_secret, &key.created_at, key.revoked);
+        self.insert_new(&self.st.insert_access_key, row, || format!("access key {}", key.access_key_id)).await
     }
 
     async fn get_access_key(&self, access_key_id: &str) -> Result<Option<AccessKeyRecord>> {
-        let res = self.session.execute_unpaged(&self.st.get_access_key, (access_key_id,)).await.map_err(driver)?;
-        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<AccessKeyRow>().map_err(driver)?;
+        let row = self.first_row::<AccessKeyRow>(&self.st.get_access_key, (access_key_id,)).await?;
         Ok(row.map(key_from_row))
     }
 
@@ -481,24 +493,12 @@ impl KeyStore for ScyllaStore {
             .result_not_rows()
             .map_err(driver)?;
         // 2. The key pair itself.
-        let res = self
-            .session
-            .execute_unpaged(
-                &self.st.insert_key_pair,
-                (&k.key_pair_id, &k.client_id, &k.public_der, &k.sealed_private, &k.created_at, k.active),
-            )
-            .await
-            .map_err(driver)?;
-        if Lwt::from_result(res)?.applied {
-            Ok(())
-        } else {
-            Err(StoreError::AlreadyExists(format!("key pair {}", k.key_pair_id)))
-        }
+        let row = (&k.key_pair_id, &k.client_id, &k.public_der, &k.sealed_private, &k.created_at, k.active);
+        self.insert_new(&self.st.insert_key_pair, row, || format!("key pair {}", k.key_pair_id)).await
     }
 
     async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>> {
-        let res = self.session.execute_unpaged(&self.st.get_key_pair, (key_pair_id,)).await.map_err(driver)?;
-        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<KeyPairRow>().map_err(driver)?;
+        let row = self.first_row::<KeyPairRow>(&self.st.get_key_pair, (key_pair_id,)).await?;
         Ok(row.map(key_pair_from_row))
     }
 
@@ -541,28 +541,17 @@ impl KeyStore for ScyllaStore {
 impl RequestStore for ScyllaStore {
     async fn create_request(&self, request: &RequestRecord) -> Result<()> {
         let r = request;
-        let res = self
-            .session
-            .execute_unpaged(
-                &self.st.insert_request,
-                (
-                    &r.request_id,
-                    &r.client_id,
-                    &r.operation,
-                    &r.created_at,
-                    // Unset, not null: a null would write a tombstone.
-                    unset_if_none(&r.response),
-                    unset_if_none(&r.finished_at),
-                    REQUEST_TTL_SECS,
-                ),
-            )
-            .await
-            .map_err(driver)?;
-        if Lwt::from_result(res)?.applied {
-            Ok(())
-        } else {
-            Err(StoreError::AlreadyExists(format!("request {}", r.request_id)))
-        }
+        let row = (
+            &r.request_id,
+            &r.client_id,
+            &r.operation,
+            &r.created_at,
+            // Unset, not null: a null would write a tombstone.
+            unset_if_none(&r.response),
+            unset_if_none(&r.finished_at),
+            REQUEST_TTL_SECS,
+        );
+        self.insert_new(&self.st.insert_request, row, || format!("request {}", r.request_id)).await
     }
 
     async fn complete_request(&self, request_id: &str, response: &str, finished_at: &str) -> Result<Completion> {
@@ -590,8 +579,7 @@ impl RequestStore for ScyllaStore {
 
     async fn get_request(&self, request_id: &str) -> Result<Option<RequestRecord>> {
         type RequestRow = (String, Option<String>, Option<String>, Option<String>, Option<String>, Option<String>);
-        let res = self.session.execute_unpaged(&self.st.get_request, (request_id,)).await.map_err(driver)?;
-        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<RequestRow>().map_err(driver)?;
+        let row = self.first_row::<RequestRow>(&self.st.get_request, (request_id,)).await?;
         // A row without its creation cells is the tail of an expired request.
         Ok(row.and_then(|(request_id, client_id, operation, created_at, response, finished_at)| {
             Some(RequestRecord {
@@ -633,8 +621,7 @@ impl RequestStore for ScyllaStore {
 
     async fn get_blob_meta(&self, id: &str) -> Result<Option<BlobMeta>> {
         type BlobRow = (String, String, String, i64, String, Option<String>, Option<String>, Option<String>, String);
-        let res = self.session.execute_unpaged(&self.st.get_blob_meta, (id,)).await.map_err(driver)?;
-        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<BlobRow>().map_err(driver)?;
+        let row = self.first_row::<BlobRow>(&self.st.get_blob_meta, (id,)).await?;
         Ok(row.map(|(id, client_id, kind, size, sha256, label, content_type, metadata, created_at)| BlobMeta {
             id,
             client_id,
@@ -669,9 +656,7 @@ impl FaceStore for ScyllaStore {
     }
 
     async fn get_face_user(&self, client_id: &str, cus_user_id: &str) -> Result<Option<FaceUserRecord>> {
-        let res =
-            self.session.execute_unpaged(&self.st.get_face_user, (client_id, cus_user_id)).await.map_err(driver)?;
-        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<(String,)>().map_err(driver)?;
+        let row = self.first_row::<(String,)>(&self.st.get_face_user, (client_id, cus_user_id)).await?;
         row.map(|(s,)| serde_json::from_str(&s).map_err(|e| StoreError::Backend(format!("face user record: {e}"))))
             .transpose()
     }
@@ -795,34 +780,21 @@ impl BehaviorStore for ScyllaStore {
             .result_not_rows()
             .map_err(driver)?;
         // 2. The device itself.
-        let res = self
-            .session
-            .execute_unpaged(
-                &self.st.insert_device,
-                (
-                    &d.customer_user_device_id,
-                    &d.client_id,
-                    &d.cus_user_id,
-                    &d.device_id,
-                    &d.key_pair_id,
-                    &d.public_der,
-                    d.deactivated,
-                    &d.created_at,
-                ),
-            )
-            .await
-            .map_err(driver)?;
-        if Lwt::from_result(res)?.applied {
-            Ok(())
-        } else {
-            Err(StoreError::AlreadyExists(format!("device {}", d.customer_user_device_id)))
-        }
+        let row = (
+            &d.customer_user_device_id,
+            &d.client_id,
+            &d.cus_user_id,
+            &d.device_id,
+            &d.key_pair_id,
+            &d.public_der,
+            d.deactivated,
+            &d.created_at,
+        );
+        self.insert_new(&self.st.insert_device, row, || format!("device {}", d.customer_user_device_id)).await
     }
 
     async fn get_device(&self, customer_user_device_id: &str) -> Result<Option<DeviceRecord>> {
-        let res =
-            self.session.execute_unpaged(&self.st.get_device, (customer_user_device_id,)).await.map_err(driver)?;
-        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<DeviceRow>().map_err(driver)?;
+        let row = self.first_row::<DeviceRow>(&self.st.get_device, (customer_user_device_id,)).await?;
         Ok(row.map(device_from_row))
     }
 
@@ -866,37 +838,25 @@ impl BehaviorStore for ScyllaStore {
 
     async fn create_challenge(&self, challenge: &ChallengeRecord) -> Result<()> {
         let c = challenge;
-        let res = self
-            .session
-            .execute_unpaged(
-                &self.st.insert_challenge,
-                (
-                    &c.challenge_id,
-                    &c.client_id,
-                    &c.customer_user_device_id,
-                    &c.cus_user_id,
-                    &c.session_id,
-                    &c.nonce,
-                    &c.status,
-                    &c.created_at,
-                    c.expires_at,
-                    c.last_seq,
-                    &c.last_hash,
-                    CHALLENGE_TTL_SECS,
-                ),
-            )
-            .await
-            .map_err(driver)?;
-        if Lwt::from_result(res)?.applied {
-            Ok(())
-        } else {
-            Err(StoreError::AlreadyExists(format!("challenge {}", c.challenge_id)))
-        }
+        let row = (
+            &c.challenge_id,
+            &c.client_id,
+            &c.customer_user_device_id,
+            &c.cus_user_id,
+            &c.session_id,
+            &c.nonce,
+            &c.status,
+            &c.created_at,
+            c.expires_at,
+            c.last_seq,
+            &c.last_hash,
+            CHALLENGE_TTL_SECS,
+        );
+        self.insert_new(&self.st.insert_challenge, row, || format!("challenge {}", c.challenge_id)).await
     }
 
     async fn get_challenge(&self, challenge_id: &str) -> Result<Option<ChallengeRecord>> {
-        let res = self.session.execute_unpaged(&self.st.get_challenge, (challenge_id,)).await.map_err(driver)?;
-        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<ChallengeRow>().map_err(driver)?;
+        let row = self.first_row::<ChallengeRow>(&self.st.get_challenge, (challenge_id,)).await?;
         Ok(row.and_then(challenge_from_row))
     }
 
@@ -978,9 +938,7 @@ impl BehaviorStore for ScyllaStore {
 
     async fn get_baseline(&self, client_id: &str, cus_user_id: &str) -> Result<Option<BaselineRecord>> {
         type BaselineRow = (String, String, i64, Vec<u8>, String);
-        let res =
-            self.session.execute_unpaged(&self.st.get_baseline, (client_id, cus_user_id)).await.map_err(driver)?;
-        let row = res.into_rows_result().map_err(driver)?.maybe_first_row::<BaselineRow>().map_err(driver)?;
+        let row = self.first_row::<BaselineRow>(&self.st.get_baseline, (client_id, cus_user_id)).await?;
         Ok(row.map(|(client_id, cus_user_id, version, data, updated_at)| BaselineRecord {
             client_id,
             cus_user_id,
