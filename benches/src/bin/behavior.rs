@@ -41,6 +41,10 @@ async fn start(bus_url: &str) -> idv_tests::Harness {
         s.rate_limit_per_sec = Some(1e9);
         s.rate_limit_burst = Some(1_000_000_000);
         s.worker_concurrency = Some(2);
+        // For an experiment only (what the durable replay claim costs a push).
+        if let Ok(guard) = std::env::var("IDV_BENCH_REPLAY_GUARD") {
+            s.replay_guard = Some(guard);
+        }
     })
     .await
 }
