@@ -56,7 +56,7 @@ ensure_tansu() {
 # tests/sdk/package-lock.json, for the SDK compatibility test (npm caches the tarball).
 ensure_sdk() {
   if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-    echo "installing node and npm (Debian) for the SDK compatibility test" >&2
+    echo "installing node and npm (Debian) for the SDK tests" >&2
     as_root apt-get update -qq
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
   fi

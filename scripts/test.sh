@@ -40,6 +40,8 @@ fi
 # The bus topics' JSON Schemas (schemas/topics/) against the recorded messages, with an
 # independent validator (scripts/topic_schemas.sh).
 bash scripts/topic_schemas.sh 2>&1 | tee -a "$log" || status=$?
+# The TypeScript web SDK's tests and its npm package (scripts/web_sdk.sh).
+bash scripts/web_sdk.sh 2>&1 | tee -a "$log" || status=$?
 # The ScyllaDB conformance test is #[ignore]d (counted as skipped) unless a node is given.
 if [ -n "${IDV_TEST_SCYLLA:-}" ]; then
   cargo test -p idv-store --features scylla --test scylla_conformance -- --ignored 2>&1 | tee -a "$log" || status=$?
@@ -47,7 +49,7 @@ fi
 # One closing line over every test binary (cargo prints one per binary, doc tests last).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
      END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' "$log"
-grep -h '^api fuzz:\|^topic schemas:' "$log" || true
+grep -h '^api fuzz:\|^topic schemas:\|^web sdk:' "$log" || true
 # The fault tests' counts (tests/tests/processes_*.rs print them to stderr).
 grep -h '^kill -9 \|^worker metrics:\|^stalled store\|^idv replay:' "$log" || true
 grep -h '^SKIPPED:' "$log" || true

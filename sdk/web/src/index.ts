@@ -1,0 +1,9 @@
+/**
+ * @idv/web-sdk: the device side of the idv behavioral API protocol
+ * (docs/BEHAVIOR_PROTOCOL.md) on WebCrypto.
+ */
+export * from "./md5.js";
+export * from "./encoding.js";
+export * from "./protocol.js";
+export * from "./chain.js";
+export * from "./session.js";
