@@ -63,6 +63,24 @@ pub fn open_text(sealer: &Sealer, purpose: &str, text: &str) -> Result<Option<St
     String::from_utf8(plain).map(Some).map_err(|_| SealError::Malformed)
 }
 
+/// The body of an answer that holds personal data (SIM: phone numbers), sealed where it
+/// stands and bound to its request id: the envelope keeps its status and shape on the
+/// results topic and in the request store, its body becomes one `sealed:v1:…` string.
+pub fn seal_answer_body(sealer: &Sealer, request_id: &str, body: &serde_json::Value) -> serde_json::Value {
+    serde_json::Value::String(seal_text(sealer, &format!("answer:{request_id}"), &body.to_string()))
+}
+
+/// The body [`seal_answer_body`] sealed; `Ok(None)` when `body` is not sealed (any other
+/// answer), an error when it is sealed and does not open (another request, key or
+/// tampering).
+pub fn open_answer_body(sealer: &Sealer, request_id: &str, body: &serde_json::Value) -> Result<Option<serde_json::Value>, SealError> {
+    let Some(text) = body.as_str() else { return Ok(None) };
+    match open_text(sealer, &format!("answer:{request_id}"), text)? {
+        Some(json) => serde_json::from_str(&json).map(Some).map_err(|_| SealError::Malformed),
+        None => Ok(None),
+    }
+}
+
 /// A master key with an id (the id is stored with every sealed value for rotation).
 #[derive(Clone)]
 pub struct Sealer {
@@ -198,5 +216,27 @@ mod tests {
     fn nonces_differ() {
         let s = Sealer::new(1, &[9u8; 32]).unwrap();
         assert_ne!(s.seal(b"x", b""), s.seal(b"x", b""));
+    }
+
+
+    #[test]
+    fn answer_bodies_open_only_for_their_request() {
+        let sealer = Sealer::new(1, &[9u8; 32]).unwrap();
+        let body = serde_json::json!({"data": {"phone_number": "+84901234567", "status": "success"}, "errors": []});
+        let sealed = seal_answer_body(&sealer, "req-1", &body);
+        let text = sealed.as_str().unwrap();
+        assert!(text.starts_with(SEALED_TEXT_PREFIX) && !text.contains("8490"), "{text}");
+        assert_eq!(open_answer_body(&sealer, "req-1", &sealed).unwrap(), Some(body.clone()));
+        // Must-fail: another request id, another key, a flipped byte.
+        assert!(open_answer_body(&sealer, "req-2", &sealed).is_err());
+        assert!(open_answer_body(&Sealer::new(1, &[8u8; 32]).unwrap(), "req-1", &sealed).is_err());
+        let mut bytes = text.as_bytes().to_vec();
+        let last = bytes.len() - 3;
+        bytes[last] = if bytes[last] == b'A' { b'B' } else { b'A' };
+        let tampered = serde_json::Value::String(String::from_utf8(bytes).unwrap());
+        assert!(open_answer_body(&sealer, "req-1", &tampered).is_err());
+        // A plain body is not sealed: nothing to open.
+        assert_eq!(open_answer_body(&sealer, "req-1", &body).unwrap(), None);
+        assert_eq!(open_answer_body(&sealer, "req-1", &serde_json::json!("plain text")).unwrap(), None);
     }
 }

@@ -101,7 +101,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     // One registry per process: the HTTP tier's metrics and the job runtime's.
     let registry = Metrics::process_registry().map_err(|e| e.to_string())?;
     let job_metrics = Arc::new(idv_jobs::metrics::JobMetrics::register(&registry).map_err(|e| e.to_string())?);
-    let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone(), metrics: job_metrics };
+    let deps = WorkerDeps { bus: b.bus.clone(), store: b.store.clone(), metrics: job_metrics, sealer: b.sealer.clone() };
     let concurrency = settings.worker_concurrency();
     if roles.worker {
         let telcos = match &settings.telcos_file {

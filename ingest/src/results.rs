@@ -19,7 +19,9 @@ pub async fn run(state: AppState, mut consumer: Box<dyn Consumer>, mut shutdown:
         let Some(delivery) = idv_bus::recv_until_shutdown(&mut consumer, &mut shutdown).await else { return };
         match serde_json::from_slice::<JobResult>(&delivery.payload) {
             Ok(result) if result.reply_to == state.config.instance_id => {
-                state.pending.deliver(&result.request_id, result.envelope);
+                let envelope = crate::submit::opened_answer(&state, &result.request_id, result.envelope)
+                    .unwrap_or_else(|kind| idv_schemas::Envelope::error(idv_schemas::Group::Sim, &kind));
+                state.pending.deliver(&result.request_id, envelope);
                 state.metrics.pending.set(state.pending.len() as i64);
             }
             Ok(_) => {}

@@ -74,12 +74,6 @@ pub trait JobRequest {
     fn normalize(&mut self) {}
     /// Encrypt fields that must never reach the bus or the store in the clear.
     fn seal_sensitive(&mut self, _sealer: &idv_crypto::sealed::Sealer) {}
-    /// The whole request is personal data (phone numbers, OTP codes, KYC statements): the
-    /// job carries it sealed (`idv_crypto::sealed::seal_job_payload`) and its partition key
-    /// is an HMAC of the subject, so neither the topic nor its keys hold it in the clear.
-    fn personal(&self) -> bool {
-        false
-    }
 }
 
 macro_rules! subject_field {
@@ -87,13 +81,8 @@ macro_rules! subject_field {
 }
 use idv_schemas::api::*;
 subject_field!(cus_user_id: FaceAuthRegisterRequest, FaceAuthRequest, CusUserRequest, FaceAuthUnregisterRequest, RegisterDeviceRequest);
-macro_rules! personal_by_number {
-    ($($t:ty),*) => { $(impl JobRequest for $t {
-        fn subject(&self) -> SubjectRef<'_> { SubjectRef::Direct(&self.phone_number) }
-        fn personal(&self) -> bool { true }
-    })* };
-}
-personal_by_number!(SimSendOtpRequest, SimVerifyOtpRequest, SimVerifyInfoRequest);
+// Personal requests (`Operation::personal`): keyed by an HMAC of the number, below.
+subject_field!(phone_number: SimSendOtpRequest, SimVerifyOtpRequest, SimVerifyInfoRequest);
 impl JobRequest for MixCompareFacesRequest {
     fn subject(&self) -> SubjectRef<'_> {
         SubjectRef::None
@@ -163,7 +152,7 @@ pub fn new_job(state: &AppState, request_id: String, client_id: &str, access_key
 /// The job payload of `op` for a parsed request: the request itself, or, for a personal
 /// one, the request sealed under the master key and bound to its request id.
 fn work_of<Req: Serialize + JobRequest>(state: &AppState, op: Operation, request_id: &str, req: &Req) -> Result<Work, ErrorKind> {
-    let payload = if req.personal() {
+    let payload = if op.personal() {
         let plain = serde_json::to_vec(req).map_err(ErrorKind::internal)?;
         serde_json::to_value(Personal::<()>::Sealed { sealed_payload: idv_crypto::sealed::seal_job_payload(&state.sealer, request_id, &plain) })
     } else {
@@ -199,7 +188,7 @@ where
     let work = work_of(state, op, &request_id, &req)?;
     let job = new_job(state, request_id, &caller.client_id, &caller.access_key_id, work);
     let subject = match req.subject() {
-        SubjectRef::Direct(s) if req.personal() => idv_crypto::hmac_hex(&state.subject_key, s.as_bytes()),
+        SubjectRef::Direct(s) if op.personal() => idv_crypto::hmac_hex(&state.subject_key, s.as_bytes()),
         SubjectRef::Direct(s) => s.to_string(),
         SubjectRef::Challenge(id) => match state.store.get_challenge(id).await.map_err(ErrorKind::internal)? {
             Some(c) => c.cus_user_id,
@@ -306,7 +295,19 @@ impl Settled {
 pub async fn stored_envelope(state: &AppState, request_id: &str) -> Result<Option<Envelope>, ErrorKind> {
     let rec = state.store.get_request(request_id).await.map_err(ErrorKind::internal)?;
     match rec.and_then(|r| r.response) {
-        Some(text) => serde_json::from_str(&text).map(Some).map_err(ErrorKind::internal),
+        Some(text) => {
+            let env: Envelope = serde_json::from_str(&text).map_err(ErrorKind::internal)?;
+            opened_answer(state, request_id, env).map(Some)
+        }
         None => Ok(None),
     }
+}
+
+/// An answer as the client sees it: a body the worker sealed (`Operation::personal`) is
+/// opened here, the only place that needs it in the clear.
+pub fn opened_answer(state: &AppState, request_id: &str, mut env: Envelope) -> Result<Envelope, ErrorKind> {
+    if let Some(body) = idv_crypto::sealed::open_answer_body(&state.sealer, request_id, &env.body).map_err(ErrorKind::internal)? {
+        env.body = body;
+    }
+    Ok(env)
 }

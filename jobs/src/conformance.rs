@@ -89,6 +89,11 @@ impl JobHandler for Counting {
     }
 }
 
+/// The master key of the suite's runtime (seals the answers of personal operations).
+fn test_sealer() -> idv_crypto::sealed::Sealer {
+    idv_crypto::sealed::Sealer::new(1, &[7u8; 32]).unwrap_or_else(|e| panic!("sealer: {e}"))
+}
+
 /// Runs every check on every case. `effects` reads whatever the handler changes (in its
 /// store, its operator simulator...) as a comparable string.
 pub async fn run_suite<F, Fut>(handler: Arc<dyn JobHandler>, store: Arc<dyn Store>, cases: Vec<Case>, effects: F)
@@ -135,7 +140,7 @@ where
     bus.ensure_topics(&[Topic::Results.name()], 1).await.unwrap_or_else(|e| panic!("{name}: topics: {e}"));
     let mut results = bus.subscribe_broadcast(Topic::Results.name()).await.unwrap_or_else(|e| panic!("{name}: results: {e}"));
     let metrics = Arc::new(crate::metrics::JobMetrics::unregistered().unwrap_or_else(|e| panic!("{name}: metrics: {e}")));
-    let deps = WorkerDeps { bus, store: store.clone(), metrics };
+    let deps = WorkerDeps { bus, store: store.clone(), metrics, sealer: test_sealer() };
     let delivery = Delivery {
         topic: "conformance".into(),
         partition: 0,
@@ -181,7 +186,7 @@ async fn stored_result_is_not_recomputed(handler: Arc<dyn JobHandler>, store: Ar
     let bus = idv_bus::open("memory://").await.unwrap_or_else(|e| panic!("{name}: bus: {e}"));
     bus.ensure_topics(&[Topic::Results.name()], 1).await.unwrap_or_else(|e| panic!("{name}: topics: {e}"));
     let metrics = Arc::new(crate::metrics::JobMetrics::unregistered().unwrap_or_else(|e| panic!("{name}: metrics: {e}")));
-    let deps = WorkerDeps { bus, store: store.clone(), metrics: metrics.clone() };
+    let deps = WorkerDeps { bus, store: store.clone(), metrics: metrics.clone(), sealer: test_sealer() };
     let counting = Counting { inner: handler, runs: AtomicUsize::new(0) };
     let delivery = Delivery {
         topic: "conformance".into(),

@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use idv_bus::{Bus, Consumer, Delivery, StartFrom};
 use idv_schemas::jobs::{Job, JobDecodeError, JobResult, RESULT_SCHEMA_VERSION};
 use idv_schemas::ops::Topic;
-use idv_schemas::{Envelope, ErrorKind, Group};
+use idv_schemas::{Envelope, ErrorKind, Group, Operation};
 use crate::metrics::JobMetrics;
 use idv_store::{Completion, Store};
 use std::collections::{BTreeMap, HashMap};
@@ -31,6 +31,8 @@ pub struct WorkerDeps {
     pub bus: Arc<dyn Bus>,
     pub store: Arc<dyn Store>,
     pub metrics: Arc<JobMetrics>,
+    /// Seals the answers of personal operations.
+    pub sealer: idv_crypto::sealed::Sealer,
 }
 
 /// The consumer group of the workers of a topic.
@@ -211,13 +213,13 @@ pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Del
                 JobDecodeError::Payload { request_id, reply_to, operation, .. }
                 | JobDecodeError::NoJob { request_id, reply_to, operation } => {
                     let env = Envelope::error(operation.group(), &ErrorKind::Internal { message: "unreadable job".into() });
-                    finish(deps, &request_id, &reply_to, env, operation.recorded()).await?;
+                    finish(deps, &request_id, &reply_to, env, Some(operation)).await?;
                 }
                 JobDecodeError::Envelope(_) => {
                     if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&delivery.payload) {
                         if let (Some(id), Some(reply_to)) = (v["request_id"].as_str(), v["reply_to"].as_str()) {
                             let env = Envelope::error(Group::Face, &ErrorKind::Internal { message: "unreadable job".into() });
-                            finish(deps, id, reply_to, env, true).await?;
+                            finish(deps, id, reply_to, env, None).await?;
                         }
                     }
                 }
@@ -238,15 +240,25 @@ pub async fn process(deps: &WorkerDeps, handler: &dyn JobHandler, delivery: &Del
         let env = handler.handle(&job).await?;
         tracing::debug!(status = env.http_status, "job done");
         let status = env.http_status.to_string();
-        finish(deps, &job.request_id, &job.reply_to, env, recorded).await?;
+        finish(deps, &job.request_id, &job.reply_to, env, Some(job.operation())).await?;
         deps.metrics.job_duration.with_label_values(&[job.operation().name(), status.as_str()]).observe(started.elapsed().as_secs_f64());
         Ok(())
     };
     work.instrument(span).await
 }
 
-/// Store the answer (first completion wins) when the request has a record, then send it.
-async fn finish(deps: &WorkerDeps, request_id: &str, reply_to: &str, env: Envelope, recorded: bool) -> Result<(), idv_store::StoreError> {
+/// Store the answer (first completion wins) when the request has a record, then send it;
+/// the body of a personal operation's answer is sealed first (`Operation::personal`), so
+/// neither the results topic nor the store holds it in the clear. `op` is `None` for a
+/// job too broken to name its operation (its answer is an internal error: nothing to seal).
+async fn finish(deps: &WorkerDeps, request_id: &str, reply_to: &str, mut env: Envelope, op: Option<Operation>) -> Result<(), idv_store::StoreError> {
+    let (recorded, personal) = match op {
+        Some(op) => (op.recorded(), op.personal()),
+        None => (true, false),
+    };
+    if personal {
+        env.body = idv_crypto::sealed::seal_answer_body(&deps.sealer, request_id, &env.body);
+    }
     if !recorded {
         return send(deps, request_id, reply_to, env).await;
     }
@@ -317,7 +329,12 @@ mod tests {
 
     fn start(bus: &InProcessBus, handler: Arc<Recorder>) -> (watch::Sender<bool>, tokio::task::JoinHandle<()>) {
         let store: Arc<dyn Store> = Arc::new(idv_store::sqlite::SqliteStore::open_url("sqlite::memory:").unwrap());
-        let deps = WorkerDeps { bus: Arc::new(bus.clone()), store, metrics: Arc::new(JobMetrics::unregistered().unwrap()) };
+        let deps = WorkerDeps {
+            bus: Arc::new(bus.clone()),
+            store,
+            metrics: Arc::new(JobMetrics::unregistered().unwrap()),
+            sealer: idv_crypto::sealed::Sealer::new(1, &[1u8; 32]).unwrap(),
+        };
         let (stop, stop_rx) = watch::channel(false);
         let bus = bus.clone();
         let task = tokio::spawn(async move {

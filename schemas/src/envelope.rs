@@ -7,6 +7,8 @@ use serde_json::Value;
 
 /// A finished response: HTTP status plus the JSON body. This is what a worker writes to
 /// the store and sends back over the bus, so polling returns byte-for-byte the same body.
+/// For a personal operation (`Operation::personal`, SIM) the body is one `sealed:v1:…`
+/// string there, opened by ingest before it answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Envelope {
     pub http_status: u16,

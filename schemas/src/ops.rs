@@ -139,6 +139,14 @@ impl Operation {
     pub fn recorded(self) -> bool {
         !matches!(self, Operation::PushEventBatch)
     }
+
+    /// Whether the whole request and its answer are personal data (SIM: phone numbers, OTP
+    /// codes, KYC statements): the job travels sealed (`seal_job_payload`), its partition
+    /// key is an HMAC of the number, and the answer's body is sealed on the results topic
+    /// and in the request store (`seal_answer_body`), opened only by ingest.
+    pub fn personal(self) -> bool {
+        matches!(self, Operation::SimSendOtp | Operation::SimVerifyOtp | Operation::SimVerifyInfo)
+    }
 }
 
 /// SDK operations with no counterpart in idv: answered 501 `not_supported` (after

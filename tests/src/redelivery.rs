@@ -32,7 +32,7 @@ pub async fn run(bus: Arc<dyn Bus>) {
     let jobs_topic = format!("{}.{suffix}", Topic::Face.name());
     bus.ensure_topics(&[&jobs_topic, Topic::Results.name()], 1).await.expect("topics");
     let metrics = Arc::new(idv_jobs::metrics::JobMetrics::unregistered().expect("metrics"));
-    let deps = WorkerDeps { bus: bus.clone(), store: store.clone(), metrics: metrics.clone() };
+    let deps = WorkerDeps { bus: bus.clone(), store: store.clone(), metrics: metrics.clone(), sealer: idv_crypto::sealed::Sealer::new(1, &[1u8; 32]).expect("sealer") };
     let handler = CountingHandler { runs: AtomicUsize::new(0) };
     let mut results = bus.subscribe(Topic::Results.name(), &format!("results-{suffix}"), StartFrom::Latest).await.expect("results");
 

@@ -358,6 +358,8 @@ pub async fn run(bus_url: &str) {
         .subscribe(idv_schemas::ops::Topic::Sim.name(), "test-sim-topic-reader", idv_bus::StartFrom::Earliest)
         .await
         .expect("sim topic reader");
+    // And every answer sent back, from now on.
+    let mut results = h.backends.bus.subscribe_broadcast(idv_schemas::ops::Topic::Results.name()).await.expect("results reader");
     let code_of = |phone: &str| {
         let from = |o: &Operator| o.inbox.lock().unwrap_or_else(|e| e.into_inner()).get(phone).cloned();
         from(&op).or_else(|| from(&small)).unwrap_or_default()
@@ -423,6 +425,25 @@ pub async fn run(bus_url: &str) {
         jobs_seen += 1;
     }
     assert!(jobs_seen >= 8, "the SIM jobs so far were read back: {jobs_seen}");
+    // The answers (which repeat the number to the client): sealed on the results topic and
+    // in the request store, in the clear only in the HTTP answers above.
+    assert!(right.body["data"].to_string().contains("981234567") || sent.body["data"].to_string().contains("981234567"), "the client sees the number: {:?}", right.body);
+    let mut answers_seen = 0;
+    while let Ok(Ok(d)) = tokio::time::timeout(std::time::Duration::from_secs(2), results.recv()).await {
+        let text = String::from_utf8_lossy(&d.payload);
+        for secret in ["981234567", otp.as_str(), "079203001234", "Tran Thi B"] {
+            assert!(!text.contains(secret), "{secret:?} in the clear on the results topic: {text}");
+        }
+        answers_seen += 1;
+    }
+    assert!(answers_seen >= 8, "the SIM answers so far were read back: {answers_seen}");
+    for entry in std::fs::read_dir(&h.data_dir).expect("data dir").flatten() {
+        let path = entry.path();
+        if path.is_file() {
+            let bytes = std::fs::read(&path).expect("data file");
+            assert!(!bytes.windows(9).any(|w| w == b"981234567"), "the number in the clear at rest in {}", path.display());
+        }
+    }
     // Now the owner data, per field; statements with no operator API are no_data.
     let r = c.call(&acme, "/v1/sim_verification_verify_info", &info).await;
     assert_eq!(r.status, 200, "{:?}", r.body);
