@@ -7,3 +7,4 @@ export * from "./encoding.js";
 export * from "./protocol.js";
 export * from "./chain.js";
 export * from "./session.js";
+export * from "./capture.js";
