@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { BehaviorCapture, type BatchData } from "../src/index.js";
+import { PIXEL_7 } from "../testlib/helpers.js";
 
 /**
  * A scripted session (12 taps, 8 swipes, 11 key presses) through the capture. The Rust
@@ -21,14 +22,7 @@ function scriptedSession(): BatchData[] {
     clock: () => clock.now,
     flushIntervalMs: 0,
     maxEventsPerBatch: 100000,
-    device: {
-      model: "Pixel 7",
-      os: "android",
-      os_version: "14",
-      screen: { width: 412, height: 915, density: 2.63 },
-      locale: "vi-VN",
-      timezone: "Asia/Ho_Chi_Minh",
-    },
+    device: PIXEL_7,
   });
   cap.start();
   const fire = (type: string, props: Record<string, unknown>, at: number) => {

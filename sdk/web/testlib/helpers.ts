@@ -125,3 +125,13 @@ export function manualPssSaltLength(pub: nc.KeyObject, message: Uint8Array | str
   if (Buffer.compare(sha256(mPrime), h) !== 0) throw new Error("PSS: H does not match");
   return salt.length;
 }
+
+/** The device description the capture tests use (a Pixel 7 in Vietnam), without the SDK version. */
+export const PIXEL_7 = {
+  model: "Pixel 7",
+  os: "android",
+  os_version: "14",
+  screen: { width: 412, height: 915, density: 2.63 },
+  locale: "vi-VN",
+  timezone: "Asia/Ho_Chi_Minh",
+};
