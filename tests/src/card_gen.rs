@@ -1761,6 +1761,38 @@ mod tests {
         assert!(x == y);
     }
 
+    /// Captures (card_eval's seeds: 1,000,003 x type + 7,919 x capture + sample) that
+    /// card sanity once judged wrongly, with the verdict they deserve: turned white cards
+    /// on a near-white table (called cut), a grey PAN portrait on a grey table and the
+    /// white of a portrait on a white table (called holes), glare that hides the card
+    /// (called "no card", now too bright).
+    #[test]
+    fn card_gen_captures_once_misjudged_by_card_sanity() {
+        use idv_vision::card_box::{find_card, rectify, CardFind};
+        use idv_vision::card_sanity::{card_sanity, sanity_without_card, CardSanityVerdict as V};
+        let fonts = fonts();
+        let cases = [
+            (CardKind::Aadhaar, 7_920, Degradation::Tilt, V::Good),
+            (CardKind::Cccd, 5_007_935, Degradation::Tilt, V::Good),
+            (CardKind::Pan, 1_031_680, Degradation::Noise, V::Good),
+            (CardKind::Voter, 2_055_439, Degradation::Jpeg35, V::Good),
+            (CardKind::Aadhaar, 47_515, Degradation::Glare, V::ImageTooBright),
+            (CardKind::Voter, 2_047_521, Degradation::Glare, V::ImageTooBright),
+        ];
+        for (kind, seed, d, want) in cases {
+            let mut r = rng(seed);
+            let sample = generate(&fonts, kind, &mut r);
+            let front = capture(&sample.front, d, &mut r);
+            let photo = image::load_from_memory(&front.jpeg).expect("a JPEG").to_rgb8();
+            let got = match find_card(&photo) {
+                CardFind::One(loc) => Some(card_sanity(&rectify(&photo, &loc.quad, 1200), Some(&loc)).verdict),
+                CardFind::None => sanity_without_card(&photo).map(|s| s.verdict),
+                other => panic!("{kind:?} {d:?}: {other:?}"),
+            };
+            assert_eq!(got, Some(want), "{kind:?} {d:?} seed {seed}");
+        }
+    }
+
     #[test]
     fn card_gen_sizes_and_expected_fields() {
         let fonts = fonts();

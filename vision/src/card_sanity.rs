@@ -10,8 +10,8 @@
 //! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards) | σ̂ > [`BLUR_SIGMA`]; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
 //! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] (exposure blown everywhere) |
-//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5) inside it, and the holes of the mask itself that are ≥ 50 % background-like | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), roughly round (bbox aspect ≤ 1.5, fills ≥ 60 % of its bbox, no island inside it: its own filled area ≤ 1.1 x its area), 60 % of whose pixels (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not) |
-//! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that the (filled) mask covers; pixels outside the photo count as missing | coverage < [`CUT_COVERAGE`] at some corner (an intact ID-1 corner, radius 3 mm, covers ~0.87) |
+//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5) inside it, and the holes of the mask itself that are ≥ 50 % background-like | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %) |
+//! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count as missing | coverage < [`CUT_COVERAGE`] at some corner (an intact ID-1 corner, radius 3 mm, covers ~0.87) |
 //! | — | `good` | | none failed |
 //!
 //! Holes and cuts need the mask: with `location` `None` (the card fills the frame) they
@@ -29,6 +29,12 @@
 use crate::card_box::{components, fill_holes, morph, CardLocation, Homography};
 use image::RgbImage;
 
+/// Share of clipped pixels above which a photo in which no card was found is too bright:
+/// glare that blows out most of a card hides its edges too, and the photo then also
+/// holds the table, so the card's own threshold ([`BRIGHT_CLIPPED_SHARE`]) is never
+/// reached. Synthetic glare photos without a found card: 0.26-0.54; every other photo
+/// without a found card in the evaluation: ≤ 0.05.
+pub const NO_CARD_CLIPPED_SHARE: f32 = 0.2;
 /// Width the blur and exposure checks resample the card to.
 pub const WORK_WIDTH: u32 = 1000;
 /// Tallest working copy (a strange aspect is squeezed to fit).
@@ -289,7 +295,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> f
         let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);
         let aspect = bw.max(bh) as f32 / bw.min(bh) as f32;
         let extent = c.area as f32 / (bw * bh) as f32;
-        if aspect > 1.5 || extent < 0.6 {
+        if aspect > 1.3 || extent < 0.6 {
             continue;
         }
         // Enclosed by card pixels: no pixel next to one outside the card.
@@ -340,7 +346,11 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> f
                 near += u32::from(d_bg <= bg_tol && d_bg <= dist(acc, median_rgb));
                 k += 1;
             }
-            if k > 0 && (near as f32) < 0.6 * k as f32 {
+            // A hole shows the table: nearly all of what the background-like pixels
+            // found looks like it (a grey portrait's face on a grey table: 85 %). A
+            // mask hole also holds the hole's rim, so less is asked of it.
+            let needed = if path == 0 { 0.9 } else { 0.6 };
+            if k > 0 && (near as f32) < needed * k as f32 {
                 continue;
             }
         }
@@ -349,6 +359,39 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> f
             if (bg_px as f32) < 0.5 * c.area as f32 {
                 continue;
             }
+        }
+        // How well the region fills the ellipse of its own second moments (1 for a
+        // filled disk or ellipse, less for a crescent, an L or a ring).
+        let ellipse_fill = {
+            let (mut sx, mut sy, mut n) = (0f64, 0f64, 0f64);
+            for y in c.y0..=c.y1 {
+                for x in c.x0..=c.x1 {
+                    if labels[y * w + x] == c.label {
+                        sx += x as f64;
+                        sy += y as f64;
+                        n += 1.0;
+                    }
+                }
+            }
+            let (mx, my) = (sx / n.max(1.0), sy / n.max(1.0));
+            let (mut cxx, mut cyy, mut cxy) = (0f64, 0f64, 0f64);
+            for y in c.y0..=c.y1 {
+                for x in c.x0..=c.x1 {
+                    if labels[y * w + x] == c.label {
+                        let (dx, dy) = (x as f64 - mx, y as f64 - my);
+                        cxx += dx * dx;
+                        cyy += dy * dy;
+                        cxy += dx * dy;
+                    }
+                }
+            }
+            let det = (cxx * cyy - cxy * cxy) / (n.max(1.0) * n.max(1.0));
+            if det > 0.0 { n / (4.0 * std::f64::consts::PI * det.sqrt()) } else { 0.0 }
+        };
+        // A punch is a disk: it fills its moment ellipse (≥ 0.96 on every generated
+        // hole); the white of a portrait between its frame and the hair does not (0.91).
+        if ellipse_fill < 0.95 {
+            continue;
         }
         best = best.max(share);
     }
@@ -402,6 +445,23 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> f32 {
 /// Judges the card: see the module documentation. `card` is the rectified card (or the
 /// whole photo when it fills the frame); `location` (from [`crate::card_box::find_card`],
 /// `None` when the card fills the frame) gives the mask for holes and cuts.
+/// The exposure verdict of a photo in which no card shape was found: `Some` only when it
+/// is too dark or too bright (then that, not "no card", is the useful answer). Blur is not
+/// judged without a card (a plain wall has no edges and would measure "blurred"), nor
+/// holes and cuts (they need the card's outline).
+pub fn sanity_without_card(photo: &RgbImage) -> Option<CardSanity> {
+    let mut s = card_sanity(photo, None);
+    if s.verdict == CardSanityVerdict::Good && s.measures.clipped_share > NO_CARD_CLIPPED_SHARE {
+        let problem = ramp(s.measures.clipped_share, 0.5 * NO_CARD_CLIPPED_SHARE, NO_CARD_CLIPPED_SHARE, 2.0 * NO_CARD_CLIPPED_SHARE);
+        for d in s.details.iter_mut().filter(|d| d.0 == CardSanityVerdict::ImageTooBright) {
+            d.1 = d.1.max(problem);
+        }
+        s.verdict = CardSanityVerdict::ImageTooBright;
+        s.score = 1.0 - s.details.iter().map(|d| d.1).fold(0f32, f32::max);
+    }
+    matches!(s.verdict, CardSanityVerdict::ImageTooDark | CardSanityVerdict::ImageTooBright).then_some(s)
+}
+
 pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSanity {
     let (w, h) = (card.width() as usize, card.height() as usize);
     let mut m = CardMeasures { blur_sigma: f32::INFINITY, luma_p10: 0.0, luma_p90: 0.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0 };
@@ -430,7 +490,14 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
             if mw > 0 && mh > 0 && mask.len() == mw * mh {
                 let filled = fill_holes(&mask, mw, mh);
                 m.hole_share = hole_share(card, loc, &mask, &filled);
-                m.corner_coverage = corner_coverage(loc, &filled);
+                // A corner counts as missing only where it shows the background: on a
+                // white card on a near-white table the mask (cut at mid-contrast) loses
+                // the card's low-contrast rim, and more of it the more the card is turned.
+                let present: Vec<u8> = match loc.background_like.as_raw() {
+                    bg if bg.len() == filled.len() => filled.iter().zip(bg).map(|(&f, &b)| u8::from(f != 0 || b == 0)).collect(),
+                    _ => filled.clone(),
+                };
+                m.corner_coverage = corner_coverage(loc, &present);
             }
         }
     }
@@ -527,6 +594,45 @@ mod tests {
                 want: V::ImageHasHoleAndCut,
             },
         ]
+    }
+
+    #[test]
+    fn a_turned_white_card_on_a_near_white_table_keeps_its_corners() {
+        // Its rim is a few levels from the table, so the mask (cut at mid-contrast)
+        // loses it, most at the corners of a turned card; those corners are not cut.
+        for (k, angle) in [12.0f32, -15.0, 18.0].into_iter().enumerate() {
+            let corners = place(W, H, 0.6, ID1_ASPECT, 0.5, 0.5, angle, 0.0);
+            let photo = render(W, H, Bg::Light, &[CardSpec::new(corners, [250.0, 249.0, 245.0])]);
+            let photo = Degradation::Jpeg(80).apply(&photo, k as u64);
+            let CardFind::One(loc) = find_card(&photo) else { panic!("no card at {angle}°") };
+            let s = card_sanity(&rectify(&photo, &loc.quad, 1000), Some(&loc));
+            assert_eq!(s.verdict, CardSanityVerdict::Good, "{angle}°: {:?}", s.measures);
+            // and the same card with a corner cut off is still cut
+            let mut cut = CardSpec::new(corners, [250.0, 249.0, 245.0]);
+            cut.cut = Some((k % 4, 8.0));
+            let photo = Degradation::Jpeg(80).apply(&render(W, H, Bg::Light, &[cut]), k as u64);
+            let CardFind::One(loc) = find_card(&photo) else { panic!("no cut card at {angle}°") };
+            let s = card_sanity(&rectify(&photo, &loc.quad, 1000), Some(&loc));
+            assert_eq!(s.verdict, CardSanityVerdict::ImageHasCut, "cut, {angle}°: {:?}", s.measures);
+        }
+    }
+
+    #[test]
+    fn a_photo_without_a_card_is_judged_on_its_exposure_only() {
+        let photo = |clipped: f32, level: u8| {
+            RgbImage::from_fn(400, 300, |x, y| {
+                let v = if ((x + 400 * y) as f32) < clipped * 120_000.0 { 255 } else { level.saturating_add(((x * 7 + y * 3) % 20) as u8) };
+                image::Rgb([v, v, v])
+            })
+        };
+        // glare over a third of the photo hid the card: too bright
+        let s = sanity_without_card(&photo(0.33, 120)).expect("a verdict");
+        assert_eq!(s.verdict, CardSanityVerdict::ImageTooBright);
+        assert!(s.score < 0.5, "{s:?}");
+        // a well exposed photo with a few highlights: no verdict (then "no card")
+        assert_eq!(sanity_without_card(&photo(0.05, 120)), None);
+        // too dark
+        assert_eq!(sanity_without_card(&photo(0.0, 5)).map(|s| s.verdict), Some(CardSanityVerdict::ImageTooDark));
     }
 
     #[test]

@@ -97,6 +97,19 @@ mod tests {
     }
 
     #[test]
+    fn its_aadhaar_format_number_is_not_a_second_card() {
+        // The number has the Aadhaar's format and passes Verhoeff; it counts for the
+        // national identity card, whose phrases say more, not for an Aadhaar beside it.
+        let l = lines(&CARD);
+        let c = crate::printed::classify(&l);
+        let aadhaar = c.iter().find(|(t, _)| *t == "in.aadhaar").map_or(0.0, |(_, s)| *s);
+        assert!(aadhaar < 0.3, "{c:?}");
+        // Without the card's own phrases the same number is an Aadhaar's.
+        let bare = lines(&["2341 2341 2346"]);
+        assert_eq!(best_type(&bare), Some("in.aadhaar"), "{:?}", crate::printed::classify(&bare));
+    }
+
+    #[test]
     fn noisy_card() {
         // Misspelt labels, missing colons, values on the next line, "|" for "1" in the
         // number, a failing Verhoeff check digit is Failed.

@@ -241,22 +241,42 @@ const CUES: [(&str, &[Cue]); 6] = [
 /// are no evidence. Back sides (address only, MRZ only) give weaker scores.
 pub fn classify(lines: &[TextLine]) -> Vec<(&'static str, f32)> {
     let doc = Doc::new(lines, &[]);
-    let mut out = Vec::new();
-    for (card, cues) in CUES {
-        let mut miss = 1.0f32;
-        for cue in cues {
-            let w = match cue {
-                Cue::Phrase(p, w) => {
-                    let (pat, k) = label_pattern(p);
-                    doc.lines.iter().any(|l| !fuzzy_find(&l.folded, &pat, k).is_empty()).then_some(*w)
+    // Per type: what its phrases leave unexplained, and whether its identifier was found.
+    let evidence: Vec<(&'static str, f32, Option<f32>)> = CUES
+        .iter()
+        .map(|(card, cues)| {
+            let mut miss = 1.0f32;
+            let mut id = None;
+            for cue in cues.iter() {
+                let w = match cue {
+                    Cue::Phrase(p, w) => {
+                        let (pat, k) = label_pattern(p);
+                        doc.lines.iter().any(|l| !fuzzy_find(&l.folded, &pat, k).is_empty()).then_some(*w)
+                    }
+                    Cue::Raw(s, w) => doc.lines.iter().any(|l| l.text.to_uppercase().replace(' ', "").contains(s)).then_some(*w),
+                    Cue::Id(w) => {
+                        id = has_id(&doc, card).then_some(*w);
+                        None
+                    }
+                };
+                if let Some(w) = w {
+                    miss *= 1.0 - w;
                 }
-                Cue::Raw(s, w) => doc.lines.iter().any(|l| l.text.to_uppercase().replace(' ', "").contains(s)).then_some(*w),
-                Cue::Id(w) => has_id(&doc, card).then_some(*w),
-            };
-            if let Some(w) = w {
-                miss *= 1.0 - w;
             }
-        }
+            (*card, miss, id)
+        })
+        .collect();
+    let mut out = Vec::new();
+    for &(card, miss, id) in &evidence {
+        // One number is one card: an identifier format two types share (the Aadhaar
+        // number a national identity card also carries) counts for the type whose
+        // phrases say more, so one card's number does not make it two cards.
+        let shared_with_stronger = id.is_some()
+            && evidence.iter().any(|&(other, other_miss, other_id)| other != card && other_id.is_some() && shares_id_format(card, other) && other_miss < miss);
+        let miss = match id {
+            Some(w) if !shared_with_stronger => miss * (1.0 - w),
+            _ => miss,
+        };
         let score = 1.0 - miss;
         if score > 0.0 {
             out.push((card, score));
@@ -264,6 +284,12 @@ pub fn classify(lines: &[TextLine]) -> Vec<(&'static str, f32)> {
     }
     out.sort_by(|a, b| b.1.total_cmp(&a.1));
     out
+}
+
+/// Card types whose identifiers have one format (found by one finder).
+fn shares_id_format(a: &str, b: &str) -> bool {
+    let aadhaar_number = |t: &str| matches!(t, "in.aadhaar" | "in.national_id");
+    aadhaar_number(a) && aadhaar_number(b)
 }
 
 fn has_id(doc: &Doc, card: &str) -> bool {

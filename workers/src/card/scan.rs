@@ -10,7 +10,7 @@
 //! What each card type's scan does is one table, [`ScanPlan::for_card_type`].
 
 use idv_vision::card_box::{CardFind, CardQuad};
-use idv_vision::card_sanity::{CardSanity, CardSanityVerdict};
+use idv_vision::card_sanity::CardSanity;
 use idv_vision::mrz::ZoneRead;
 use idv_vision::ocr::{Layout, OcrError, OcrLine, OcrParams, TextRecognizer};
 use image::RgbImage;
@@ -188,12 +188,9 @@ pub fn locate_and_judge(photo: &RgbImage) -> Judged {
     let sanity = match (&flat, &located) {
         (Some(card), _) => Some(idv_vision::card_sanity::card_sanity(card, location.as_ref())),
         // No card shape found: the whole photo is judged, and the answer kept only when
-        // it is too dark or too bright (a photo too dark to find the card in deserves
-        // that answer rather than "no card"). Blur is not judged without a card (a plain
-        // wall has no edges and would measure "blurred"), nor holes and cuts (they need
-        // the card's outline): no card sanity then.
-        (None, Located::NoCard) => Some(idv_vision::card_sanity::card_sanity(&scaled_to_width(photo, FLAT_WIDTH), None))
-            .filter(|s| matches!(s.verdict, CardSanityVerdict::ImageTooDark | CardSanityVerdict::ImageTooBright)),
+        // it is too dark or too bright (a photo too dark to find the card in, or one
+        // whose glare hides it, deserves that answer rather than "no card").
+        (None, Located::NoCard) => idv_vision::card_sanity::sanity_without_card(&scaled_to_width(photo, FLAT_WIDTH)),
         (None, _) => None,
     };
     Judged { located, flat, sanity }

@@ -1,0 +1,56 @@
+//! Diagnosis of card finding and card sanity on photos:
+//!     cargo run --release -p idv-vision --example card_debug -- PHOTO... 
+//! Prints one line per photo: what `find_card` found and the sanity verdict with its measures, and writes
+//! `PHOTO.mask.png` (the card mask in the working frame, the fitted quad's corners marked).
+use idv_vision::card_box::{find_card, rectify, CardFind};
+use idv_vision::card_sanity::card_sanity;
+
+fn main() {
+    // IDV_CARD_DEBUG_VERBOSE=1: corners, background colours and every measure.
+    let verbose = std::env::var_os("IDV_CARD_DEBUG_VERBOSE").is_some();
+    for path in std::env::args().skip(1) {
+        let Ok(img) = image::open(&path) else {
+            println!("{path}: not an image");
+            continue;
+        };
+        let img = img.to_rgb8();
+        match find_card(&img) {
+            CardFind::One(loc) => {
+                let card = rectify(&img, &loc.quad, 1200);
+                let s = card_sanity(&card, Some(&loc));
+                println!("{path}\tone\t{:?}\tcoverage {:.2}\thole {:.4}", s.verdict, s.measures.corner_coverage, s.measures.hole_share);
+                if verbose {
+                    println!("  corners {:?}\n  bg {:?} spread {:.1}\n  {:?}", loc.quad.corners(), loc.background_colors, loc.background_spread, s.measures);
+                }
+                let mut m = image::RgbImage::from_fn(loc.mask.width(), loc.mask.height(), |x, y| {
+                    let v = loc.mask.get_pixel(x, y).0[0];
+                    let b = loc.background_like.get_pixel(x, y).0[0];
+                    image::Rgb([v, v / 2, b / 2])
+                });
+                for c in loc.quad.scaled(1.0 / loc.scale, 1.0 / loc.scale).corners() {
+                    for dy in -3i32..=3 {
+                        for dx in -3i32..=3 {
+                            let (x, y) = (c.x as i32 + dx, c.y as i32 + dy);
+                            if x >= 0 && y >= 0 && (x as u32) < m.width() && (y as u32) < m.height() {
+                                m.put_pixel(x as u32, y as u32, image::Rgb([0, 255, 0]));
+                            }
+                        }
+                    }
+                }
+                let _ = m.save(format!("{path}.mask.png"));
+            }
+            other => {
+                let s = card_sanity(&img, None);
+                let found = match other {
+                    CardFind::Several(n) => format!("several ({n})"),
+                    CardFind::FillsFrame => "fills frame".into(),
+                    _ => "none".into(),
+                };
+                println!("{path}\t{found}\t{:?} (whole photo)", s.verdict);
+                if verbose {
+                    println!("  {:?}", s.measures);
+                }
+            }
+        }
+    }
+}
