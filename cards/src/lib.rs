@@ -63,11 +63,16 @@ pub struct CardField {
     /// for OCR-read values, 0 for a value whose own check failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence_score: Option<f32>,
+    /// Identifiers read by OCR: the engine's confidence in each character returned,
+    /// 0–1 (`printed::digit_confidences`); absent where no OCR reading of these
+    /// characters backs the value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub digit_confidence_scores: Option<Vec<f32>>,
 }
 
 impl CardField {
     pub fn new(field: &str, value: impl Into<String>) -> Self {
-        CardField { field: field.to_string(), value: value.into(), confidence_verdict: None, confidence_score: None }
+        CardField { field: field.to_string(), value: value.into(), confidence_verdict: None, confidence_score: None, digit_confidence_scores: None }
     }
 
     /// The same entry marked `UNSURE`.

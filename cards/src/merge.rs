@@ -59,6 +59,8 @@ pub struct Reading {
     /// 0–1: 1 for exact data, the OCR confidence for OCR.
     pub confidence: f32,
     pub check: Check,
+    /// An OCR-read identifier's per-character confidences (0–1), where found.
+    pub digits: Option<Vec<f32>>,
 }
 
 impl Reading {
@@ -71,6 +73,7 @@ impl Reading {
             value: f.value.clone(),
             confidence: if failed { 0.0 } else { 1.0 },
             check: if failed { Check::Failed } else { Check::Strong },
+            digits: None,
         }
     }
 
@@ -82,7 +85,7 @@ impl Reading {
             Some(ConfidenceVerdict::Unsure) => Check::Failed,
             None => Check::Weak,
         };
-        Reading { source: Source::Mrz, field: f.field.clone(), value: f.value.clone(), confidence, check }
+        Reading { source: Source::Mrz, field: f.field.clone(), value: f.value.clone(), confidence, check, digits: None }
     }
 }
 
@@ -221,6 +224,15 @@ pub fn merge(readings: &[Reading]) -> Merged {
         let Some(chosen) = of_field.iter().copied().find(|r| r.check != Check::Failed).or_else(|| of_field.first().copied()) else {
             continue;
         };
+        // A zone's name or place is no better read than the print's (no check digit
+        // covers it, and the zone drops diacritics and cuts long names): where the print
+        // has one too, the print's is given, as printed. They agree or it is UNSURE.
+        let chosen = match chosen {
+            c if c.source == Source::Mrz && c.check == Check::Weak && !is_exact_field(name) => {
+                of_field.iter().copied().find(|r| r.source == Source::Printed && r.check != Check::Failed).unwrap_or(c)
+            }
+            c => c,
+        };
         let mut confirmed = false;
         let mut contradicted = false;
         let mut score = chosen.confidence;
@@ -257,11 +269,14 @@ pub fn merge(readings: &[Reading]) -> Merged {
         if chosen.check == Check::Failed {
             score = 0.0;
         }
+        // Per-character confidences come from an OCR reading of exactly the value shown.
+        let digits = of_field.iter().find(|r| r.digits.is_some() && r.value == *shown).and_then(|r| r.digits.clone());
         out.fields.push(CardField {
             field: name.to_string(),
             value: shown.clone(),
             confidence_verdict: Some(if sure { ConfidenceVerdict::Sure } else { ConfidenceVerdict::Unsure }),
             confidence_score: Some((score.clamp(0.0, 1.0) * 1000.0).round() / 1000.0),
+            digit_confidence_scores: digits,
         });
     }
     out
@@ -273,7 +288,7 @@ mod tests {
     use ConfidenceVerdict::{Sure, Unsure};
 
     fn r(source: Source, field: &str, value: &str, confidence: f32, check: Check) -> Reading {
-        Reading { source, field: field.into(), value: value.into(), confidence, check }
+        Reading { source, field: field.into(), value: value.into(), confidence, check, digits: None }
     }
 
     fn verdict(m: &Merged, field: &str) -> (String, Option<ConfidenceVerdict>) {
@@ -310,6 +325,19 @@ mod tests {
         assert_eq!(verdict(&m, "id"), ("079203001234".into(), Some(Unsure)), "contradicted");
         assert_eq!(m.disagreements.len(), 1);
         assert_eq!(m.disagreements[0].field, "id");
+    }
+
+    #[test]
+    fn a_zone_name_that_disagrees_with_the_print_gives_way_to_it() {
+        // The zone's first letter lost at a cut corner: the name as printed, UNSURE.
+        let m = merge(&[r(Source::Mrz, "name", "HAN SNEHA", 0.9, Check::Weak), r(Source::Printed, "name", "SNEHA KHAN", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("SNEHA KHAN".into(), Some(Unsure)));
+        // A zone's checked number still wins over the print's.
+        let m = merge(&[r(Source::Mrz, "id", "C1234567", 0.9, Check::Strong), r(Source::Printed, "id", "C1234561", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "id"), ("C1234567".into(), Some(Unsure)));
+        // The zone alone: its name.
+        let m = merge(&[r(Source::Mrz, "name", "SHARMA PRIYA", 0.9, Check::Weak)]);
+        assert_eq!(verdict(&m, "name").0, "SHARMA PRIYA");
     }
 
     #[test]

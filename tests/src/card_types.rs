@@ -87,6 +87,13 @@ pub async fn run(bus_url: &str) {
         // The flattened card is the caller's image (GET needs the caller's signature).
         assert_ne!(got.status, 500, "{flat}");
         assert_eq!(d["card_sanity"]["verdict"], "good", "{}: {}", kind.card_type(), d["card_sanity"]);
+        // An identifier read from the print carries the engine's confidence per character.
+        if matches!(kind, CardKind::Pan | CardKind::Voter) {
+            let id = d["card_information"].as_array().into_iter().flatten().find(|e| e["field"] == "id").expect("id");
+            let scores = id["digit_confidence_scores"].as_array().unwrap_or_else(|| panic!("{}: no digit_confidence_scores in {id}", kind.card_type()));
+            assert_eq!(scores.len(), id["value"].as_str().map_or(0, |v| v.chars().count()), "{id}");
+            assert!(scores.iter().all(|x| x.as_f64().is_some_and(|x| (0.0..=1.0).contains(&x))), "{id}");
+        }
         // No value marked SURE is wrong.
         for e in d["card_information"].as_array().into_iter().flatten() {
             if e["confidence_verdict"] == "SURE" {

@@ -62,6 +62,10 @@ pub struct OcrLine {
     /// The engine's confidence, 0–100 (the mean over the line's words).
     pub confidence: f32,
     pub bbox: TextBox,
+    /// Each character of the line's words in order (spaces between words not included)
+    /// with the engine's confidence in it, 0–100; empty where the engine gave none.
+    #[serde(skip)]
+    pub symbols: Vec<(char, f32)>,
 }
 
 /// How the engine splits the image into lines (Tesseract's page segmentation modes).
@@ -188,7 +192,7 @@ pub fn lines_from_tsv(tsv: &str) -> Vec<OcrLine> {
             }
             _ => {
                 let (c, n) = if conf >= 0.0 { (conf, 1) } else { (0.0, 0) };
-                out.push((key, OcrLine { text: text.to_string(), confidence: c, bbox }, n));
+                out.push((key, OcrLine { text: text.to_string(), confidence: c, bbox, symbols: Vec::new() }, n));
             }
         }
     }
@@ -198,6 +202,63 @@ pub fn lines_from_tsv(tsv: &str) -> Vec<OcrLine> {
             l
         })
         .collect()
+}
+
+/// The lines of Tesseract's hOCR output rendered with `hocr_char_boxes` (one
+/// `ocrx_cinfo` span per character, `x_conf` its confidence): each line's text (its
+/// words joined by single spaces, as [`lines_from_tsv`] joins them) and its characters
+/// with their confidences. Tolerant: a span it cannot read is skipped, never a panic.
+pub fn symbols_from_hocr(hocr: &str) -> Vec<(String, Vec<(char, f32)>)> {
+    const LINE_CLASSES: [&str; 4] = ["'ocr_line'", "'ocr_header'", "'ocr_caption'", "'ocr_textfloat'"];
+    let mut out: Vec<(String, Vec<(char, f32)>)> = Vec::new();
+    let mut rest = hocr;
+    // Whether the next character starts a new word of the current line.
+    let mut new_word = false;
+    while let Some(at) = rest.find("<span class=") {
+        rest = &rest[at + "<span class=".len()..];
+        if LINE_CLASSES.iter().any(|c| rest.starts_with(c)) {
+            out.push((String::new(), Vec::new()));
+            new_word = false;
+        } else if rest.starts_with("'ocrx_word'") {
+            new_word = true;
+        } else if rest.starts_with("'ocrx_cinfo'") {
+            let Some(end_tag) = rest.find('>') else { break };
+            let conf = rest[..end_tag].split("x_conf ").nth(1).and_then(|c| c.split(|ch: char| ch == ';' || ch == '\'' || ch == '"').next()).and_then(|c| c.trim().parse::<f32>().ok());
+            let body = &rest[end_tag + 1..];
+            let Some(close) = body.find("</span>") else { break };
+            let text = unescape_html(&body[..close]);
+            if let (Some(conf), Some(line)) = (conf, out.last_mut()) {
+                for ch in text.chars() {
+                    if new_word && !line.0.is_empty() {
+                        line.0.push(' ');
+                    }
+                    new_word = false;
+                    line.0.push(ch);
+                    line.1.push((ch, conf.clamp(0.0, 100.0)));
+                }
+            }
+            rest = &body[close..];
+        }
+    }
+    out.retain(|(text, _)| !text.is_empty());
+    out
+}
+
+fn unescape_html(s: &str) -> String {
+    s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&apos;", "'").replace("&amp;", "&")
+}
+
+/// Gives each line the symbols of the hOCR line with the same text (in order; a line
+/// whose text no hOCR line has keeps none).
+pub fn attach_symbols(lines: &mut [OcrLine], hocr_lines: Vec<(String, Vec<(char, f32)>)>) {
+    let mut pool: Vec<Option<(String, Vec<(char, f32)>)>> = hocr_lines.into_iter().map(Some).collect();
+    for line in lines.iter_mut() {
+        if let Some(slot) = pool.iter_mut().find(|s| s.as_ref().is_some_and(|(t, _)| *t == line.text)) {
+            if let Some((_, symbols)) = slot.take() {
+                line.symbols = symbols;
+            }
+        }
+    }
 }
 
 /// The engine compiled into this build, if any (`tesseract` feature).
@@ -219,7 +280,7 @@ pub mod tesseract {
     //! are kept in a small pool per language and reused, since loading a model costs
     //! ~50–200 ms.
 
-    use super::{check_input, find_language, lines_from_tsv, Layout, OcrError, OcrLine, OcrParams, TextRecognizer};
+    use super::{attach_symbols, check_input, find_language, lines_from_tsv, symbols_from_hocr, Layout, OcrError, OcrLine, OcrParams, TextRecognizer};
     use image::GrayImage;
     use std::collections::HashMap;
     use std::ffi::CString;
@@ -274,6 +335,7 @@ pub mod tesseract {
         fn run(api: &mut TessBaseApi, image: &GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
             let whitelist = cstring(params.char_whitelist.unwrap_or(""))?;
             api.set_variable(c"tessedit_char_whitelist", &whitelist).map_err(|_| OcrError::Failed("setting the whitelist".into()))?;
+            api.set_variable(c"hocr_char_boxes", c"1").map_err(|_| OcrError::Failed("setting hocr_char_boxes".into()))?;
             api.set_page_seg_mode(match params.layout {
                 Layout::Auto => sys::TessPageSegMode_PSM_AUTO,
                 Layout::Block => sys::TessPageSegMode_PSM_SINGLE_BLOCK,
@@ -288,7 +350,14 @@ pub mod tesseract {
             api.set_source_resolution(300);
             api.recognize().map_err(|_| OcrError::Failed("Tesseract could not recognise the image".into()))?;
             let tsv = api.get_tsv_text(0).map_err(|_| OcrError::Failed("Tesseract gave no result".into()))?;
-            Ok(lines_from_tsv(&tsv.as_ref().to_string_lossy()))
+            let mut lines = lines_from_tsv(&tsv.as_ref().to_string_lossy());
+            // Per-character confidences (identifiers' `digit_confidence_scores`): the
+            // same recognition rendered as hOCR with character boxes. Without it the
+            // lines are still read, only without them.
+            if let Ok(hocr) = api.get_hocr_text(0) {
+                attach_symbols(&mut lines, symbols_from_hocr(&hocr.as_ref().to_string_lossy()));
+            }
+            Ok(lines)
         }
     }
 
@@ -342,6 +411,51 @@ mod tests {
         // A word without a confidence counts for none.
         assert_eq!((lines[2].text.as_str(), lines[2].confidence), ("X", 0.0));
         assert!(lines_from_tsv("").is_empty() && lines_from_tsv("garbage\nmore").is_empty());
+    }
+
+    /// Tesseract 5.3's hOCR with `hocr_char_boxes` (abridged from a real page), with an
+    /// escaped character and a span without a confidence.
+    const HOCR: &str = "<div class='ocr_page' id='page_1'>
+   <div class='ocr_carea' id='block_1_1' title=\"bbox 378 75 1279 149\">
+    <p class='ocr_par' id='par_1_1' lang='eng' title=\"bbox 378 75 1279 149\">
+     <span class='ocr_line' id='line_1_1' title=\"bbox 378 75 1279 115; baseline 0.027 -24\">
+      <span class='ocrx_word' id='word_1_1' title='bbox 378 78 431 92; x_wconf 32'>
+       <span class='ocrx_cinfo' title='x_bboxes 378 78 390 92; x_conf 94.902054'>P</span>
+       <span class='ocrx_cinfo' title='x_bboxes 378 78 431 92; x_conf 53.5'>&lt;</span>
+      </span>
+      <span class='ocrx_word' id='word_1_2' title='bbox 438 75 447 94; x_wconf 99'>
+       <span class='ocrx_cinfo' title='x_bboxes 438 75 447 94; x_conf 99.194229'>1</span>
+       <span class='ocrx_cinfo' title='x_bboxes 448 75 457 94'>2</span>
+       <span class='ocrx_cinfo' title='x_bboxes 458 75 467 94; x_conf 120'>3</span>
+      </span>
+     </span>
+     <span class='ocr_line' id='line_1_2' title=\"bbox 378 111 1278 149\">
+      <span class='ocrx_word' id='word_1_5' title='bbox 378 111 460 127; x_wconf 95'>
+       <span class='ocrx_cinfo' title='x_bboxes 378 111 383 125; x_conf 99.410759'>&amp;</span>
+      </span>
+     </span>";
+
+    #[test]
+    fn hocr_characters_and_their_confidences() {
+        let lines = symbols_from_hocr(HOCR);
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].0, "P< 13", "the character without a confidence is left out");
+        assert_eq!(lines[0].1.iter().map(|s| s.0).collect::<String>(), "P<13");
+        assert!((lines[0].1[1].1 - 53.5).abs() < 1e-4);
+        assert_eq!(lines[0].1[3].1, 100.0, "clamped to 0-100");
+        assert_eq!(lines[1].0, "&");
+        // Attached to the TSV line with the same text only.
+        let mut tsv = lines_from_tsv("5\t1\t1\t1\t1\t1\t0\t0\t5\t5\t90\t&\n5\t1\t1\t1\t2\t1\t0\t9\t5\t5\t90\tother\n");
+        attach_symbols(&mut tsv, lines);
+        assert_eq!(tsv[0].symbols.len(), 1);
+        assert!(tsv[1].symbols.is_empty());
+        // Never a panic on broken input.
+        for cut in 0..HOCR.len() {
+            if HOCR.is_char_boundary(cut) {
+                let _ = symbols_from_hocr(&HOCR[..cut]);
+            }
+        }
+        assert!(symbols_from_hocr("<span class='ocrx_cinfo' title='x_conf 9'").is_empty());
     }
 
     #[test]

@@ -947,6 +947,40 @@ pub fn letter_for(c: char) -> Option<char> {
     }
 }
 
+/// The most a character the parser repaired (a letter read where the format wants a
+/// digit, or the other way) scores in [`digit_confidences`]: the engine was confident in
+/// another character than the one returned.
+pub const REPAIRED_CHARACTER_SCORE: f32 = 0.5;
+
+/// One score per character of an identifier `value` (0–1): the OCR engine's confidence
+/// in each character it read (`symbols`: a line's characters with confidences 0–100),
+/// found as the run of the line's letters and digits that reads `value` (each character
+/// equal, or the one [`digit_for`]/[`letter_for`] repairs it to, which then scores at
+/// most [`REPAIRED_CHARACTER_SCORE`]). `None` when no such run exists (the value was not
+/// read from these characters) or it is ambiguous.
+pub fn digit_confidences(value: &str, symbols: &[(char, f32)]) -> Option<Vec<f32>> {
+    let want: Vec<char> = value.chars().collect();
+    let read: Vec<(char, f32)> = symbols.iter().copied().filter(|(c, _)| c.is_alphanumeric() || *c == '|').collect();
+    if want.is_empty() || read.len() < want.len() {
+        return None;
+    }
+    let fits = |got: char, w: char| got == w || digit_for(got) == Some(w) || letter_for(got) == Some(w);
+    let mut found: Option<Vec<f32>> = None;
+    for start in 0..=read.len() - want.len() {
+        let run = &read[start..start + want.len()];
+        if run.iter().zip(&want).all(|((c, _), w)| fits(*c, *w)) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(run.iter().zip(&want).map(|((c, conf), w)| {
+                let p = (conf / 100.0).clamp(0.0, 1.0);
+                if c == w { p } else { p.min(REPAIRED_CHARACTER_SCORE) }
+            }).collect());
+        }
+    }
+    found
+}
+
 /// All of `s` as digits ([`digit_for`]) and how many characters were repaired; `None`
 /// when a character is neither a digit nor confused with one.
 pub fn repair_digits(s: &str) -> Option<(String, usize)> {
@@ -1302,6 +1336,29 @@ mod tests {
         let f = parse_printed("vn.national_id", Side::Front, &many);
         assert!(f.iter().all(|x| x.lines.iter().all(|&i| i < MAX_LINES)), "{f:?}");
         assert_eq!(f.iter().find(|x| x.field == "dob"), None, "lines past MAX_LINES are ignored");
+    }
+
+    #[test]
+    fn digit_confidences_follow_the_characters_read() {
+        let sym = |s: &str, c: f32| s.chars().map(|ch| (ch, c)).collect::<Vec<_>>();
+        // "ID No: 2341 2341 2346", the last digit read with less confidence
+        let mut line = sym("IDNo:", 95.0);
+        line.extend(sym("2341 2341 234", 90.0));
+        line.push(('6', 40.0));
+        let d = digit_confidences("234123412346", &line).expect("found");
+        assert_eq!(d.len(), 12);
+        assert!((d[0] - 0.9).abs() < 1e-6 && (d[11] - 0.4).abs() < 1e-6, "{d:?}");
+        // a repaired character (O read for 0) scores at most 0.5
+        let d = digit_confidences("ABCDE1230F", &sym("ABCDE123OF", 99.0)).expect("found");
+        assert_eq!(d[8], REPAIRED_CHARACTER_SCORE);
+        assert!((d[7] - 0.99).abs() < 1e-6);
+        // must-fail: not in the line, ambiguous, empty, wrong length
+        assert_eq!(digit_confidences("5555", &sym("1234 5678", 90.0)), None);
+        assert_eq!(digit_confidences("12", &sym("12 12", 90.0)), None);
+        assert_eq!(digit_confidences("", &sym("12", 90.0)), None);
+        assert_eq!(digit_confidences("123456", &sym("12345", 90.0)), None);
+        // confidences outside 0-100 are clamped
+        assert_eq!(digit_confidences("7", &[('7', 250.0)]), Some(vec![1.0]));
     }
 
     #[test]

@@ -204,8 +204,12 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             let fields = match &year_parsed {
                 Ok(m) => {
                     out.mrz_checks = Some((m.check_digits.iter().filter(|c| c.passed).count(), m.check_digits.len()));
+                    // A zone refuses the card type only when it was read whole: with a
+                    // check digit failing, its letters are misreads too (a blurred `IND`
+                    // read `IMB`), and the card is judged by its sanity instead.
+                    let read_whole = m.check_digits.iter().all(|c| c.passed);
                     match card_type {
-                        "in.passport" => match not_an_indian_passport(m) {
+                        "in.passport" => match not_an_indian_passport(m).filter(|_| read_whole) {
                             None => passport_fields(m),
                             Some(why) => {
                                 out.mrz_refusal = Some((FailureCode::IncorrectCardType, why));
@@ -214,11 +218,11 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                             }
                         },
                         "vn.national_id" => cccd_fields(m).unwrap_or_else(|why| {
-                            out.mrz_refusal = Some((FailureCode::IncorrectCardType, why));
+                            out.mrz_refusal = read_whole.then_some((FailureCode::IncorrectCardType, why));
                             Vec::new()
                         }),
                         _ => crate::card::mrz::td1_fields(m, "IND").unwrap_or_else(|why| {
-                            out.mrz_refusal = Some((FailureCode::IncorrectCardType, why));
+                            out.mrz_refusal = read_whole.then_some((FailureCode::IncorrectCardType, why));
                             Vec::new()
                         }),
                     }
@@ -233,6 +237,27 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 }
             };
             let confidence = (zone.zone.confidence / 100.0).clamp(0.0, 1.0);
+            // A zone whose check digits mostly fail was misread throughout, and so is
+            // one with any failing on a photo too blurred, dark or bright to read: its
+            // names, which no check digit covers, are as wrong as its numbers. It is
+            // shown in `mrz.parsed` but is no source for the card.
+            let unreadable_photo = input.scan.sanity.as_ref().is_some_and(|s| {
+                matches!(s.verdict, CardSanityVerdict::ImageTooBlur | CardSanityVerdict::ImageTooDark | CardSanityVerdict::ImageTooBright)
+            });
+            let misread = year_parsed.as_ref().is_ok_and(|m| {
+                let failed = m.check_digits.iter().filter(|c| !c.passed).count();
+                failed * 2 > m.check_digits.len() || (failed > 0 && unreadable_photo)
+            });
+            let (fields, shown) = if misread {
+                (Vec::new(), Some(shown.unwrap_or(fields)))
+            } else if unreadable_photo {
+                // Even a zone whose check digits pass, on such a photo, vouches only for
+                // what they cover (a name or nationality beside them may be misread).
+                let all = fields.clone();
+                (fields.into_iter().filter(|f| f.confidence_verdict == Some(ConfidenceVerdict::Sure)).collect(), Some(shown.unwrap_or(all)))
+            } else {
+                (fields, shown)
+            };
             for f in &fields {
                 if f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) {
                     out.ids.push(f.value.clone());
@@ -260,12 +285,15 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                         FieldCheck::NotApplicable => out.printed_id_check,
                     };
                 }
+                // The identifier's per-character confidences, from the line it was read on.
+                let digits = (f.field == "id").then(|| f.lines.iter().find_map(|&i| lines.get(i).and_then(|l| idv_cards::printed::digit_confidences(&f.value, &l.symbols)))).flatten();
                 out.readings.push(Reading {
                     source: Source::Printed,
                     field: f.field.to_string(),
                     value: f.value.clone(),
                     confidence: f.confidence,
                     check: printed_check(card_type, f),
+                    digits,
                 });
             }
             out.anything_read |= !printed.is_empty();

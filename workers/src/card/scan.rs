@@ -128,28 +128,45 @@ pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecogni
         }
     }
 
-    // OCR reads the flattened card; with no card found, the whole photo (so a card the
-    // finder missed can still be recognised by its text, and "no card" rests on both).
-    let ocr_outcome = match (plan.ocr_lang, ocr) {
+    // The printed text and the machine-readable zone are two OCR passes over the same
+    // card, independent of each other: they run side by side (a passport's read takes
+    // the longer of the two instead of their sum on a machine with a second core).
+    let (ocr_outcome, mrz) = std::thread::scope(|scope| {
+        let zone = scope.spawn(|| read_zone_of(photo, flat.as_ref(), plan, ocr));
+        let printed = read_printed_of(photo, flat.as_ref(), plan, ocr);
+        let mrz = zone.join().unwrap_or_else(|_| MrzOutcome::NotPerformed("the machine-readable zone's reader failed".into()));
+        (printed, mrz)
+    });
+    SideScan { photo_width, photo_height, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz }
+}
+
+/// The printed text of one side: OCR of the flattened card; with no card found, of the
+/// whole photo (so a card the finder missed can still be recognised by its text, and "no
+/// card" rests on both).
+fn read_printed_of(photo: &RgbImage, flat: Option<&RgbImage>, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> OcrOutcome {
+    match (plan.ocr_lang, ocr) {
         (None, _) => OcrOutcome::NotPerformed("this card type has no printed fields read in this build".into()),
         (Some(_), None) => OcrOutcome::NotPerformed("OCR (Tesseract) is not in this build".into()),
         (Some(lang), Some(engine)) => {
-            let page = match &flat {
+            let page = match flat {
                 Some(card) => card.clone(),
-                None => scaled_to_width(photo, FLAT_WIDTH.max(photo_width.min(1600))),
+                None => scaled_to_width(photo, FLAT_WIDTH.max(photo.width().min(1600))),
             };
             read_printed(&page, lang, engine)
         }
-    };
+    }
+}
 
-    let mrz = match (plan.mrz, ocr) {
+/// The machine-readable zone of one side, where the plan searches one: in the flattened
+/// card when there is one (straight, the zone at a known scale), then in the photo.
+fn read_zone_of(photo: &RgbImage, flat: Option<&RgbImage>, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> MrzOutcome {
+    match (plan.mrz, ocr) {
         (false, _) => MrzOutcome::NotSearched,
         (true, None) => MrzOutcome::NotPerformed("reading the machine-readable zone needs OCR (Tesseract), which is not in this build".into()),
         (true, Some(engine)) => {
             let year = plan.year;
             let judge = move |lines: &[String]| crate::card::mrz::judge(lines, year);
-            // The flattened card when there is one (straight, the zone at a known scale).
-            let page = flat.as_ref().unwrap_or(photo);
+            let page = flat.unwrap_or(photo);
             match idv_vision::mrz::read_zone(page, engine, &judge) {
                 Ok(Some(z)) => MrzOutcome::Found(z),
                 Ok(None) if flat.is_some() => match idv_vision::mrz::read_zone(photo, engine, &judge) {
@@ -161,8 +178,7 @@ pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecogni
                 Err(e) => MrzOutcome::NotPerformed(e.to_string()),
             }
         }
-    };
-    SideScan { photo_width, photo_height, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz }
+    }
 }
 
 /// Where the card is, flattened, and judged.
