@@ -16,8 +16,9 @@ packed=$(npm pack --dry-run --json 2>/dev/null | node -e '
   let s = ""; process.stdin.on("data", d => s += d).on("end", () => {
     const files = JSON.parse(s)[0].files.map(f => f.path);
     const stray = files.filter(p => !(p === "package.json" || p === "README.md" || p.startsWith("dist/src/")));
-    console.log(stray.length ? "unexpected files: " + stray.join(" ") : files.length + " files");
-    process.exit(stray.length ? 1 : 0);
+    const missing = ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/backend.js", "dist/src/backend.d.ts"].filter(p => !files.includes(p));
+    console.log(stray.length ? "unexpected files: " + stray.join(" ") : missing.length ? "missing files: " + missing.join(" ") : files.length + " files");
+    process.exit(stray.length || missing.length ? 1 : 0);
   });') || status=1
 echo "web sdk: ${pass:-0} passed, ${fail:-?} failed; npm pack: ${packed}"
 [ "${fail:-1}" = "0" ] || status=1

@@ -110,10 +110,14 @@ impl AccessKeyClient {
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .map(Duration::from_secs);
             let text = resp.bytes().await.map_err(http_err)?;
-            let body: Value = serde_json::from_slice(&text).map_err(|e| ClientError::Malformed(e.to_string()))?;
+            // The status decides first: a proxy's HTML 503 is retried like the service's,
+            // and a refusal that is not JSON is still a refusal (its body then null).
+            let parsed = serde_json::from_slice::<Value>(&text);
             if status == 200 {
+                let body = parsed.map_err(|e| ClientError::Malformed(e.to_string()))?;
                 return Ok(Answer { body, attempts });
             }
+            let body = parsed.unwrap_or(Value::Null);
             if matches!(status, 429 | 503) && attempts < self.retry.max_attempts {
                 tokio::time::sleep(retry_after.unwrap_or(delay).min(self.retry.max_delay)).await;
                 delay = (delay * 2).min(self.retry.max_delay);
@@ -127,5 +131,52 @@ impl AccessKeyClient {
     /// [`AccessKeyClient::call`] for an operation of the service's operation table.
     pub async fn call_operation(&self, op: idv_schemas::Operation, body: &impl serde::Serialize) -> Result<Answer, ClientError> {
         self.call(op.path(), body).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// A server (a thread) that answers its connections in turn with `answers` (raw
+    /// HTTP/1.1), and records each request's head.
+    fn serve(answers: Vec<&'static str>) -> (String, std::thread::JoinHandle<Vec<String>>) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let task = std::thread::spawn(move || {
+            let mut heads = Vec::new();
+            for answer in answers {
+                let Ok((mut sock, _)) = listener.accept() else { break };
+                let mut buf = vec![0u8; 16384];
+                let n = sock.read(&mut buf).unwrap_or(0);
+                heads.push(String::from_utf8_lossy(&buf[..n]).to_string());
+                let _ = sock.write_all(answer.as_bytes());
+            }
+            heads
+        });
+        (url, task)
+    }
+
+    #[tokio::test]
+    async fn a_proxy_page_is_retried_and_a_non_json_refusal_is_still_a_refusal() {
+        let (url, task) = serve(vec![
+            "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 0\r\nContent-Type: text/html\r\nContent-Length: 13\r\nConnection: close\r\n\r\n<html></html>",
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 17\r\nConnection: close\r\n\r\n{\"data\":{\"ok\":1}}",
+        ]);
+        let client = AccessKeyClient::new(url, "ak-1", b"secret".to_vec());
+        let answer = client.call("/v1/x", &serde_json::json!({"a": 1})).await.expect("answered after one retry");
+        assert_eq!((answer.attempts, answer.body["data"]["ok"].as_i64()), (2, Some(1)));
+        let heads = task.join().expect("server");
+        // signed anew: the two requests carry different signatures
+        let auth = |h: &str| h.lines().find(|l| l.to_ascii_lowercase().starts_with("authorization:")).map(str::to_string);
+        assert!(auth(&heads[0]).is_some() && auth(&heads[0]) != auth(&heads[1]), "{heads:?}");
+
+        let (url, _task) = serve(vec!["HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: 6\r\nConnection: close\r\n\r\n<html>"]);
+        let client = AccessKeyClient::new(url, "ak-1", b"secret".to_vec());
+        match client.call("/v1/x", &serde_json::json!({})).await {
+            Err(ClientError::Refused { status: 502, code, attempts: 1, body: Value::Null }) => assert_eq!(code, ""),
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -347,9 +347,16 @@ impl DeviceSession {
 
 /// Current time as RFC 3339 UTC with whole seconds, for `X-TV-Timestamp`.
 pub fn rfc3339_now() -> String {
-    let now = time::OffsetDateTime::now_utc();
-    let now = now.replace_nanosecond(0).unwrap_or(now);
-    now.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+    rfc3339_millis(time::OffsetDateTime::now_utc())
+}
+
+/// `t` in RFC 3339 to the millisecond. Milliseconds, not whole seconds: a request
+/// retried within the same second (a 503 after a 250 ms backoff) must be signed anew,
+/// and with an unchanged timestamp over the same body its signature would be the first
+/// one's, which the replay guard refuses.
+pub fn rfc3339_millis(t: time::OffsetDateTime) -> String {
+    let t = t.replace_nanosecond(t.nanosecond() / 1_000_000 * 1_000_000).unwrap_or(t);
+    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -424,5 +431,21 @@ impl BatchChain {
         let text = self.next_plaintext(data);
         // Re-parse of our own output; `data` round-trips to the same Value.
         serde_json::from_str(&text).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_carry_milliseconds_so_retries_within_a_second_differ() {
+        let t = time::macros::datetime!(2026-11-23 21:04:05.250_999 UTC);
+        assert_eq!(rfc3339_millis(t), "2026-11-23T21:04:05.25Z");
+        let later = t + time::Duration::milliseconds(250);
+        assert_ne!(rfc3339_millis(t), rfc3339_millis(later));
+        assert_eq!(rfc3339_millis(time::macros::datetime!(2026-11-23 21:04:05 UTC)), "2026-11-23T21:04:05Z");
+        // what the server parses
+        assert!(time::OffsetDateTime::parse(&rfc3339_millis(t), &time::format_description::well_known::Rfc3339).is_ok());
     }
 }

@@ -1,6 +1,7 @@
 /**
  * @idv/web-sdk: the device side of the idv behavioral API protocol
- * (docs/BEHAVIOR_PROTOCOL.md) on WebCrypto.
+ * (docs/BEHAVIOR_PROTOCOL.md) on WebCrypto, and a backend client of the Access Key
+ * operations (`AccessKeyClient`, server side only).
  */
 export * from "./md5.js";
 export * from "./encoding.js";
@@ -8,3 +9,4 @@ export * from "./protocol.js";
 export * from "./chain.js";
 export * from "./session.js";
 export * from "./capture.js";
+export * from "./backend.js";
