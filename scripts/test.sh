@@ -40,8 +40,9 @@ fi
 # The bus topics' JSON Schemas (schemas/topics/) against the recorded messages, with an
 # independent validator (scripts/topic_schemas.sh).
 bash scripts/topic_schemas.sh 2>&1 | tee -a "$log" || status=$?
-# The TypeScript web SDK's tests and its npm package (scripts/web_sdk.sh).
-bash scripts/web_sdk.sh 2>&1 | tee -a "$log" || status=$?
+# The TypeScript web SDK's tests, its npm package, and the README's quick start against a
+# live `idv serve` (scripts/web_sdk.sh).
+IDV_WEB_SDK_SERVER_BIN="$PWD/target/debug/idv" bash scripts/web_sdk.sh 2>&1 | tee -a "$log" || status=$?
 # The ScyllaDB conformance test is #[ignore]d (counted as skipped) unless a node is given.
 if [ -n "${IDV_TEST_SCYLLA:-}" ]; then
   cargo test -p idv-store --features scylla --test scylla_conformance -- --ignored 2>&1 | tee -a "$log" || status=$?

@@ -20,6 +20,36 @@ packed=$(npm pack --dry-run --json 2>/dev/null | node -e '
     console.log(stray.length ? "unexpected files: " + stray.join(" ") : missing.length ? "missing files: " + missing.join(" ") : files.length + " files");
     process.exit(stray.length || missing.length ? 1 : 0);
   });') || status=1
-echo "web sdk: ${pass:-0} passed, ${fail:-?} failed; npm pack: ${packed}"
+# The README's quick start (examples/quickstart.mjs) against a live `idv serve`, when the
+# caller names the binary (scripts/test.sh passes the one its tests built).
+quickstart="not run (IDV_WEB_SDK_SERVER_BIN not set)"
+if [ -n "${IDV_WEB_SDK_SERVER_BIN:-}" ]; then
+  work="$(mktemp -d)"
+  trap 'rm -f "$out"; [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
+  bin="$IDV_WEB_SDK_SERVER_BIN"
+  field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s)[process.argv[1]]))' "$1"; }
+  key="$(env -u IDV_CONFIG -u IDV_STORE -u IDV_BUS -u IDV_BLOBS "$bin" keys create --client quickstart --data-dir "$work/data")"
+  pair="$(env -u IDV_CONFIG -u IDV_STORE -u IDV_BUS -u IDV_BLOBS "$bin" keypairs create --client quickstart --data-dir "$work/data")"
+  port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+  env -u IDV_CONFIG -u IDV_STORE -u IDV_BUS -u IDV_BLOBS "$bin" serve --data-dir "$work/data" --listen "127.0.0.1:$port" >"$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 240); do
+    node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "http://127.0.0.1:$port/healthz" && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if IDV_ACCESS_KEY_ID="$(field access_key_id <<<"$key")" IDV_SECRET_KEY="$(field secret_key <<<"$key")" \
+     IDV_KEY_PAIR_ID="$(field key_pair_id <<<"$pair")" IDV_SERVER_PUBLIC_KEY="$(field public_key <<<"$pair")" \
+     node examples/quickstart.mjs "http://127.0.0.1:$port" >"$work/quickstart.out" 2>&1 &&
+     grep -q '^behavior/score: {.*"status":"success"' "$work/quickstart.out"; then
+    quickstart="passed (register_device, create_challenge, push_event_batch, behavior/score against idv serve)"
+  else
+    cat "$work/quickstart.out" "$work/server.log" >&2
+    quickstart="FAILED"
+    status=1
+  fi
+  cat "$work/quickstart.out" >&2
+fi
+echo "web sdk: ${pass:-0} passed, ${fail:-?} failed; npm pack: ${packed}; quickstart: ${quickstart}"
 [ "${fail:-1}" = "0" ] || status=1
 exit "$status"
