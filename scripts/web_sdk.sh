@@ -25,8 +25,9 @@ packed=$(npm pack --dry-run --json 2>/dev/null | node -e '
 quickstart="not run (IDV_WEB_SDK_SERVER_BIN not set)"
 if [ -n "${IDV_WEB_SDK_SERVER_BIN:-}" ]; then
   work="$(mktemp -d)"
-  trap 'rm -f "$out"; [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
+  trap 'rm -f "$out"; if [ -n "${server_pid:-}" ]; then kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; fi; rm -rf "$work"' EXIT
   bin="$IDV_WEB_SDK_SERVER_BIN"
+  [ -x "$bin" ] || { echo "web sdk: quickstart: $bin is not an executable" ; exit 1; }
   field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s)[process.argv[1]]))' "$1"; }
   key="$(env -u IDV_CONFIG -u IDV_STORE -u IDV_BUS -u IDV_BLOBS "$bin" keys create --client quickstart --data-dir "$work/data")"
   pair="$(env -u IDV_CONFIG -u IDV_STORE -u IDV_BUS -u IDV_BLOBS "$bin" keypairs create --client quickstart --data-dir "$work/data")"
@@ -44,7 +45,7 @@ if [ -n "${IDV_WEB_SDK_SERVER_BIN:-}" ]; then
      grep -q '^behavior/score: {.*"status":"success"' "$work/quickstart.out"; then
     quickstart="passed (register_device, create_challenge, push_event_batch, behavior/score against idv serve)"
   else
-    cat "$work/quickstart.out" "$work/server.log" >&2
+    cat "$work/server.log" >&2
     quickstart="FAILED"
     status=1
   fi

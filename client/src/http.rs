@@ -148,9 +148,24 @@ mod tests {
             let mut heads = Vec::new();
             for answer in answers {
                 let Ok((mut sock, _)) = listener.accept() else { break };
-                let mut buf = vec![0u8; 16384];
-                let n = sock.read(&mut buf).unwrap_or(0);
-                heads.push(String::from_utf8_lossy(&buf[..n]).to_string());
+                // The whole request (head, then Content-Length bytes), so that closing
+                // never drops unread data (which would reset the connection).
+                let mut got = Vec::new();
+                let mut buf = [0u8; 4096];
+                loop {
+                    let text = String::from_utf8_lossy(&got).to_string();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let len = text[..end].lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").and_then(|v| v.trim().parse::<usize>().ok())).unwrap_or(0);
+                        if got.len() >= end + 4 + len {
+                            break;
+                        }
+                    }
+                    match sock.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => got.extend_from_slice(&buf[..n]),
+                    }
+                }
+                heads.push(String::from_utf8_lossy(&got).to_string());
                 let _ = sock.write_all(answer.as_bytes());
             }
             heads

@@ -345,7 +345,7 @@ impl DeviceSession {
     }
 }
 
-/// Current time as RFC 3339 UTC with whole seconds, for `X-TV-Timestamp`.
+/// Current time as RFC 3339 UTC to the millisecond, for `X-TV-Timestamp`.
 pub fn rfc3339_now() -> String {
     rfc3339_millis(time::OffsetDateTime::now_utc())
 }

@@ -442,25 +442,35 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> f32 {
     worst
 }
 
-/// Judges the card: see the module documentation. `card` is the rectified card (or the
-/// whole photo when it fills the frame); `location` (from [`crate::card_box::find_card`],
-/// `None` when the card fills the frame) gives the mask for holes and cuts.
 /// The exposure verdict of a photo in which no card shape was found: `Some` only when it
 /// is too dark or too bright (then that, not "no card", is the useful answer). Blur is not
 /// judged without a card (a plain wall has no edges and would measure "blurred"), nor
 /// holes and cuts (they need the card's outline).
 pub fn sanity_without_card(photo: &RgbImage) -> Option<CardSanity> {
+    use CardSanityVerdict as V;
     let mut s = card_sanity(photo, None);
-    if s.verdict == CardSanityVerdict::Good && s.measures.clipped_share > NO_CARD_CLIPPED_SHARE {
-        let problem = ramp(s.measures.clipped_share, 0.5 * NO_CARD_CLIPPED_SHARE, NO_CARD_CLIPPED_SHARE, 2.0 * NO_CARD_CLIPPED_SHARE);
-        for d in s.details.iter_mut().filter(|d| d.0 == CardSanityVerdict::ImageTooBright) {
-            d.1 = d.1.max(problem);
-        }
-        s.verdict = CardSanityVerdict::ImageTooBright;
-        s.score = 1.0 - s.details.iter().map(|d| d.1).fold(0f32, f32::max);
+    // Only the exposure checks count (a dark photo is often structureless too, which
+    // the blur check, first in `card_sanity`'s order, would answer).
+    s.details.retain(|d| matches!(d.0, V::ImageTooDark | V::ImageTooBright));
+    let glare = ramp(s.measures.clipped_share, 0.5 * NO_CARD_CLIPPED_SHARE, NO_CARD_CLIPPED_SHARE, 2.0 * NO_CARD_CLIPPED_SHARE);
+    for d in s.details.iter_mut().filter(|d| d.0 == V::ImageTooBright) {
+        d.1 = d.1.max(glare);
     }
-    matches!(s.verdict, CardSanityVerdict::ImageTooDark | CardSanityVerdict::ImageTooBright).then_some(s)
+    let fails = |v: V| s.details.iter().any(|d| d.0 == v && d.1 >= 0.5);
+    s.verdict = if fails(V::ImageTooDark) {
+        V::ImageTooDark
+    } else if fails(V::ImageTooBright) {
+        V::ImageTooBright
+    } else {
+        return None;
+    };
+    s.score = 1.0 - s.details.iter().map(|d| d.1).fold(0f32, f32::max);
+    Some(s)
 }
+
+/// Judges the card: see the module documentation. `card` is the rectified card (or the
+/// whole photo when it fills the frame); `location` (from [`crate::card_box::find_card`],
+/// `None` when the card fills the frame) gives the mask for holes and cuts.
 
 pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSanity {
     let (w, h) = (card.width() as usize, card.height() as usize);
@@ -633,6 +643,10 @@ mod tests {
         assert_eq!(sanity_without_card(&photo(0.05, 120)), None);
         // too dark
         assert_eq!(sanity_without_card(&photo(0.0, 5)).map(|s| s.verdict), Some(CardSanityVerdict::ImageTooDark));
+        // a flat dark photo has no structure at all (the blur check would call it
+        // blurred): still too dark
+        let flat = RgbImage::from_pixel(400, 300, image::Rgb([8, 8, 8]));
+        assert_eq!(sanity_without_card(&flat).map(|s| s.verdict), Some(CardSanityVerdict::ImageTooDark));
     }
 
     #[test]

@@ -335,7 +335,8 @@ pub mod tesseract {
         fn run(api: &mut TessBaseApi, image: &GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
             let whitelist = cstring(params.char_whitelist.unwrap_or(""))?;
             api.set_variable(c"tessedit_char_whitelist", &whitelist).map_err(|_| OcrError::Failed("setting the whitelist".into()))?;
-            api.set_variable(c"hocr_char_boxes", c"1").map_err(|_| OcrError::Failed("setting hocr_char_boxes".into()))?;
+            // Per-character confidences only: without them the lines are still read.
+            let _ = api.set_variable(c"hocr_char_boxes", c"1");
             api.set_page_seg_mode(match params.layout {
                 Layout::Auto => sys::TessPageSegMode_PSM_AUTO,
                 Layout::Block => sys::TessPageSegMode_PSM_SINGLE_BLOCK,

@@ -199,12 +199,24 @@ export class AccessKeyClient {
     if (!Number.isInteger(this.retry.maxAttempts) || this.retry.maxAttempts < 1) throw new RangeError("maxAttempts must be an integer >= 1");
   }
 
-  /** The HMAC key, imported once (non-extractable); the raw secret is dropped then. */
+  /**
+   * The HMAC key, imported once (non-extractable); the raw secret is dropped once the
+   * import succeeded (a failed import leaves it, and the next request tries again).
+   */
   #hmacKey(): Promise<CryptoKey> {
     if (!this.#key) {
-      this.#key = importHmacKey(this.#secret ?? new Uint8Array(0));
-      this.#secret?.fill(0);
-      this.#secret = undefined;
+      const pending = importHmacKey(this.#secret ?? new Uint8Array(0));
+      this.#key = pending.then(
+        (key) => {
+          this.#secret?.fill(0);
+          this.#secret = undefined;
+          return key;
+        },
+        (err: unknown) => {
+          this.#key = undefined;
+          throw err;
+        },
+      );
     }
     return this.#key;
   }

@@ -305,6 +305,12 @@ mod tests {
         // Another country's passport; an ID card's zone; a visa.
         let env = answer(Some(vec![P1.replacen("IND", "UTO", 1).leak(), P2]), "in.passport", false).await;
         assert_eq!(env.first_error_code(), Some("incorrect_card_type"), "{}", env.body);
+        // The same with a check digit failing: its letters may be misread, so it is not
+        // refused on them, and not taken either (shown in `mrz.parsed` only).
+        let env = answer(Some(vec![P1.replacen("IND", "UTO", 1).leak(), "Z1234567<1IND9008158F3103142<<<<<<<<<<<<<<<0"]), "in.passport", false).await;
+        assert_ne!(env.first_error_code(), Some("incorrect_card_type"), "{}", env.body);
+        assert_eq!(verdict(&env.body["data"], "id"), None, "{}", env.body);
+        assert!(env.body["data"]["image1"]["mrz"]["parsed"].as_array().is_some_and(|p| !p.is_empty()), "{}", env.body);
         let env = answer(Some(vec!["IDVNM0930470641001093047064<<2", "9301054M3301052VNM<<<<<<<<<<<8", "UNG<<HOANG<HIEP<<<<<<<<<<<<<<<"]), "in.passport", false).await;
         assert_eq!(env.first_error_code(), Some("incorrect_card_type"), "{}", env.body);
         let env = answer(Some(vec![P1.replacen("P<", "V<", 1).leak(), P2]), "in.passport", false).await;

@@ -198,21 +198,26 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         MrzOutcome::Found(zone) => {
             out.mrz_searched = true;
             let year_parsed = idv_cards::mrz::parse_with_repair(&zone.zone.lines.join("\n"), year);
+            let blurred_photo = input.scan.sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBlur);
             // A refused zone's entries are shown in `mrz.parsed` (what it says) but not
             // merged into the card's.
             let mut shown: Option<Vec<CardField>> = None;
             let fields = match &year_parsed {
                 Ok(m) => {
                     out.mrz_checks = Some((m.check_digits.iter().filter(|c| c.passed).count(), m.check_digits.len()));
-                    // A zone refuses the card type only when it was read whole: with a
-                    // check digit failing, its letters are misreads too (a blurred `IND`
-                    // read `IMB`), and the card is judged by its sanity instead.
-                    let read_whole = m.check_digits.iter().all(|c| c.passed);
+                    // A zone refuses the card type only when it was read whole, on a photo
+                    // sharp enough to read: with a check digit failing, or on a blurred
+                    // photo, its unchecked letters may be misreads (a blurred `IND` read
+                    // `IMB`, `VNM` read `VMR`), and the card is judged by its sanity.
+                    let read_whole = m.check_digits.iter().all(|c| c.passed) && !blurred_photo;
                     match card_type {
-                        "in.passport" => match not_an_indian_passport(m).filter(|_| read_whole) {
+                        "in.passport" => match not_an_indian_passport(m) {
                             None => passport_fields(m),
+                            // Another state's or document's zone: refused when read whole;
+                            // otherwise (a letter may be misread) neither refused nor
+                            // taken: shown only.
                             Some(why) => {
-                                out.mrz_refusal = Some((FailureCode::IncorrectCardType, why));
+                                out.mrz_refusal = read_whole.then_some((FailureCode::IncorrectCardType, why));
                                 shown = Some(passport_fields(m));
                                 Vec::new()
                             }
@@ -243,14 +248,13 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             // `mrz.parsed` but is no source for the card. (Blur turns characters into
             // others; a dark photo, once its contrast is stretched, reads as well as a
             // bright one: passports at 12-16 % brightness read 100 % of their fields.)
-            let unreadable_photo = input.scan.sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBlur);
             let misread = year_parsed.as_ref().is_ok_and(|m| {
                 let failed = m.check_digits.iter().filter(|c| !c.passed).count();
-                failed * 2 > m.check_digits.len() || (failed > 0 && unreadable_photo)
+                failed * 2 > m.check_digits.len() || (failed > 0 && blurred_photo)
             });
             let (fields, shown) = if misread {
                 (Vec::new(), Some(shown.unwrap_or(fields)))
-            } else if unreadable_photo {
+            } else if blurred_photo {
                 // Even a zone whose check digits pass, on such a photo, vouches only for
                 // what they cover (a name or nationality beside them may be misread).
                 let all = fields.clone();
@@ -258,6 +262,10 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             } else {
                 (fields, shown)
             };
+            if misread {
+                // Its check digits say nothing about the card (tampering: not performed).
+                out.mrz_checks = None;
+            }
             for f in &fields {
                 if f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) {
                     out.ids.push(f.value.clone());

@@ -134,7 +134,11 @@ pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecogni
     let (ocr_outcome, mrz) = std::thread::scope(|scope| {
         let zone = scope.spawn(|| read_zone_of(photo, flat.as_ref(), plan, ocr));
         let printed = read_printed_of(photo, flat.as_ref(), plan, ocr);
-        let mrz = zone.join().unwrap_or_else(|_| MrzOutcome::NotPerformed("the machine-readable zone's reader failed".into()));
+        let mrz = zone.join().unwrap_or_else(|panic| {
+            let why = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
+            tracing::error!(%why, "the machine-readable zone's reader panicked");
+            MrzOutcome::NotPerformed("the machine-readable zone's reader failed".into())
+        });
         (printed, mrz)
     });
     SideScan { photo_width, photo_height, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz }
