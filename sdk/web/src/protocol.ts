@@ -53,8 +53,12 @@ export type IdvErrorKind =
   | "decrypt"
   /** A batch chain used out of order. */
   | "chain"
-  /** No WebCrypto in this environment. */
-  | "unsupported";
+  /** No WebCrypto (or, for the selfie helpers, no DOM) in this environment. */
+  | "unsupported"
+  /** Request fields the server would refuse (a limit, a malformed value), caught before sending. */
+  | "invalid"
+  /** A camera capture that could not be made (video not playing, canvas refused to encode). */
+  | "capture";
 
 /** Any failure of the SDK itself (not a server answer: see {@link IdvApiError}). */
 export class IdvError extends Error {
