@@ -135,6 +135,7 @@ fn main() -> ExitCode {
         }
     };
     engine::install_panic_hook();
+    let _cleanup = ChildExeCleanup;
 
     if let Some(file) = args.reproduce.as_ref().or(args.minimize.as_ref()) {
         return single_input(&all, &chosen, file, args.minimize.is_some());
@@ -256,9 +257,35 @@ enum End {
     Hung,
 }
 
-fn child_command(name: &str, args: &Args, seed: u64, replay: Option<(u64, &Path)>, stderr: &Path) -> std::io::Result<std::process::Child> {
+/// The binary children run: a copy of this one, made on first use, so that rebuilding
+/// idv-fuzz while a run is going (cargo replaces target/release/idv-fuzz) does not make
+/// every later target's child fail to start (0 executions reported).
+static CHILD_EXE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+fn child_exe() -> std::io::Result<std::path::PathBuf> {
+    if let Some(p) = CHILD_EXE.get() {
+        return Ok(p.clone());
+    }
     let exe = std::env::current_exe()?;
-    let mut cmd = Command::new(exe);
+    let copy = std::env::temp_dir().join(format!("idv-fuzz-child-{}", std::process::id()));
+    // std::fs::copy keeps the permission bits (executable).
+    std::fs::copy(&exe, &copy)?;
+    Ok(CHILD_EXE.get_or_init(|| copy).clone())
+}
+
+/// Removes the children's copy of the binary when the supervisor ends.
+struct ChildExeCleanup;
+
+impl Drop for ChildExeCleanup {
+    fn drop(&mut self) {
+        if let Some(p) = CHILD_EXE.get() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn child_command(name: &str, args: &Args, seed: u64, replay: Option<(u64, &Path)>, stderr: &Path) -> std::io::Result<std::process::Child> {
+    let mut cmd = Command::new(child_exe()?);
     cmd.args(["--child", "--target", name, "--seconds", &args.seconds.to_string(), "--seed", &seed.to_string()])
         .arg("--crashes")
         .arg(&args.crash_dir)
