@@ -355,6 +355,10 @@ pub mod tesseract {
             // Per-character confidences (identifiers' `digit_confidence_scores`): the
             // same recognition rendered as hOCR with character boxes. Without it the
             // lines are still read, only without them.
+            // Zone reads (a character whitelist) never use them: no second rendering.
+            if params.char_whitelist.is_some() {
+                return Ok(lines);
+            }
             if let Ok(hocr) = api.get_hocr_text(0) {
                 attach_symbols(&mut lines, symbols_from_hocr(&hocr.as_ref().to_string_lossy()));
             }

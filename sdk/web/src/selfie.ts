@@ -365,6 +365,16 @@ export interface FaceEvidence {
   gestureVideos?: GestureVideo[];
 }
 
+/** Checks gesture entries (`gesture_faces` or `gesture_videos`): their count, each gesture, and 1 to 50 media each. */
+function checkGestureEntries<M>(field: string, media: string, entries: ReadonlyArray<readonly [string, M[]]>, check: (field: string, m: M) => void): void {
+  if (entries.length > SELFIE_LIMITS.mediaEntries) throw invalid(`${field}: ${entries.length}, at most ${SELFIE_LIMITS.mediaEntries}`);
+  entries.forEach(([gesture, items], i) => {
+    checkGesture(`${field}[${i}]`, gesture);
+    if (items.length === 0 || items.length > SELFIE_LIMITS.mediaEntries) throw invalid(`${field}[${i}].${media}: 1 to ${SELFIE_LIMITS.mediaEntries}`);
+    items.forEach((m, j) => check(`${field}[${i}].${media}[${j}]`, m));
+  });
+}
+
 /**
  * The media fields of `face_auth` or `face_auth_register`, checked against the server's
  * limits (docs/API.md operations 1 and 2). A flash video needs a flash `selfie_type` (else
@@ -400,20 +410,10 @@ export function faceRequestFields(operation: "face_auth" | "face_auth_register",
   videos.forEach((v, i) => checkVideo(`videos[${i}]`, v));
   if (videos.length) out.videos = videos;
   const gf = evidence.gestureFaces ?? [];
-  if (gf.length > SELFIE_LIMITS.mediaEntries) throw invalid(`gesture_faces: ${gf.length}, at most ${SELFIE_LIMITS.mediaEntries}`);
-  gf.forEach((g, i) => {
-    checkGesture(`gesture_faces[${i}]`, g.gesture);
-    if (g.images.length === 0 || g.images.length > SELFIE_LIMITS.mediaEntries) throw invalid(`gesture_faces[${i}].images: 1 to ${SELFIE_LIMITS.mediaEntries}`);
-    g.images.forEach((img, j) => checkImageData(`gesture_faces[${i}].images[${j}]`, img));
-  });
+  checkGestureEntries("gesture_faces", "images", gf.map((g) => [g.gesture, g.images] as const), checkImageData);
   if (gf.length) out.gesture_faces = gf;
   const gv = evidence.gestureVideos ?? [];
-  if (gv.length > SELFIE_LIMITS.mediaEntries) throw invalid(`gesture_videos: ${gv.length}, at most ${SELFIE_LIMITS.mediaEntries}`);
-  gv.forEach((g, i) => {
-    checkGesture(`gesture_videos[${i}]`, g.gesture);
-    if (g.videos.length === 0 || g.videos.length > SELFIE_LIMITS.mediaEntries) throw invalid(`gesture_videos[${i}].videos: 1 to ${SELFIE_LIMITS.mediaEntries}`);
-    g.videos.forEach((v, j) => checkVideo(`gesture_videos[${i}].videos[${j}]`, v));
-  });
+  checkGestureEntries("gesture_videos", "videos", gv.map((g) => [g.gesture, g.videos] as const), checkVideo);
   if (gv.length) out.gesture_videos = gv;
   const bytes = utf8Encode(JSON.stringify(out)).length;
   if (bytes > SELFIE_LIMITS.bodyBytes) throw invalid(`the media fields are ${bytes} bytes of JSON, over the ${SELFIE_LIMITS.bodyBytes} (64 MiB) request body cap: send fewer or smaller frames, or upload them`);

@@ -269,3 +269,13 @@ test("imageFormat: JPEG, PNG and WebP signatures only", () => {
   assert.equal(imageFormat(new Uint8Array([0xff, 0xd8])), undefined);
   assert.equal(imageFormat(new Uint8Array(0)), undefined);
 });
+
+test("gesture entries: the gesture, 1 to 50 media each, every medium checked, the field named", () => {
+  const img = gestureImage("up", [JPEG]);
+  invalid(() => faceRequestFields("face_auth", { selfie: JPEG, gestureFaces: [{ ...img, gesture: "sideways" as "up" }] }), /gesture_faces\[0\]/);
+  invalid(() => faceRequestFields("face_auth", { selfie: JPEG, gestureFaces: [{ ...img, images: [] }] }), /gesture_faces\[0\]\.images: 1 to 50/);
+  invalid(() => faceRequestFields("face_auth", { selfie: JPEG, gestureFaces: [{ ...img, images: [{}] }] }), /gesture_faces\[0\]\.images\[0\]/);
+  const vid = gestureVideo("down", [JPEG]);
+  invalid(() => faceRequestFields("face_auth", { selfie: JPEG, gestureVideos: [vid, { ...vid, videos: [] }] }), /gesture_videos\[1\]\.videos: 1 to 50/);
+  invalid(() => faceRequestFields("face_auth", { selfie: JPEG, gestureVideos: Array(51).fill(vid) }), /gesture_videos: 51, at most 50/);
+});
