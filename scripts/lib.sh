@@ -66,6 +66,24 @@ ensure_sdk() {
   fi
 }
 
+# Chromium (Debian) for the browser test of the demo page (scripts/browser_test.sh), which
+# drives the system's browser with playwright-core: Playwright's own browser downloads are
+# not used.
+ensure_chromium() {
+  if [ -x /usr/bin/chromium ]; then return; fi
+  echo "installing chromium (Debian) for the browser test" >&2
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends chromium >/dev/null
+}
+
+# node and npm (Debian), for scripts that run JavaScript tools without the SDK tests.
+ensure_node() {
+  if command -v node >/dev/null && command -v npm >/dev/null; then return; fi
+  echo "installing node and npm (Debian)" >&2
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+}
+
 # The Python tools of scripts/api_fuzz.sh (schemathesis, openapi-spec-validator), pinned in
 # scripts/api_fuzz_requirements.txt, in a venv under $TOOLS_DIR (reinstalled when the pins
 # change). Sets API_FUZZ_PY to the venv's python.

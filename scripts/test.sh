@@ -13,6 +13,7 @@ ensure_tansu
 ensure_ffmpeg
 ensure_tesseract
 ensure_sdk
+ensure_chromium
 export IDV_TANSU_BIN="$TANSU_BIN"
 # Tesseract's OpenMP threads only contend with the test threads (a page takes twice as
 # long on 2 cores without this); read by libgomp when a process starts.
@@ -43,6 +44,11 @@ bash scripts/topic_schemas.sh 2>&1 | tee -a "$log" || status=$?
 # The TypeScript web SDK's tests, its npm package, and the README's quick start against a
 # live `idv serve` (scripts/web_sdk.sh).
 IDV_WEB_SDK_SERVER_BIN="$PWD/target/debug/idv" bash scripts/web_sdk.sh 2>&1 | tee -a "$log" || status=$?
+# The demo page (`idv serve --demo`) in headless Chromium driven by playwright-core: the
+# behavioral flow scored, a face registered and authenticated, a generated card read;
+# screenshots in target/browser-artifacts (scripts/browser_test.sh).
+IDV_BROWSER_SERVER_BIN="$PWD/target/debug/idv" IDV_CARD_SAMPLES_BIN="$PWD/target/debug/examples/card_samples" \
+  bash scripts/browser_test.sh 2>&1 | tee -a "$log" || status=$?
 # The ScyllaDB conformance test is #[ignore]d (counted as skipped) unless a node is given.
 if [ -n "${IDV_TEST_SCYLLA:-}" ]; then
   cargo test -p idv-store --features scylla --test scylla_conformance -- --ignored 2>&1 | tee -a "$log" || status=$?
@@ -50,7 +56,7 @@ fi
 # One closing line over every test binary (cargo prints one per binary, doc tests last).
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) s += $i } }
      END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' "$log"
-grep -h '^api fuzz:\|^topic schemas:\|^web sdk:' "$log" || true
+grep -h '^api fuzz:\|^topic schemas:\|^web sdk:\|^browser:' "$log" || true
 # The fault tests' counts (tests/tests/processes_*.rs print them to stderr).
 grep -h '^kill -9 \|^worker metrics:\|^stalled store\|^idv replay:' "$log" || true
 grep -h '^SKIPPED:' "$log" || true

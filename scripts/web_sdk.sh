@@ -20,6 +20,19 @@ packed=$(npm pack --dry-run --json 2>/dev/null | node -e '
     console.log(stray.length ? "unexpected files: " + stray.join(" ") : missing.length ? "missing files: " + missing.join(" ") : files.length + " files");
     process.exit(stray.length || missing.length ? 1 : 0);
   });') || status=1
+# The demo page (`idv serve --demo`) embeds this build's modules (ingest/demo/sdk/); a
+# stale copy fails here. IDV_UPDATE_DEMO_SDK=1 copies them over instead.
+demo_sdk="in step with the build"
+if [ "${IDV_UPDATE_DEMO_SDK:-}" = 1 ]; then
+  rm -f ../../ingest/demo/sdk/*.js && cp dist/src/*.js ../../ingest/demo/sdk/ && demo_sdk="copied from the build"
+fi
+for f in dist/src/*.js ../../ingest/demo/sdk/*.js; do
+  name="$(basename "$f")"
+  if ! cmp -s "dist/src/$name" "../../ingest/demo/sdk/$name"; then
+    demo_sdk="STALE ($name differs: IDV_UPDATE_DEMO_SDK=1 bash scripts/web_sdk.sh)"
+    status=1
+  fi
+done
 # The README's quick start (examples/quickstart.mjs) against a live `idv serve`, when the
 # caller names the binary (scripts/test.sh passes the one its tests built).
 quickstart="not run (IDV_WEB_SDK_SERVER_BIN not set)"
@@ -51,6 +64,6 @@ if [ -n "${IDV_WEB_SDK_SERVER_BIN:-}" ]; then
   fi
   cat "$work/quickstart.out" >&2
 fi
-echo "web sdk: ${pass:-0} passed, ${fail:-?} failed; npm pack: ${packed}; quickstart: ${quickstart}"
+echo "web sdk: ${pass:-0} passed, ${fail:-?} failed; npm pack: ${packed}; demo page modules: ${demo_sdk}; quickstart: ${quickstart}"
 [ "${fail:-1}" = "0" ] || status=1
 exit "$status"

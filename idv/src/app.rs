@@ -137,7 +137,12 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
     let (mut addr, mut state, mut http) = (None, None, None);
     if roles.ingest {
         let config = settings.ingest_config();
+        let keys = Arc::new(KeyResolver::new(b.store.clone(), b.sealer.clone()));
+        let demo = idv_ingest::demo::prepare(b.store.as_ref(), &keys, &b.sealer, settings.demo == Some(true), &idv_ingest::now_rfc3339())
+            .await
+            .map_err(|e| format!("demo page: {e}"))?;
         let st = AppState {
+            demo: demo.map(Arc::new),
             jwt_key: idv_ingest::auth::JwtKey::from_master_key(&settings.master_key()?),
             replay: Arc::new(if settings.replay_guard_shared()? {
                 idv_ingest::replay::ReplayGuard::shared(config.timestamp_skew * 2, b.store.clone())
@@ -150,7 +155,7 @@ pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Resul
             store: b.store.clone(),
             blobs: b.blobs.clone(),
             bus: b.bus.clone(),
-            keys: Arc::new(KeyResolver::new(b.store.clone(), b.sealer.clone())),
+            keys,
             pending: Arc::new(PendingTable::default()),
             metrics: Arc::new(Metrics::in_registry(registry.clone()).map_err(|e| e.to_string())?),
             sealer: b.sealer.clone(),
@@ -182,7 +187,8 @@ async fn serve_http(
     let listener = tokio::net::TcpListener::bind(listen).await.map_err(|e| format!("{listen}: {e}"))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let task = tokio::spawn(async move {
-        let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+        // The peer address travels with each request: the demo key is loopback-only.
+        let serve = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(async move {
             let _ = stop.changed().await;
         });
         if let Err(e) = serve.await {

@@ -87,6 +87,10 @@ pub struct Settings {
     /// QR is read with its signature answered `not_verified`.
     #[arg(long, env = "IDV_AADHAAR_CERT")]
     pub aadhaar_cert: Option<PathBuf>,
+    /// Serve the demo page at `/demo/` with a demo Access Key usable only from loopback
+    /// (docs/API.md "Demo page"); off by default. Every start revokes earlier demo keys.
+    #[arg(long, env = "IDV_DEMO", num_args = 0..=1, default_missing_value = "true")]
+    pub demo: Option<bool>,
     /// TOML file with any of these settings (flags and env win over it).
     #[arg(long, env = "IDV_CONFIG")]
     #[serde(skip)]
@@ -105,7 +109,7 @@ impl Settings {
         let file: Settings = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         merge_fields!(self, file, listen, data_dir, bus, store, blobs, master_key, partitions, worker_concurrency,
             rate_limit_per_sec, rate_limit_burst, request_timeout_ms, timestamp_skew_secs, body_budget_mb, policy_file, policy_clients,
-            baseline_auto_update, passive_liveness_blocks, face_auth_max_failures, replay_guard, telcos_file, aadhaar_cert);
+            baseline_auto_update, passive_liveness_blocks, face_auth_max_failures, replay_guard, telcos_file, aadhaar_cert, demo);
         Ok(self)
     }
 

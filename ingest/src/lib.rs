@@ -13,6 +13,7 @@ pub mod auth;
 pub mod behavior;
 pub mod body_budget;
 pub mod config;
+pub mod demo;
 pub mod device_auth;
 pub mod media;
 pub mod metrics;
@@ -54,6 +55,8 @@ pub struct AppState {
     pub jwt_key: auth::JwtKey,
     /// Bytes of request bodies held in memory at once, over all requests.
     pub body_budget: Arc<body_budget::BodyBudget>,
+    /// The demo page's key and key pair, when `idv serve --demo` runs (`demo.rs`).
+    pub demo: Option<Arc<demo::DemoConfig>>,
 }
 
 pub use idv_schemas::clock::now_rfc3339;

@@ -39,11 +39,15 @@ pub fn build(state: AppState) -> Router {
         }
     }
     router
+        .route("/demo", get(crate::demo::page))
+        .route("/demo/", get(crate::demo::page))
+        .route("/demo/{*path}", get(crate::demo::page))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .route("/metrics", get(|State(st): State<AppState>| async move { st.metrics.render() }))
         .route("/openapi.json", get(|| async { axum::Json(crate::openapi::document()) }))
         .fallback(|| async { respond(Envelope::error(Group::Face, &ErrorKind::RouteNotFound)) })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::demo::loopback_only_key))
         .with_state(state)
 }
 

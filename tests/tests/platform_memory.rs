@@ -292,3 +292,59 @@ async fn the_backend_client_retries_refusals_signed_anew_and_types_the_rest() {
     }
     h.stop().await;
 }
+
+/// The demo page (`--demo`): its key is handed to and accepted from loopback only (a proxy
+/// header makes a request not loopback), and a restart without the demo revokes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_key_is_loopback_only_and_dies_with_its_process() {
+    use serde_json::json;
+    let mut h = idv_tests::Harness::start("memory://", |s| s.demo = Some(true)).await;
+    let http = &h.client.http;
+    let page = http.get(format!("{}/demo/", h.client.base)).send().await.expect("page");
+    assert_eq!(page.status(), 200);
+    let csp = page.headers().get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    assert!(csp.contains("default-src 'self'"), "{csp}");
+    let sdk = http.get(format!("{}/demo/sdk/index.js", h.client.base)).send().await.expect("sdk");
+    assert_eq!(sdk.headers().get("content-type").and_then(|v| v.to_str().ok()), Some("text/javascript; charset=utf-8"));
+    let config_url = format!("{}/demo/config.json", h.client.base);
+    let proxied = http.get(&config_url).header("x-forwarded-for", "203.0.113.9").send().await.expect("config");
+    assert_eq!(proxied.status(), 401, "the config is not handed through a proxy");
+    let config: serde_json::Value = http.get(&config_url).send().await.expect("config").json().await.expect("config json");
+    let demo = idv_tests::Credentials {
+        client_id: config["client_id"].as_str().unwrap_or_default().into(),
+        access_key_id: config["access_key_id"].as_str().unwrap_or_default().into(),
+        secret_key: config["secret_key"].as_str().unwrap_or_default().into(),
+    };
+    assert!(demo.access_key_id.starts_with("AK") && config["server_public_key"].as_str().is_some_and(|k| k.len() > 300), "{config}");
+    let body = json!({"cus_user_id": "demo-visitor"});
+    let direct = h.client.call(&demo, "/v1/face_auth_user", &body).await;
+    assert_eq!(direct.status, 200, "{:?}", direct.body);
+    // The same key through a proxy, signed correctly: refused before its operation.
+    let text = serde_json::to_vec(&body).expect("json");
+    let ts = idv_tests::now_rfc3339();
+    let md5 = idv_tests::content_md5(&text);
+    let sig = idv_tests::sign(&demo.secret_key, "POST", "/v1/face_auth_user", &ts, &md5);
+    let via_proxy = http
+        .post(format!("{}/v1/face_auth_user", h.client.base))
+        .header("authorization", format!("TV {}:{sig}", demo.access_key_id))
+        .header("x-tv-timestamp", ts)
+        .header("x-tv-content-md5", md5)
+        .header("x-forwarded-for", "203.0.113.9")
+        .body(text)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(via_proxy.status(), 401);
+    // Another client's key through the same proxy is not the demo's business.
+    let acme = h.create_key("acme").await;
+    assert_eq!(h.client.call(&acme, "/v1/face_auth_user", &body).await.status, 200);
+    // Restarted without the demo: no page, and the key a page saw is revoked.
+    h.settings.demo = Some(false);
+    h.restart().await;
+    let off = h.client.http.get(format!("{}/demo/", h.client.base)).send().await.expect("page");
+    assert_eq!(off.status(), 404);
+    let after = h.client.call(&demo, "/v1/face_auth_user", &json!({"cus_user_id": "demo-visitor"})).await;
+    assert_eq!((after.status, after.code()), (401, Some("access_denied_exception")), "{:?}", after.body);
+    assert_eq!(h.client.call(&acme, "/v1/face_auth_user", &json!({"cus_user_id": "again"})).await.status, 200);
+    h.stop().await;
+}
