@@ -591,6 +591,7 @@ mod response_tests {
             ErrorKind::Internal { message: "disk full".into() },
             ErrorKind::NotAvailable { reason: "models are not installed".into() },
             ErrorKind::Overloaded { retry_after_secs: 1 },
+            ErrorKind::QueueUnavailable { retry_after_secs: 5 },
             ErrorKind::ShuttingDown,
             ErrorKind::MethodNotAllowed,
             ErrorKind::ChallengeNotFound,

@@ -230,10 +230,20 @@ pub async fn run_job(
         return Err(ErrorKind::ShuttingDown);
     };
     let payload = job.encode().map_err(ErrorKind::internal)?;
-    state.bus.publish(topic.name(), &key, &payload).await.map_err(ErrorKind::internal)?;
+    let deadline = tokio::time::Instant::now() + state.config.request_timeout;
+    // The publish runs as a task of its own: while the broker is away the producer holds
+    // the job (up to its `message.timeout.ms`, minutes), and the caller gets its 408 at
+    // the deadline, as for any long job, instead of hanging until the producer gives up.
+    let recorded = op.recorded().then(|| request_id.clone());
+    let publishing = tokio::spawn(publish_or_refuse(state.clone(), op.group(), topic, key, payload, recorded));
+    match tokio::time::timeout_at(deadline, publishing).await {
+        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Err(refused))) => return Err(refused),
+        Ok(Err(task)) => return Err(ErrorKind::internal(task)),
+        Err(_) => return Err(ErrorKind::Timeout { request_id: Some(request_id) }),
+    }
     state.metrics.pending.set(state.pending.len() as i64);
 
-    let deadline = tokio::time::Instant::now() + state.config.request_timeout;
     let mut poll = tokio::time::interval(state.config.store_poll_interval);
     poll.tick().await;
     loop {
@@ -260,6 +270,31 @@ pub async fn run_job(
         }
     }
 }
+
+/// Publish a job; when the bus refuses it for good, the request is finished as refused
+/// (503 with Retry-After) so that a poll reads that answer, not "processing" forever.
+/// Nothing else was written for it. A worker that still gets the job later (a delivery
+/// the producer could not confirm) finds the request finished and does not run it.
+async fn publish_or_refuse(
+    state: AppState,
+    group: idv_schemas::Group,
+    topic: idv_schemas::ops::Topic,
+    key: Vec<u8>,
+    payload: Vec<u8>,
+    recorded: Option<String>,
+) -> Result<(), ErrorKind> {
+    let Err(e) = state.bus.publish(topic.name(), &key, &payload).await else { return Ok(()) };
+    tracing::warn!(topic = topic.name(), error = %e, "job not handed to the bus; request refused with 503");
+    let refused = ErrorKind::QueueUnavailable { retry_after_secs: QUEUE_RETRY_AFTER_SECS };
+    if let Some(request_id) = recorded {
+        let answer = serde_json::to_string(&Envelope::error(group, &refused)).map_err(ErrorKind::internal)?;
+        state.store.complete_request(&request_id, &answer, &crate::now_rfc3339()).await.map_err(ErrorKind::internal)?;
+    }
+    Err(refused)
+}
+
+/// What a client refused because the bus is away is told to wait before retrying.
+pub const QUEUE_RETRY_AFTER_SECS: u64 = 5;
 
 /// Where ingest finds a job's answer when the bus did not bring it.
 enum Settled {

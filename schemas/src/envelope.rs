@@ -44,7 +44,9 @@ impl Envelope {
             serde_json::json!({ "data": Value::Null, "errors": [err] })
         };
         let retry_after_secs = match kind {
-            ErrorKind::RateLimited { retry_after_secs } | ErrorKind::Overloaded { retry_after_secs } => Some(*retry_after_secs),
+            ErrorKind::RateLimited { retry_after_secs }
+            | ErrorKind::Overloaded { retry_after_secs }
+            | ErrorKind::QueueUnavailable { retry_after_secs } => Some(*retry_after_secs),
             _ => None,
         };
         Envelope { http_status: status, body, retry_after_secs }

@@ -54,6 +54,9 @@ pub enum ErrorKind {
     /// The instance holds as many request bodies in memory as its budget allows: retry
     /// after `retry_after_secs`.
     Overloaded { retry_after_secs: u64 },
+    /// The job could not be handed to the bus (the broker is away): nothing was done;
+    /// retry after `retry_after_secs`.
+    QueueUnavailable { retry_after_secs: u64 },
     /// This instance is stopping before the request was handed to a worker: retry
     /// (another instance, or this one after its restart, will take it).
     ShuttingDown,
@@ -120,7 +123,7 @@ impl ErrorKind {
             // choice: documented in docs/API.md "TrustVision SDK compatibility".
             NotSupported { .. } => (501, "not_supported"),
             // choice: the spec has no 503 outside the behavioral bootstrap rows.
-            ShuttingDown | Overloaded { .. } => (503, "service_unavailable"),
+            ShuttingDown | Overloaded { .. } | QueueUnavailable { .. } => (503, "service_unavailable"),
             InvalidChallengeId => (400, "invalid_challenge_id"),
             ChallengeNotFound => (400, "challenge_not_found"),
             ChallengeAccessDenied => (400, "challenge_access_denied"),
@@ -156,6 +159,7 @@ impl ErrorKind {
             NotAvailable { reason } => format!("not performed: {reason}"),
             ShuttingDown => "this instance is shutting down; retry".into(),
             Overloaded { .. } => "too many large requests in flight; retry after Retry-After seconds".into(),
+            QueueUnavailable { .. } => "the job queue cannot be reached; nothing was done; retry after Retry-After seconds".into(),
             NotSupported { operation } => format!("{operation} is not offered by this service (docs/API.md)"),
             InvalidChallengeId => "challenge id is not a valid UUID".into(),
             ChallengeNotFound => "challenge does not exist".into(),
@@ -181,7 +185,9 @@ impl ErrorKind {
             InvalidParameter { field: Some(f), .. } | ImageNotFound { field: Some(f) } => {
                 Some(json!({ "field": f }))
             }
-            RateLimited { retry_after_secs } | Overloaded { retry_after_secs } => Some(json!({ "retry_after": retry_after_secs })),
+            RateLimited { retry_after_secs } | Overloaded { retry_after_secs } | QueueUnavailable { retry_after_secs } => {
+                Some(json!({ "retry_after": retry_after_secs }))
+            }
             Timeout { request_id: Some(id) } => Some(json!({ "request_id": id })),
             NotAvailable { reason } => Some(json!({ "reason": "not_performed", "detail": reason })),
             _ => None,
