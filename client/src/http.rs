@@ -54,6 +54,28 @@ pub struct Answer {
     pub attempts: u32,
 }
 
+impl Answer {
+    /// `data.status` is `failure`: the operation ran and said no (the codes in
+    /// [`Answer::errors`]); a 200 answer is not always a yes.
+    pub fn is_failure(&self) -> bool {
+        self.body["data"]["status"] == "failure"
+    }
+
+    /// The envelope's errors, typed (a `failure` answer's reasons; empty on success).
+    pub fn errors(&self) -> Result<Vec<idv_schemas::error::ApiError>, ClientError> {
+        match &self.body["errors"] {
+            Value::Null => Ok(Vec::new()),
+            errors => serde_json::from_value(errors.clone()).map_err(|e| ClientError::Malformed(format!("errors: {e}"))),
+        }
+    }
+
+    /// `data` decoded into the caller's type (the fields docs/API.md lists for the
+    /// operation; a type with only the fields it needs ignores the rest).
+    pub fn data<T: serde::de::DeserializeOwned>(&self) -> Result<T, ClientError> {
+        serde_json::from_value(self.body["data"].clone()).map_err(|e| ClientError::Malformed(format!("data: {e}")))
+    }
+}
+
 /// A backend client of the Access Key operations: every request signed (docs/API.md,
 /// Authentication), refusals retried by [`RetryPolicy`], any other answer than 200 a
 /// [`ClientError::Refused`] with the error code.
@@ -128,8 +150,12 @@ impl AccessKeyClient {
         }
     }
 
-    /// [`AccessKeyClient::call`] for an operation of the service's operation table.
+    /// [`AccessKeyClient::call`] for an operation of the service's operation table, with
+    /// its request type from `idv_schemas::api` (or any body that serializes the same).
     pub async fn call_operation(&self, op: idv_schemas::Operation, body: &impl serde::Serialize) -> Result<Answer, ClientError> {
+        if op.auth() != idv_schemas::ops::AuthScheme::AccessKey {
+            return Err(ClientError::NotAccessKey(op.name()));
+        }
         self.call(op.path(), body).await
     }
 }

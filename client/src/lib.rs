@@ -73,6 +73,11 @@ pub enum ClientError {
     #[cfg(feature = "http")]
     #[error("refused: HTTP {status} {code} after {attempts} attempt(s)")]
     Refused { status: u16, code: String, attempts: u32, body: Value },
+    /// An operation this client cannot send: it is not Access Key signed (the device
+    /// operations go through [`DeviceSession`], the eKYC check takes a bearer token).
+    #[cfg(feature = "http")]
+    #[error("{0} is not an Access Key operation")]
+    NotAccessKey(&'static str),
 }
 
 fn rsa_err(e: rsa::Error) -> ClientError {

@@ -178,6 +178,14 @@ test("face: register one photo, authenticate another of the same person", { time
     // The page says whether it drew a box, and draws only what the answer holds.
     assert.match(await page.innerText("#face-boxes"), /face box/);
     console.log(`face: ${(await page.innerText("#face-result")).split("\n")[0]}`);
+
+    // The two photos compared: face boxes from the answer drawn on both.
+    await page.click("#face-compare");
+    const compared = await outcome("#face-result", "compare", 120_000);
+    assert.equal(compared.state, "done", `compare: ${compared.text}`);
+    assert.equal(await field("#face-result", "compare_faces.result"), "matched", `compare: ${compared.text}`);
+    assert.match(await page.innerText("#face-boxes"), /^[1-9]\d* face box\(es\) from mix_compare_faces_sync drawn/);
+    console.log(`face: ${(await page.innerText("#face-result")).split("\n")[0]}`);
     noPageErrors();
   });
 });

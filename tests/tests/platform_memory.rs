@@ -283,6 +283,23 @@ async fn the_backend_client_retries_refusals_signed_anew_and_types_the_rest() {
         }
         other => panic!("expected a typed 429 refusal, got {other:?}"),
     }
+    // Typed: a request type of the schemas, the answer's data decoded, its errors typed.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    client.retry = RetryPolicy::default();
+    let typed = idv_schemas::api::CusUserRequest { cus_user_id: "nobody-yet".into() };
+    let answer = client.call_operation(idv_schemas::Operation::FaceAuthUser, &typed).await.expect("typed call answered");
+    #[derive(serde::Deserialize)]
+    struct UserAnswer {
+        status: String,
+        verdict: String,
+    }
+    let data: UserAnswer = answer.data().expect("data decodes");
+    assert_eq!((data.status.as_str(), data.verdict.as_str()), ("success", "not_registered"));
+    assert!(answer.errors().expect("errors decode").is_empty() && !answer.is_failure());
+    // The device operations and the eKYC check are not this client's.
+    for op in [idv_schemas::Operation::PushEventBatch, idv_schemas::Operation::EkycFullChecks] {
+        assert!(matches!(client.call_operation(op, &body).await, Err(ClientError::NotAccessKey(_))), "{op:?}");
+    }
     // A refusal that is not retried: a wrong secret.
     let wrong = AccessKeyClient::new(h.client.base.clone(), creds.access_key_id.clone(), b"not-the-secret".to_vec());
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
@@ -290,6 +307,29 @@ async fn the_backend_client_retries_refusals_signed_anew_and_types_the_rest() {
         Err(ClientError::Refused { status, attempts, .. }) => assert_eq!((status, attempts), (401, 1)),
         other => panic!("expected a 401 refusal, got {other:?}"),
     }
+    h.stop().await;
+}
+
+/// The backend client reaches every Access Key operation of the table: each path takes
+/// its signature (an empty body is then refused on its fields, never on its signature).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_backend_client_signs_every_access_key_operation() {
+    use idv_client::http::AccessKeyClient;
+    use idv_client::ClientError;
+    let h = idv_tests::Harness::start("memory://", |s| s.rate_limit_burst = Some(1000)).await;
+    let creds = h.create_key("every-operation").await;
+    let client = AccessKeyClient::new(h.client.base.clone(), creds.access_key_id.clone(), creds.secret_key.clone().into_bytes());
+    let mut reached = Vec::new();
+    for op in idv_schemas::Operation::ALL.iter().copied().filter(|op| op.auth() == idv_schemas::ops::AuthScheme::AccessKey) {
+        let status = match client.call_operation(op, &serde_json::json!({})).await {
+            Ok(answer) => 200 + u16::from(answer.is_failure()),
+            Err(ClientError::Refused { status, .. }) => status,
+            Err(other) => panic!("{op:?}: {other}"),
+        };
+        assert!(status != 401 && status != 403 && status != 404 && status != 405, "{op:?} answered {status}");
+        reached.push(op.name());
+    }
+    assert!(reached.len() >= 20, "{reached:?}");
     h.stop().await;
 }
 
