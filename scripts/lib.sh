@@ -46,10 +46,16 @@ ensure_tesseract() {
 }
 
 # The Kafka-protocol broker the Kafka tests run against (~15-20 min to build once).
+# tansu's storage engines: `dynostore` for `memory://` (most tests), `libsql` for
+# `sqlite://` (the broker-restart test: a broker that keeps its data). The stamp file
+# names what the cached binary was built with; another version or feature set rebuilds it.
+TANSU_FEATURES="dynostore,libsql"
 ensure_tansu() {
-  if [ -x "$TANSU_BIN" ]; then return; fi
-  echo "building tansu $TANSU_VERSION into $TOOLS_DIR (once; cached)" >&2
-  cargo install tansu --version "$TANSU_VERSION" --locked --features dynostore --root "$TOOLS_DIR" >&2
+  local stamp="$TOOLS_DIR/tansu.build"
+  if [ -x "$TANSU_BIN" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$TANSU_VERSION $TANSU_FEATURES" ]; then return; fi
+  echo "building tansu $TANSU_VERSION ($TANSU_FEATURES) into $TOOLS_DIR (once; cached)" >&2
+  cargo install tansu --version "$TANSU_VERSION" --locked --force --features "$TANSU_FEATURES" --root "$TOOLS_DIR" >&2
+  echo "$TANSU_VERSION $TANSU_FEATURES" > "$stamp"
 }
 
 # node and npm (Debian) and the published TrustVision JS SDK, pinned in

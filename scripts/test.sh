@@ -58,7 +58,7 @@ awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += 
      END { printf "%d passed, %d failed, %d skipped\n", p, f, s }' "$log"
 grep -h '^api fuzz:\|^topic schemas:\|^web sdk:\|^browser:' "$log" || true
 # The fault tests' counts (tests/tests/processes_*.rs print them to stderr).
-grep -h '^kill -9 \|^worker metrics:\|^stalled store\|^idv replay:' "$log" || true
+grep -h '^kill -9 \|^worker metrics:\|^stalled store\|^idv replay:\|^broker ' "$log" || true
 grep -h '^SKIPPED:' "$log" || true
 if [ -z "${IDV_TEST_SCYLLA:-}" ]; then
   echo "SKIPPED: ScyllaDB store conformance (IDV_TEST_SCYLLA not set; no ScyllaDB node can run on this machine)"

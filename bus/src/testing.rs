@@ -33,8 +33,9 @@
 //!
 //! The binary is found via `IDV_TANSU_BIN`, else `$IDV_TOOLS_DIR/bin/tansu` (default
 //! `$HOME/.cache/idv/tools/bin/tansu`, where `scripts/lib.sh` installs it), else `tansu` on
-//! `PATH`. Install it with `cargo install tansu --locked --features dynostore
-//! --root ~/.cache/idv/tools` (the default features lack the `memory://` store).
+//! `PATH`. Install it with `cargo install tansu --locked --features dynostore,libsql
+//! --root ~/.cache/idv/tools` (the default features lack the `memory://` store, and
+//! `libsql` brings the `sqlite://` one that [`BrokerStorage::Sqlite`] restarts on).
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -61,6 +62,18 @@ pub struct TansuBroker {
     pub addr: SocketAddr,
     child: Child,
     log: PathBuf,
+    bin: PathBuf,
+    storage: BrokerStorage,
+}
+
+/// Where a test broker keeps its topics, offsets and groups.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BrokerStorage {
+    /// tansu's `memory://`: gone when the broker stops.
+    Memory,
+    /// tansu's `sqlite://` (built with the `libsql` feature) in this folder: a broker
+    /// restarted on it has its data back.
+    Sqlite(PathBuf),
 }
 
 impl TansuBroker {
@@ -94,10 +107,15 @@ impl TansuBroker {
     /// Start a broker with an in-memory store on a free loopback port and wait until it
     /// accepts connections.
     pub fn start() -> Result<TansuBroker, String> {
+        Self::start_with(BrokerStorage::Memory)
+    }
+
+    /// [`TansuBroker::start`] with the given storage.
+    pub fn start_with(storage: BrokerStorage) -> Result<TansuBroker, String> {
         let bin = Self::find_binary().ok_or_else(|| {
             format!(
                 "tansu broker binary not found (set {TANSU_BIN_ENV}, install it into \
-                 $HOME/.cache/idv/tools/bin with `cargo install tansu --locked --features dynostore \
+                 $HOME/.cache/idv/tools/bin with `cargo install tansu --locked --features dynostore,libsql \
                  --root ~/.cache/idv/tools`, or put it on PATH); set {SKIP_ENV}=1 to skip Kafka tests"
             )
         })?;
@@ -108,7 +126,11 @@ impl TansuBroker {
         // Then tansu exits, and we try another port.
         let mut last_error = String::new();
         for _ in 0..3 {
-            match Self::start_once(&bin) {
+            let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+                .and_then(|l| l.local_addr())
+                .map_err(|e| format!("no free port: {e}"))?
+                .port();
+            match Self::start_once(&bin, port, &storage) {
                 Ok(b) => return Ok(b),
                 Err(e) => last_error = e,
             }
@@ -116,21 +138,47 @@ impl TansuBroker {
         Err(last_error)
     }
 
-    fn start_once(bin: &Path) -> Result<TansuBroker, String> {
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|l| l.local_addr())
-            .map_err(|e| format!("no free port: {e}"))?
-            .port();
+    /// Kill the broker (SIGKILL: no flush, no goodbye to its clients).
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Start the broker again on the same port and storage (after [`TansuBroker::kill`],
+    /// or killing it first): clients reconnect to the address they know.
+    pub fn restart(&mut self) -> Result<(), String> {
+        self.kill();
+        let port = self.addr.port();
+        let deadline = Instant::now() + START_TIMEOUT;
+        // The port was just released: binding it again can fail for a moment.
+        loop {
+            match Self::start_once(&self.bin, port, &self.storage) {
+                Ok(mut fresh) => {
+                    std::mem::swap(&mut self.child, &mut fresh.child);
+                    // `fresh` now holds the dead child; its Drop reaps it and removes its log.
+                    let _ = std::fs::copy(&fresh.log, &self.log);
+                    return Ok(());
+                }
+                Err(e) if Instant::now() >= deadline => return Err(e),
+                Err(_) => std::thread::sleep(Duration::from_millis(200)),
+            }
+        }
+    }
+
+    fn start_once(bin: &Path, port: u16, storage: &BrokerStorage) -> Result<TansuBroker, String> {
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         let listener = format!("tcp://{addr}");
         let log = std::env::temp_dir().join(format!("idv-tansu-{port}.log"));
         let out = std::fs::File::create(&log).map_err(|e| format!("create {}: {e}", log.display()))?;
         let err = out.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
-        let child = Command::new(bin)
-            .arg("broker")
-            .args(["--listener-url", &listener])
-            .args(["--advertised-listener-url", &listener])
-            .args(["--storage-engine", "memory://tansu/"])
+        let mut command = Command::new(bin);
+        command.arg("broker").args(["--listener-url", &listener]).args(["--advertised-listener-url", &listener]);
+        match storage {
+            BrokerStorage::Memory => command.args(["--storage-engine", "memory://tansu/"]),
+            // tansu resolves a sqlite:// path against its working directory.
+            BrokerStorage::Sqlite(dir) => command.current_dir(dir).args(["--storage-engine", "sqlite://tansu.db"]),
+        };
+        let child = command
             .env("RUST_LOG", std::env::var(LOG_ENV).unwrap_or_else(|_| "warn".into()))
             .stdin(Stdio::null())
             .stdout(out)
@@ -146,7 +194,7 @@ impl TansuBroker {
         // From here on, Drop kills the child on every error path.
         // See the module docs for both options.
         let url = format!("kafka://{addr}?producer.batch.num.messages=1&consumer.fetch.wait.max.ms=10");
-        let mut broker = TansuBroker { url, addr, child, log };
+        let mut broker = TansuBroker { url, addr, child, log, bin: bin.to_path_buf(), storage: storage.clone() };
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
             if let Ok(Some(status)) = broker.child.try_wait() {
