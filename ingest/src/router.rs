@@ -59,11 +59,20 @@ async fn readyz(State(st): State<AppState>) -> Response {
 }
 
 /// Ready when both the store and the bus answer now: a process that can reach only one of
-/// them accepts requests it cannot finish (or takes jobs it cannot store).
+/// them accepts requests it cannot finish (or takes jobs it cannot store). The store must
+/// take a write, within [`READY_STORE_WAIT`]: a store that only reads (a stalled writer
+/// elsewhere holding its lock) fails every request that records something.
 pub async fn readiness(store: &dyn idv_store::Store, bus: &dyn idv_bus::Bus) -> Result<(), String> {
-    store.get_client("readyz-probe").await.map_err(|e| format!("store: {e}"))?;
+    match tokio::time::timeout(READY_STORE_WAIT, store.check_writable()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(format!("store: {e}")),
+        Err(_) => return Err(format!("store: no write possible within {READY_STORE_WAIT:?}")),
+    }
     bus.check().await.map_err(|e| format!("bus: {e}"))
 }
+
+/// How long `/readyz` waits for the store's write probe.
+pub const READY_STORE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 pub fn respond(env: Envelope) -> Response {
     let status = StatusCode::from_u16(env.http_status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

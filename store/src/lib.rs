@@ -347,6 +347,13 @@ pub trait RequestStore: Send + Sync {
     /// Atomic across concurrent callers and instances. Callers that must refuse every
     /// second use pass a fresh owner each time.
     async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool>;
+
+    /// Whether this store would take a write now (`/readyz`): an error when it cannot.
+    /// The default reads, which sees an unreachable store; a backend that can also see a
+    /// stalled writer (SQLite: another process holding the write lock) says so.
+    async fn check_writable(&self) -> Result<()> {
+        self.get_request("readyz-probe").await.map(|_| ())
+    }
 }
 
 /// Face-authentication users, their sealed templates and their histories.

@@ -723,6 +723,19 @@ impl RequestStore for SqliteStore {
         })
         .await
     }
+
+    /// Takes the write lock and gives it back at once (nothing written): fails after the
+    /// busy timeout while another process or connection holds it.
+    async fn check_writable(&self) -> Result<()> {
+        self.run(|c| {
+            let taken = c.execute_batch("BEGIN IMMEDIATE");
+            if !c.is_autocommit() {
+                c.execute_batch("ROLLBACK").map_err(backend)?;
+            }
+            taken.map_err(backend)
+        })
+        .await
+    }
 }
 
 #[async_trait]

@@ -129,8 +129,8 @@ async fn kill_9_of_idv_serve_mid_write_keeps_every_acknowledged_write() {
 
 /// A stalled store: another process holds SQLite's write lock for longer than the store's
 /// busy timeout (5 s). Requests that need a write fail with the envelope's
-/// `internal_server_error` (an incident id, no detail), none hangs, `/readyz` keeps
-/// answering, nothing is half-written, and once the lock is gone the same requests
+/// `internal_server_error` (an incident id, no detail), none hangs, `/readyz` answers
+/// 503 (no write possible) and 200 again after, nothing is half-written, and once the lock is gone the same requests
 /// succeed without anyone restarting anything.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_stalled_store_fails_requests_cleanly_and_the_service_recovers_alone() {
@@ -165,7 +165,10 @@ async fn a_stalled_store_fails_requests_cleanly_and_the_service_recovers_alone()
     }
     assert!(took < Duration::from_secs(14), "answered by the busy timeouts, not after the stall: {took:?}");
     let (ready, _) = cluster.get(serve, "/readyz").await.expect("readyz answers during the stall");
+    assert_eq!(ready, 503, "not ready while no write can be made");
     holder.join().expect("lock holder");
+    let (ready_after, _) = cluster.get(serve, "/readyz").await.expect("readyz after the stall");
+    assert_eq!(ready_after, 200, "ready again once the lock is gone");
     // The lock is gone: the same requests succeed, nothing from the failed ones is there.
     for body in (1..=2).map(lookup) {
         let r = client.call(&creds, "/v1/face_auth_user", &body).await;
