@@ -92,7 +92,32 @@ pub async fn start(settings: &Settings, roles: Roles) -> Result<Running, String>
     start_with(settings, roles, backends).await
 }
 
+/// After a crash of the embedded process, the requests whose jobs were in its memory (the
+/// in-process bus keeps nothing) would read "processing" forever: each is finished as
+/// interrupted (503 `service_unavailable`, "check, then retry"), which its poll then reads.
+/// Only with the in-process bus and every role in this process: on Kafka the jobs survive
+/// and a worker finishes them.
+pub async fn finish_interrupted(store: &dyn Store) -> Result<usize, String> {
+    use idv_schemas::{Envelope, ErrorKind, Group, Operation};
+    let now = idv_ingest::now_rfc3339();
+    let mut finished = 0;
+    for id in store.unfinished_requests(usize::MAX).await.map_err(|e| e.to_string())? {
+        let Some(record) = store.get_request(&id).await.map_err(|e| e.to_string())? else { continue };
+        let group = Operation::ALL.iter().find(|op| op.name() == record.operation).map_or(Group::Face, |op| op.group());
+        let answer = serde_json::to_string(&Envelope::error(group, &ErrorKind::Interrupted)).map_err(|e| e.to_string())?;
+        store.complete_request(&id, &answer, &now).await.map_err(|e| e.to_string())?;
+        finished += 1;
+    }
+    Ok(finished)
+}
+
 pub async fn start_with(settings: &Settings, roles: Roles, b: Backends) -> Result<Running, String> {
+    if roles == Roles::ALL && b.bus.backend() == "memory" {
+        let finished = finish_interrupted(b.store.as_ref()).await.map_err(|e| format!("interrupted requests: {e}"))?;
+        if finished > 0 {
+            tracing::warn!(finished, "requests interrupted by the last stop (their jobs were in memory) answered 503; their polls say so");
+        }
+    }
     // Two stop signals: HTTP stops first and drains; workers and the results listener
     // stop after, so the requests being drained still get their answers.
     let (stop, stop_rx) = watch::channel(false);

@@ -592,6 +592,7 @@ mod response_tests {
             ErrorKind::NotAvailable { reason: "models are not installed".into() },
             ErrorKind::Overloaded { retry_after_secs: 1 },
             ErrorKind::QueueUnavailable { retry_after_secs: 5 },
+            ErrorKind::Interrupted,
             ErrorKind::ShuttingDown,
             ErrorKind::MethodNotAllowed,
             ErrorKind::ChallengeNotFound,

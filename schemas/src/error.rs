@@ -57,6 +57,9 @@ pub enum ErrorKind {
     /// The job could not be handed to the bus (the broker is away): nothing was done;
     /// retry after `retry_after_secs`.
     QueueUnavailable { retry_after_secs: u64 },
+    /// The process stopped (a crash) while the request's job was in its memory: its answer
+    /// was never stored, and whether its effect was applied is unknown.
+    Interrupted,
     /// This instance is stopping before the request was handed to a worker: retry
     /// (another instance, or this one after its restart, will take it).
     ShuttingDown,
@@ -123,7 +126,7 @@ impl ErrorKind {
             // choice: documented in docs/API.md "TrustVision SDK compatibility".
             NotSupported { .. } => (501, "not_supported"),
             // choice: the spec has no 503 outside the behavioral bootstrap rows.
-            ShuttingDown | Overloaded { .. } | QueueUnavailable { .. } => (503, "service_unavailable"),
+            ShuttingDown | Overloaded { .. } | QueueUnavailable { .. } | Interrupted => (503, "service_unavailable"),
             InvalidChallengeId => (400, "invalid_challenge_id"),
             ChallengeNotFound => (400, "challenge_not_found"),
             ChallengeAccessDenied => (400, "challenge_access_denied"),
@@ -160,6 +163,7 @@ impl ErrorKind {
             ShuttingDown => "this instance is shutting down; retry".into(),
             Overloaded { .. } => "too many large requests in flight; retry after Retry-After seconds".into(),
             QueueUnavailable { .. } => "the job queue cannot be reached; nothing was done; retry after Retry-After seconds".into(),
+            Interrupted => "the service restarted before this request finished; it may or may not have taken effect: check, then retry".into(),
             NotSupported { operation } => format!("{operation} is not offered by this service (docs/API.md)"),
             InvalidChallengeId => "challenge id is not a valid UUID".into(),
             ChallengeNotFound => "challenge does not exist".into(),

@@ -354,6 +354,14 @@ pub trait RequestStore: Send + Sync {
     async fn check_writable(&self) -> Result<()> {
         self.get_request("readyz-probe").await.map(|_| ())
     }
+
+    /// Ids of requests recorded but not finished, oldest first, at most `limit`: what an
+    /// embedded process finds after a crash (their jobs were in its memory). Only the
+    /// embedded store lists them; a distributed deployment's jobs survive on the bus.
+    async fn unfinished_requests(&self, limit: usize) -> Result<Vec<String>> {
+        let _ = limit;
+        Err(StoreError::Backend("listing unfinished requests is only offered by the embedded store".into()))
+    }
 }
 
 /// Face-authentication users, their sealed templates and their histories.

@@ -724,6 +724,18 @@ impl RequestStore for SqliteStore {
         .await
     }
 
+    async fn unfinished_requests(&self, limit: usize) -> Result<Vec<String>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.run(move |conn| {
+            let mut st = conn
+                .prepare_cached("SELECT request_id FROM requests WHERE response IS NULL ORDER BY created_at LIMIT ?1")
+                .map_err(backend)?;
+            let rows = st.query_map([limit], |r| r.get::<_, String>(0)).map_err(backend)?;
+            rows.collect::<rusqlite::Result<Vec<String>>>().map_err(backend)
+        })
+        .await
+    }
+
     /// Takes the write lock and gives it back at once (nothing written): fails after the
     /// busy timeout while another process or connection holds it.
     async fn check_writable(&self) -> Result<()> {
@@ -1242,6 +1254,19 @@ mod tests {
                 assert!(columns.iter().any(|c| c == column), "{table}.{column}: {columns:?}");
             }
         }
+    }
+
+    #[tokio::test]
+    async fn unfinished_requests_are_the_ones_without_an_answer_oldest_first() {
+        let store = SqliteStore::open_url("sqlite::memory:").expect("open");
+        for (id, at) in [("b", "2026-01-01T00:00:02Z"), ("a", "2026-01-01T00:00:01Z"), ("done", "2026-01-01T00:00:00Z")] {
+            let record = RequestRecord { request_id: id.into(), client_id: "c".into(), operation: "face_auth".into(), created_at: at.into(), response: None, finished_at: None };
+            store.create_request(&record).await.expect("create");
+        }
+        store.complete_request("done", "{}", "2026-01-01T00:00:03Z").await.expect("complete");
+        assert_eq!(store.unfinished_requests(10).await.expect("list"), vec!["a".to_string(), "b".to_string()]);
+        assert_eq!(store.unfinished_requests(1).await.expect("list"), vec!["a".to_string()]);
+        assert!(store.check_writable().await.is_ok());
     }
 
     #[tokio::test]

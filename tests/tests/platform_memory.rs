@@ -388,3 +388,28 @@ async fn the_demo_key_is_loopback_only_and_dies_with_its_process() {
     assert_eq!(h.client.call(&acme, "/v1/face_auth_user", &json!({"cus_user_id": "again"})).await.status, 200);
     h.stop().await;
 }
+
+/// A request recorded by an embedded process whose job was still in its memory when it
+/// died: after the restart its poll reads 503 `service_unavailable` ("check, then retry"),
+/// never "processing" forever (issue 15).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_whose_job_died_with_the_process_is_answered_after_the_restart() {
+    use serde_json::json;
+    let mut h = idv_tests::Harness::start("memory://", |_| {}).await;
+    let acme = h.create_key("acme").await;
+    let lost = idv_store::RequestRecord {
+        request_id: "lost-in-memory".into(),
+        client_id: acme.client_id.clone(),
+        operation: "face_auth_register".into(),
+        created_at: idv_tests::now_rfc3339(),
+        response: None,
+        finished_at: None,
+    };
+    h.backends.store.create_request(&lost).await.expect("record");
+    let before = h.client.call(&acme, "/v1/get_request_result", &json!({"request_id": "lost-in-memory"})).await;
+    assert_eq!(before.body["data"]["status"], "processing", "{:?}", before.body);
+    h.restart().await;
+    let after = h.client.call(&acme, "/v1/get_request_result", &json!({"request_id": "lost-in-memory"})).await;
+    assert_eq!((after.status, after.code()), (503, Some("service_unavailable")), "{:?}", after.body);
+    h.stop().await;
+}

@@ -112,9 +112,17 @@ async fn kill_9_of_idv_serve_mid_write_keeps_every_acknowledged_write() {
             without_bytes.push(id.clone());
         }
     }
+    // Requests whose jobs died with the process: finished at the restart as interrupted
+    // (their polls read 503), none left "processing" forever.
+    let unfinished: i64 =
+        db.query_row("SELECT COUNT(*) FROM requests WHERE response IS NULL", [], |r| r.get(0)).expect("count unfinished requests");
+    let interrupted: i64 = db
+        .query_row("SELECT COUNT(*) FROM requests WHERE response LIKE '%service_unavailable%'", [], |r| r.get(0))
+        .expect("count interrupted requests");
+    assert_eq!(unfinished, 0, "requests left processing forever after the restart");
     idv_tests::cluster::report(&format!(
         "kill -9 idv serve: {REQUESTS} requests, acknowledged uploads {} and registrations {}, broken by the kill {}; \
-         after restart: acknowledged writes present {}/{}, image ids without bytes {} of {}",
+         after restart: acknowledged writes present {}/{}, image ids without bytes {} of {}, interrupted requests answered 503 for their polls {interrupted}, left processing 0",
         log.uploads.len(),
         log.registrations.len(),
         log.broken,
