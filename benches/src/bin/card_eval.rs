@@ -117,6 +117,11 @@ fn main() -> Result<(), String> {
     let verbose = std::env::var_os("IDV_CARD_EVAL_VERBOSE").is_some();
     // IDV_CARD_EVAL_ONLY=<card type>: one type.
     let only = std::env::var("IDV_CARD_EVAL_ONLY").ok();
+    // IDV_CARD_EVAL_CAPTURE=<degradation>: one capture kind (e.g. `clean`).
+    let only_capture = std::env::var("IDV_CARD_EVAL_CAPTURE").ok();
+    // IDV_CARD_EVAL_SEED=<n>: other cards than the documented run's (seeds shifted by n), to
+    // see the reader on cards nobody looked at while tuning it.
+    let seed_shift: u64 = std::env::var("IDV_CARD_EVAL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
     let fonts = CardFonts::load()?;
     let ocr = idv_vision::ocr::recognizer();
     let keys = idv_cards::in_aadhaar_secure::UidaiKeys::from_bytes(idv_cards::in_aadhaar_secure::test_key::SPKI_PEM.as_bytes()).map_err(|e| e.to_string())?;
@@ -132,9 +137,12 @@ fn main() -> Result<(), String> {
             continue;
         }
         for (di, d) in Degradation::ALL.iter().copied().enumerate() {
+            if only_capture.as_deref().is_some_and(|o| o != d.name()) {
+                continue;
+            }
             let mut t = Tally::default();
             for i in 0..samples {
-                let seed = 1_000_003 * ki as u64 + 7_919 * di as u64 + i as u64;
+                let seed = (1_000_003 * ki as u64 + 7_919 * di as u64 + i as u64).wrapping_add(seed_shift.wrapping_mul(104_729));
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
                 let sample = generate(&fonts, kind, &mut rng);
                 let front = capture(&sample.front, d, &mut rng);

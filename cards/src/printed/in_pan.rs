@@ -79,7 +79,16 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         out.push(field("id", f, check));
     }
     let latin = |s: &str, conf: f32| super::latin_name(s, conf.max(0.4));
-    let name = doc.labelled("name", 2, |s, _| latin(s, 1.0)).or_else(|| old_names.first().cloned());
+    let name = doc.labelled("name", 2, |s, _| latin(s, 1.0)).or_else(|| old_names.first().cloned()).or_else(|| {
+        // New design whose "नाम / Name" label OCR did not read: the one plausible name
+        // line between the number and the father's name label (two or none: no name).
+        let (pan, father) = (pan_line?, doc.line_of("father_name")?);
+        let mut between = (pan + 1..father).filter(|&j| doc.hits(j).is_empty()).filter_map(|j| {
+            latin(doc.text(j), doc.conf(&[j])).map(|v| Found { value: v, lines: vec![j], conf: doc.conf(&[j]), label_line: None })
+        });
+        let only = between.next()?;
+        between.next().is_none().then_some(only)
+    });
     if let Some(n) = name {
         out.push(field("name", n, FieldCheck::NotApplicable));
     }
@@ -131,6 +140,31 @@ mod tests {
         );
         assert_eq!(get(&f, "name").map(|x| x.lines.clone()), Some(vec![5]));
         assert_eq!(best_type(&l), Some("in.pan"));
+    }
+
+    /// Tesseract lost the "नाम / Name" label line of a clean generated PAN (seed-shifted
+    /// evaluation): the name is the one name line between the number and the father's
+    /// label. Must-fail: two candidate lines there are no name.
+    #[test]
+    fn a_name_whose_label_was_not_read_sits_between_the_number_and_the_father() {
+        let read = [
+            "orrene afrt Ra AAR",
+            "INCOME TAX DEPARTMENT GOVT. OF INDIA",
+            "aurht dean dean as / Permanent Account Number Card",
+            "XUFPS2479H",
+            "AMIT SHARMA",
+            "afar at ara / Father's Name",
+            "VIKRAM PRASAD SHARMA",
+            "ora at aka / Date of Birth",
+            "09/02/1959",
+        ];
+        let f = parse_printed("in.pan", Side::Front, &lines(&read));
+        assert_eq!(get(&f, "name").map(|x| x.value.as_str()), Some("AMIT SHARMA"));
+        assert_eq!(get(&f, "father_name").map(|x| x.value.as_str()), Some("VIKRAM PRASAD SHARMA"));
+        let mut two = read.to_vec();
+        two.insert(5, "SUNIL VERMA");
+        let f = parse_printed("in.pan", Side::Front, &lines(&two));
+        assert_eq!(get(&f, "name"), None, "two lines could be the name");
     }
 
     /// Tesseract's reading of a generated clean PAN (the demo page's card): the J's hook

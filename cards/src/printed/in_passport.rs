@@ -68,17 +68,47 @@ fn nationality(s: &str) -> Option<String> {
     name_value(s)
 }
 
+/// The type and the issuing country printed before the number on its line ("P IND
+/// J8369854", under "Type / Country Code / Passport No."): a one-letter type and a
+/// three-letter code, exactly as printed, or nothing.
+fn type_and_country(doc: &Doc, number: &Found<String>) -> (Option<Found<String>>, Option<Found<String>>) {
+    let Some(&line) = number.lines.first() else { return (None, None) };
+    let toks: Vec<&str> = tokens(doc.text(line)).into_iter().map(|(t, _, _)| t).collect();
+    let Some(at) = toks.iter().position(|t| t.len() >= 8 && t.chars().filter(|c| c.is_ascii_digit()).count() >= 5) else { return (None, None) };
+    let upper = |t: &str, n: usize| t.len() == n && t.chars().all(|c| c.is_ascii_uppercase());
+    let found = |v: &str| Found { value: v.to_string(), lines: vec![line], conf: doc.conf(&[line]), label_line: number.label_line };
+    match toks.get(..at) {
+        Some([kind, code]) if upper(kind, 1) && upper(code, 3) => (Some(found(kind)), Some(found(code))),
+        _ => (None, None),
+    }
+}
+
 pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let mut out = Vec::new();
+    let na = FieldCheck::NotApplicable;
     if let Some((f, check)) = find_passport_number(doc) {
+        let (kind, code) = type_and_country(doc, &f);
+        out.extend(kind.map(|k| field("document_type", k, na)));
+        out.extend(code.map(|c| field("issuing_state", c, na)));
         out.push(field("id", f, check));
     }
-    let na = FieldCheck::NotApplicable;
     let text_fields: [(&str, &'static str); 3] = [("last_name", "last_name"), ("first_name", "first_name"), ("place_of_birth", "place_of_birth")];
     for (key, name) in text_fields {
         if let Some(v) = doc.labelled(key, 1, |s, _| name_value(s).filter(|v| v.chars().any(|c| c.is_ascii_alphabetic()))) {
             out.push(field(name, v, na));
         }
+    }
+    // The whole name as the zone writes it (surname, then given names): a second source
+    // for the zone's name, and the name when the zone's line is misread.
+    let part = |name: &str| out.iter().find(|f| f.field == name).cloned();
+    if let (Some(last), Some(first)) = (part("last_name"), part("first_name")) {
+        let whole = Found {
+            value: format!("{} {}", last.value, first.value),
+            lines: last.lines.iter().chain(&first.lines).copied().collect(),
+            conf: last.confidence.min(first.confidence),
+            label_line: None,
+        };
+        out.push(field("name", whole, na));
     }
     if let Some(v) = doc.labelled("nationality", 1, |s, _| nationality(s)) {
         out.push(field("nationality", v, na));
@@ -123,9 +153,12 @@ mod tests {
 
     fn expected() -> Vec<(&'static str, &'static str, FieldCheck)> {
         vec![
+            ("document_type", "P", FieldCheck::NotApplicable),
+            ("issuing_state", "IND", FieldCheck::NotApplicable),
             ("id", "J8369854", FieldCheck::Passed),
             ("last_name", "SHARMA", FieldCheck::NotApplicable),
             ("first_name", "RAHUL KUMAR", FieldCheck::NotApplicable),
+            ("name", "SHARMA RAHUL KUMAR", FieldCheck::NotApplicable),
             ("nationality", "IND", FieldCheck::NotApplicable),
             ("gender", "M", FieldCheck::NotApplicable),
             ("dob", "12/05/1985", FieldCheck::Passed),
@@ -133,6 +166,20 @@ mod tests {
             ("issue_date", "10/01/2015", FieldCheck::Passed),
             ("expiry_date", "09/01/2025", FieldCheck::Passed),
         ]
+    }
+
+    /// The type and country come only from the number's own line, as two tokens of one
+    /// and three capitals before it; anything else there gives neither.
+    #[test]
+    fn type_and_country_are_read_only_as_printed_before_the_number() {
+        let mut page = PAGE;
+        page[3] = "P 1ND J8369854";
+        let f = parse_printed("in.passport", Side::Front, &lines(&page));
+        assert_eq!((get(&f, "document_type"), get(&f, "issuing_state")), (None, None));
+        assert_eq!(get(&f, "id").map(|x| x.value.as_str()), Some("J8369854"));
+        page[3] = "J8369854";
+        let f = parse_printed("in.passport", Side::Front, &lines(&page));
+        assert_eq!((get(&f, "document_type"), get(&f, "issuing_state")), (None, None));
     }
 
     #[test]
@@ -170,9 +217,12 @@ mod tests {
         assert_fields(
             &f,
             &[
+                ("document_type", "P", FieldCheck::NotApplicable),
+                ("issuing_state", "IND", FieldCheck::NotApplicable),
                 ("id", "J8369850", FieldCheck::Passed),
                 ("last_name", "SHARMA", FieldCheck::NotApplicable),
                 ("first_name", "PRIYA", FieldCheck::NotApplicable),
+                ("name", "SHARMA PRIYA", FieldCheck::NotApplicable),
                 ("nationality", "IND", FieldCheck::NotApplicable),
                 ("gender", "F", FieldCheck::NotApplicable),
                 ("dob", "12/05/1985", FieldCheck::Passed),
