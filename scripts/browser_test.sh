@@ -61,21 +61,13 @@ face1="${IDV_FACE_PHOTO:-$models/testdata/face_recognition/obama.jpg}"
 face2="${IDV_FACE_PHOTO_2:-$models/testdata/face_recognition/obama2.jpg}"
 
 # The server: demo on, its own data dir, none of the caller's deployment settings.
-port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-env -u IDV_CONFIG -u IDV_STORE -u IDV_BUS -u IDV_BLOBS \
-  OMP_THREAD_LIMIT="${OMP_THREAD_LIMIT:-1}" ORT_DYLIB_PATH="${ORT_DYLIB_PATH:-$ort}" \
-  "$bin" serve --demo --data-dir "$work/data" --listen "127.0.0.1:$port" >"$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 240); do
-  node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "http://127.0.0.1:$port/healthz" && break
-  kill -0 "$server_pid" 2>/dev/null || break
-  sleep 0.5
-done
-if ! node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "http://127.0.0.1:$port/healthz"; then
+export OMP_THREAD_LIMIT="${OMP_THREAD_LIMIT:-1}" ORT_DYLIB_PATH="${ORT_DYLIB_PATH:-$ort}"
+if ! start_idv_serve "$bin" "$work/data" "$work/server.log" --demo; then
   cat "$work/server.log" >&2
   echo "browser: the server did not start (log above)"
   exit 1
 fi
+port="$server_port"
 
 status=0
 (cd tests/browser && IDV_DEMO_URL="http://127.0.0.1:$port" IDV_ARTIFACTS="$artifacts" \

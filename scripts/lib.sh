@@ -116,3 +116,23 @@ ensure_api_fuzz_tools() {
   "$API_FUZZ_PY" -m pip install -q --disable-pip-version-check -r "$req" >&2
   echo "$want" >"$stamp"
 }
+
+# Start `idv serve` (binary $1, data dir $2, log file $3, more flags after) on a free
+# loopback port with none of the caller's deployment settings, and wait until /healthz
+# answers (at most 2 minutes). Sets server_port and server_pid; returns 1 when it does not
+# come up (the log says why). Needs node (the port probe and the health check).
+start_idv_serve() {
+  local bin="$1" data="$2" log="$3"
+  shift 3
+  server_port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+  env -u IDV_CONFIG -u IDV_STORE -u IDV_BUS -u IDV_BLOBS \
+    "$bin" serve --data-dir "$data" --listen "127.0.0.1:$server_port" "$@" >"$log" 2>&1 &
+  server_pid=$!
+  local healthy='fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))'
+  for _ in $(seq 1 240); do
+    node -e "$healthy" "http://127.0.0.1:$server_port/healthz" && return 0
+    kill -0 "$server_pid" 2>/dev/null || return 1
+    sleep 0.5
+  done
+  return 1
+}

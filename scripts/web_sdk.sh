@@ -4,6 +4,8 @@
 # a session against a stand-in server), and check what `npm pack` would publish. Prints
 # one summary line, `web sdk: ...`. Needs node >= 20 and npm (scripts/lib.sh ensure_sdk).
 set -euo pipefail
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/../sdk/web"
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
@@ -44,14 +46,8 @@ if [ -n "${IDV_WEB_SDK_SERVER_BIN:-}" ]; then
   field() { node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s)[process.argv[1]]))' "$1"; }
   key="$(env -u IDV_CONFIG -u IDV_STORE -u IDV_BUS -u IDV_BLOBS "$bin" keys create --client quickstart --data-dir "$work/data")"
   pair="$(env -u IDV_CONFIG -u IDV_STORE -u IDV_BUS -u IDV_BLOBS "$bin" keypairs create --client quickstart --data-dir "$work/data")"
-  port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-  env -u IDV_CONFIG -u IDV_STORE -u IDV_BUS -u IDV_BLOBS "$bin" serve --data-dir "$work/data" --listen "127.0.0.1:$port" >"$work/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 240); do
-    node -e 'fetch(process.argv[1]).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))' "http://127.0.0.1:$port/healthz" && break
-    kill -0 "$server_pid" 2>/dev/null || break
-    sleep 0.5
-  done
+  start_idv_serve "$bin" "$work/data" "$work/server.log" || true
+  port="$server_port"
   if IDV_ACCESS_KEY_ID="$(field access_key_id <<<"$key")" IDV_SECRET_KEY="$(field secret_key <<<"$key")" \
      IDV_KEY_PAIR_ID="$(field key_pair_id <<<"$pair")" IDV_SERVER_PUBLIC_KEY="$(field public_key <<<"$pair")" \
      node examples/quickstart.mjs "http://127.0.0.1:$port" >"$work/quickstart.out" 2>&1 &&

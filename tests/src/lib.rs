@@ -132,6 +132,19 @@ impl Client {
         Self::reply(req.send().await.expect("request sent")).await
     }
 
+    /// Poll `request_id` every half second, `tries` times at most, until it is no longer
+    /// "processing": its finished answer, or `None` if it never finished.
+    pub async fn poll_finished(&self, creds: &Credentials, request_id: &str, tries: usize) -> Option<Reply> {
+        for _ in 0..tries {
+            let poll = self.call(creds, "/v1/get_request_result", &serde_json::json!({ "request_id": request_id })).await;
+            if poll.body["data"]["status"] != "processing" {
+                return Some(poll);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        }
+        None
+    }
+
     pub async fn raw(&self, method: reqwest::Method, path: &str) -> Reply {
         Self::reply(self.http.request(method, format!("{}{}", self.base, path)).send().await.expect("request sent")).await
     }

@@ -56,16 +56,7 @@ async fn a_broker_that_goes_away_gets_408_then_a_pollable_503() {
     assert!(waited < std::time::Duration::from_secs(10), "answered after {waited:?}");
     let request_id = during.body["errors"][0]["detail"]["request_id"].as_str().expect("request id to poll").to_string();
     // The producer gives up after message.timeout.ms; the request is then refused for good.
-    let mut polled = None;
-    for _ in 0..40 {
-        let poll = h.client.call(&acme, "/v1/get_request_result", &json!({"request_id": request_id})).await;
-        if poll.body["data"]["status"] != json!("processing") {
-            polled = Some(poll);
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    }
-    let polled = polled.expect("the request is finished once the producer gives up");
+    let polled = h.client.poll_finished(&acme, &request_id, 40).await.expect("the request is finished once the producer gives up");
     assert_eq!((polled.status, polled.code()), (503, Some("service_unavailable")), "{:?}", polled.body);
     eprintln!("broker killed: request answered 408 after {:.1} s; its poll reads 503 service_unavailable", waited.as_secs_f64());
     h.stop().await;
@@ -79,7 +70,7 @@ async fn a_broker_that_goes_away_gets_408_then_a_pollable_503() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_broker_restart_with_its_data_loses_no_request() {
     use idv_bus::testing::{BrokerStorage, TansuBroker, SKIP_ENV};
-    use serde_json::{json, Value};
+    use serde_json::Value;
     if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
         return eprintln!("SKIPPED: broker restart ({SKIP_ENV}=1)");
     }
@@ -121,17 +112,8 @@ async fn a_broker_restart_with_its_data_loses_no_request() {
         let (user, reply) = task.await.expect("task");
         let answer = if reply.status == 408 {
             let id = reply.body["errors"][0]["detail"]["request_id"].as_str().expect("request id").to_string();
-            let mut last = None;
-            for _ in 0..120 {
-                let poll = h.client.call(&acme, "/v1/get_request_result", &json!({"request_id": id})).await;
-                if poll.body["data"]["status"] != json!("processing") {
-                    last = Some(poll);
-                    break;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-            }
             polled += 1;
-            last.unwrap_or_else(|| panic!("{user}: still processing a minute after the broker came back"))
+            h.client.poll_finished(&acme, &id, 120).await.unwrap_or_else(|| panic!("{user}: still processing a minute after the broker came back"))
         } else {
             at_once += 1;
             reply
