@@ -134,6 +134,14 @@ pub fn td1_fields(m: &Mrz, state: &str) -> Result<Vec<CardField>, String> {
             }
             "gender" if matches!(f.value.as_str(), "M" | "F") => out.push(f),
             "nationality" if f.value == "VNM" => out.push(CardField { value: "Việt Nam".into(), ..f }),
+            // The card prints given names first ("REKHA DEVI GUPTA") where the zone puts
+            // the surname first: the name is given in the card's order, so it compares
+            // with (and stands in for) the printed one.
+            "name" if state == "IND" => {
+                let part = |name: &str| m.field(name).map(|p| p.value.as_str()).unwrap_or("");
+                let printed_order = [part("first_name"), part("last_name")].into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" ");
+                out.push(CardField { value: printed_order, ..f });
+            }
             "name" | "dob" | "expiry_date" | "nationality" | "document_number" => out.push(f),
             _ => {}
         }
@@ -198,6 +206,19 @@ mod tests {
         assert_eq!(entry(&f, "name"), Some(("UNG HOANG HIEP", None)));
         // A passport's zone is not a CCCD's.
         assert!(cccd_fields(&idv_cards::mrz::parse(PASSPORT, YEAR)?).is_err());
+        Ok(())
+    }
+
+    /// India's national identity card prints given names first: the zone's name (surname
+    /// first) is given in the card's order; Vietnam's keeps the zone's (and the card's).
+    #[test]
+    fn the_indian_card_zone_name_is_given_in_the_printed_order() -> Result<(), CodecError> {
+        let zone = "IDIND42474897232845<<<<<<<<<<<\n9704219F3006210IND<<<<<<<<<<<9\nGUPTA<<ANJALI<DEVI<<<<<<<<<<<<";
+        let m = idv_cards::mrz::parse(zone, YEAR)?;
+        let f = td1_fields(&m, "IND").map_err(|e| CodecError::Unsupported(Box::leak(e.into_boxed_str())))?;
+        assert_eq!(entry(&f, "name"), Some(("ANJALI DEVI GUPTA", None)));
+        assert_eq!(entry(&f, "dob"), Some(("21/04/1997", Some(Sure))));
+        assert!(td1_fields(&m, "VNM").is_err(), "an Indian zone is not a CCCD's");
         Ok(())
     }
 

@@ -478,10 +478,19 @@ pub fn read_card(
             .find_map(|s| s.qr_unsupported.clone())
             .unwrap_or_else(|| format!("no {card_type} QR code could be read, and OCR is not in this build"))
     });
+    // On a photo judged too blurred to read, a value nothing confirms is as likely a
+    // misread as not (a blurred passport number read as another well-formed one): only
+    // values a check or a second source vouches for (SURE) are given.
+    let too_blurred = sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBlur);
+    let card_information = if too_blurred {
+        merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure)).collect()
+    } else {
+        merged.fields
+    };
     CardReading {
         image1: f.json,
         image2: b.map_or(Value::Null, |b| b.json),
-        card_information: merged.fields,
+        card_information,
         failure,
         not_available,
         sanity,
