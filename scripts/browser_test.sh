@@ -24,6 +24,7 @@ case "$bin" in /*) ;; *) bin="$root/$bin" ;; esac
 
 ensure_node
 ensure_chromium
+ensure_ffmpeg
 ensure_tesseract
 # Models, test photos and the ONNX Runtime (idempotent; prints ORT_DYLIB_PATH=... last).
 ort="$(bash scripts/models.sh | sed -n 's/^ORT_DYLIB_PATH=//p')"
@@ -59,6 +60,8 @@ fi
 [ -s "$card" ] || { echo "browser: no card photo at $card"; exit 1; }
 face1="${IDV_FACE_PHOTO:-$models/testdata/face_recognition/obama.jpg}"
 face2="${IDV_FACE_PHOTO_2:-$models/testdata/face_recognition/obama2.jpg}"
+# The camera Chromium fakes: the second photo as a short Y4M video (ffmpeg).
+ffmpeg -loglevel error -y -loop 1 -i "$face2" -t 1 -r 5 -vf "scale=640:-2,format=yuv420p" "$work/camera.y4m"
 
 # The server: demo on, its own data dir, none of the caller's deployment settings.
 export OMP_THREAD_LIMIT="${OMP_THREAD_LIMIT:-1}" ORT_DYLIB_PATH="${ORT_DYLIB_PATH:-$ort}"
@@ -71,15 +74,17 @@ port="$server_port"
 
 status=0
 (cd tests/browser && IDV_DEMO_URL="http://127.0.0.1:$port" IDV_ARTIFACTS="$artifacts" \
-  IDV_FACE_PHOTO="$face1" IDV_FACE_PHOTO_2="$face2" IDV_CARD_PHOTO="$card" IDV_CARD_TYPE="$card_type" \
+  IDV_FACE_PHOTO="$face1" IDV_FACE_PHOTO_2="$face2" IDV_CARD_PHOTO="$card" IDV_CARD_TYPE="$card_type" IDV_FAKE_CAMERA="$work/camera.y4m" \
   node --test --test-reporter=tap demo.test.mjs) >"$work/test.out" 2>&1 || status=$?
 cat "$work/test.out" >&2
 pass=$(awk '/^# pass /{print $3}' "$work/test.out" | tail -1)
 fail=$(awk '/^# fail /{print $3}' "$work/test.out" | tail -1)
-if [ "$status" != 0 ] || [ "${fail:-1}" != 0 ] || [ "${pass:-0}" = 0 ]; then
+skipped=$(awk '/^# skipped /{print $3}' "$work/test.out" | tail -1)
+# Every flow must run here: a skipped one (no fake camera) is a failure of this script.
+if [ "$status" != 0 ] || [ "${fail:-1}" != 0 ] || [ "${pass:-0}" = 0 ] || [ "${skipped:-0}" != 0 ]; then
   echo "--- server log ---" >&2
   cat "$work/server.log" >&2
-  echo "browser: ${pass:-0} passed, ${fail:-?} failed (behavior score, face register+auth, card read); screenshots in $artifacts; see the output above"
+  echo "browser: ${pass:-0} passed, ${fail:-?} failed, ${skipped:-?} skipped (behavior score, face register+auth, camera auth, card read); screenshots in $artifacts; see the output above"
   exit 1
 fi
-echo "browser: $pass passed, $fail failed (behavior score, face register+auth, card read); screenshots in $artifacts"
+echo "browser: $pass passed, $fail failed (behavior score, face register+auth, camera auth, card read); screenshots in $artifacts"

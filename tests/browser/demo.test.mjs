@@ -38,7 +38,10 @@ const consoleErrors = [];
 before(async () => {
   browser = await chromium.launch({
     executablePath: process.env.IDV_CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox"],
+    // IDV_FAKE_CAMERA: a Y4M video Chromium plays as the camera (the camera flow below).
+    args: ["--no-sandbox", ...(process.env.IDV_FAKE_CAMERA
+      ? ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream", `--use-file-for-fake-video-capture=${process.env.IDV_FAKE_CAMERA}`]
+      : [])],
     headless: true,
   });
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: "en-US", timezoneId: "Asia/Kolkata" });
@@ -186,6 +189,25 @@ test("face: register one photo, authenticate another of the same person", { time
     assert.equal(await field("#face-result", "compare_faces.result"), "matched", `compare: ${compared.text}`);
     assert.match(await page.innerText("#face-boxes"), /^[1-9]\d* face box\(es\) from mix_compare_faces_sync drawn/);
     console.log(`face: ${(await page.innerText("#face-result")).split("\n")[0]}`);
+    noPageErrors();
+  });
+});
+
+// The camera path: the SDK's captureSelfie grabs a frame of the (fake) camera playing the
+// second photo, and that frame authenticates the user registered above.
+test("face: authenticate with a photo taken by the camera", { timeout: 240_000, skip: !process.env.IDV_FAKE_CAMERA && "IDV_FAKE_CAMERA not set" }, async () => {
+  await withScreenshot("camera", async () => {
+    await page.click("#camera-start");
+    await page.waitForFunction(() => /^(camera on|no camera)/.test(document.querySelector("#camera-status")?.textContent ?? ""), null, { timeout: 30_000 });
+    assert.equal(await page.innerText("#camera-status"), "camera on");
+    await page.click("#camera-auth");
+    await page.waitForFunction(() => /^(photo taken|capture failed)/.test(document.querySelector("#camera-status")?.textContent ?? ""), null, { timeout: 30_000 });
+    assert.equal(await page.innerText("#camera-status"), "photo taken for authenticate");
+    await page.click("#face-auth");
+    const auth = await outcome("#face-result", "auth", 120_000);
+    assert.equal(auth.state, "done", `authenticate from the camera: ${auth.text}`);
+    assert.equal(await field("#face-result", "auth_check.result"), "matched", `authenticate from the camera: ${auth.text}`);
+    console.log(`camera: ${(await page.innerText("#face-result")).split("\n")[0]}`);
     noPageErrors();
   });
 });

@@ -58,7 +58,7 @@ async fn a_broker_that_goes_away_gets_408_then_a_pollable_503() {
     // The producer gives up after message.timeout.ms; the request is then refused for good.
     let polled = h.client.poll_finished(&acme, &request_id, 40).await.expect("the request is finished once the producer gives up");
     assert_eq!((polled.status, polled.code()), (503, Some("service_unavailable")), "{:?}", polled.body);
-    eprintln!("broker killed: request answered 408 after {:.1} s; its poll reads 503 service_unavailable", waited.as_secs_f64());
+    idv_tests::cluster::report(&format!("broker killed: request answered 408 after {:.1} s; its poll reads 503 service_unavailable", waited.as_secs_f64()));
     h.stop().await;
 }
 
@@ -122,10 +122,10 @@ async fn a_broker_restart_with_its_data_loses_no_request() {
         let devices = h.backends.store.list_devices(&acme.client_id, &user).await.expect("devices");
         assert_eq!(devices.len(), 1, "{user}: registered {} times", devices.len());
     }
-    eprintln!(
+    idv_tests::cluster::report(&format!(
         "broker restart with data: 4 registrations sent while it was down and 1 after: {at_once} answered at once, {polled} by their poll after a 408, all within {:.1} s of the restart; 0 lost, 0 doubled",
         restarted.elapsed().as_secs_f64()
-    );
+    ));
     drop(broker);
     h.stop().await;
 }
