@@ -478,11 +478,12 @@ pub fn read_card(
             .find_map(|s| s.qr_unsupported.clone())
             .unwrap_or_else(|| format!("no {card_type} QR code could be read, and OCR is not in this build"))
     });
-    // On a photo judged too blurred to read, a value nothing confirms is as likely a
-    // misread as not (a blurred passport number read as another well-formed one): only
-    // values a check or a second source vouches for (SURE) are given.
-    let too_blurred = sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBlur);
-    let card_information = if too_blurred {
+    // On a photo judged too blurred or too bright to read, a value nothing confirms is as
+    // likely a misread as not (a blurred passport number read as another well-formed one,
+    // an address cut short where glare washed it out): only values a check or a second
+    // source vouches for (SURE) are given.
+    let unreadable = sanity.as_ref().is_some_and(|s| matches!(s.verdict, CardSanityVerdict::ImageTooBlur | CardSanityVerdict::ImageTooBright));
+    let card_information = if unreadable {
         merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure)).collect()
     } else {
         merged.fields
