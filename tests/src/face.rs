@@ -144,3 +144,53 @@ pub async fn run_lockout(bus_url: &str) {
     assert_eq!(again.body["data"]["auth_check"]["result"], "matched", "{:?}", again.body);
     h.stop().await;
 }
+
+/// Templates written before SFace was installed (dlib alone) keep working: a user whose
+/// only template is of dlib alone is compared on the dlib part of the selfie's fused
+/// embedding; the matched login adds a fused template, which the next login uses; an
+/// impostor is refused on the old template as on the new.
+pub async fn run_legacy_template_upgrade(bus_url: &str) {
+    let (Some(obama), Some(obama3), Some(biden)) = (photo("testimg-fr-obama"), photo("testimg-fr-obama3"), photo("testimg-fr-biden")) else {
+        return;
+    };
+    let h = Harness::start(bus_url, |s| s.request_timeout_ms = Some(60_000)).await;
+    let c = &h.client;
+    let acme = h.create_key("acme").await;
+    let store = &h.backends.store;
+    let reg = c.call(&acme, "/v1/face_auth_register", &json!({"cus_user_id": "obama", "faces": [{"base64": B64.encode(&obama)}]})).await;
+    assert_eq!(reg.body["data"]["status"], "success", "{:?}", reg.body);
+    let fused = store.list_face_templates(&acme.client_id, "obama").await.expect("list");
+    assert_eq!(fused.len(), 1);
+    assert_eq!(fused[0].model_id, idv_vision::matching::FUSED_MODEL_ID, "the models step installs SFace: registration writes fused templates");
+    // Rewrite it as the service wrote it before: dlib's 128 numbers, tagged dlib.
+    let aad = |id: &str| format!("face_template:{}:obama:{id}", acme.client_id).into_bytes();
+    let sealer = &h.backends.sealer;
+    let bytes = sealer.open(&fused[0].sealed_vector, &aad(&fused[0].template_id)).expect("template opens");
+    assert_eq!(bytes.len(), 256 * 4, "dlib 128 + SFace 128 numbers");
+    let mut old = fused[0].clone();
+    old.template_id = "legacy-dlib".into();
+    old.model_id = "dlib-resnet-v1".into();
+    old.model_version = "0.3.0".into();
+    old.sealed_vector = sealer.seal(&bytes[..128 * 4], &aad("legacy-dlib"));
+    store.delete_face_templates(&acme.client_id, "obama").await.expect("delete");
+    store.put_face_template(&old).await.expect("put");
+
+    let auth = |img: &[u8]| json!({"cus_user_id": "obama", "faces": [{"base64": B64.encode(img)}]});
+    let impostor = c.call(&acme, "/v1/face_auth", &auth(&biden)).await;
+    assert_eq!(impostor.body["data"]["auth_check"]["result"], "unmatched", "{:?}", impostor.body);
+    assert_eq!(store.list_face_templates(&acme.client_id, "obama").await.expect("list").len(), 1, "an unmatched login adds nothing");
+    let same = c.call(&acme, "/v1/face_auth", &auth(&obama3)).await;
+    assert_eq!(same.body["data"]["auth_check"]["result"], "matched", "{:?}", same.body);
+    let after = store.list_face_templates(&acme.client_id, "obama").await.expect("list");
+    let models: Vec<&str> = after.iter().map(|t| t.model_id.as_str()).collect();
+    assert_eq!(after.len(), 2, "{models:?}");
+    assert!(models.contains(&"dlib-resnet-v1") && models.contains(&idv_vision::matching::FUSED_MODEL_ID), "{models:?}");
+    // The next logins use the fused template: the same man matches, the other does not,
+    // and no further template is added.
+    let again = c.call(&acme, "/v1/face_auth", &auth(&obama)).await;
+    assert_eq!(again.body["data"]["auth_check"]["result"], "matched", "{:?}", again.body);
+    let other = c.call(&acme, "/v1/face_auth", &auth(&biden)).await;
+    assert_eq!(other.body["data"]["auth_check"]["result"], "unmatched", "{:?}", other.body);
+    assert_eq!(store.list_face_templates(&acme.client_id, "obama").await.expect("list").len(), 2);
+    h.stop().await;
+}

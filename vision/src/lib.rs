@@ -34,6 +34,7 @@ pub mod ort_runtime;
 pub mod pool;
 pub mod registry;
 pub mod resize;
+pub mod sface;
 pub mod runtime;
 pub mod shape_predictor;
 pub mod spoof_cues;

@@ -113,6 +113,43 @@ pub fn euclidean_distance(a: &[f32], b: &[f32]) -> Option<f32> {
     d.is_finite().then_some(d)
 }
 
+/// Model id of the fused embedding the service makes when SFace is installed: dlib's 128
+/// numbers followed by SFace's 128 (L2-normalised), compared by [`fused_distance`].
+pub const FUSED_MODEL_ID: &str = "dlib-resnet-v1+sface";
+/// Length of each part of a fused vector.
+pub const FUSED_PART: usize = 128;
+/// SFace's cosine distance at its documented threshold (1 − 0.363).
+const SFACE_THRESHOLD_DISTANCE: f32 = 1.0 - crate::sface::COSINE_THRESHOLD;
+/// dlib's documented threshold (the scale the match bands are written in).
+const DLIB_THRESHOLD: f32 = 0.6;
+
+/// The fused distance of two fused vectors, on dlib's scale: the mean of dlib's Euclidean
+/// distance and SFace's cosine distance rescaled so that each model's own documented
+/// threshold lands on 0.6 (`0.5 · d_dlib + 0.5 · 0.6 · (1 − cos) / 0.637`). Each model
+/// votes with the same weight at its own threshold; on the real pairs here
+/// (docs/VISION.md, "Matcher") the mean keeps every genuine pair below every impostor,
+/// look-alikes included, which neither model does alone by as wide a margin. `None` for
+/// vectors that are not two 128-number parts or not finite.
+pub fn fused_distance(a: &[f32], b: &[f32]) -> Option<f32> {
+    if a.len() != 2 * FUSED_PART || b.len() != 2 * FUSED_PART {
+        return None;
+    }
+    let d_dlib = euclidean_distance(&a[..FUSED_PART], &b[..FUSED_PART])?;
+    let cos: f64 = a[FUSED_PART..].iter().zip(&b[FUSED_PART..]).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+    let d = 0.5 * d_dlib + 0.5 * DLIB_THRESHOLD * (1.0 - cos as f32) / SFACE_THRESHOLD_DISTANCE;
+    d.is_finite().then_some(d)
+}
+
+/// The distance between two vectors of the model `model_id`: [`fused_distance`] for the
+/// fused model, Euclidean otherwise (dlib alone).
+pub fn model_distance(model_id: &str, a: &[f32], b: &[f32]) -> Option<f32> {
+    if model_id == FUSED_MODEL_ID {
+        fused_distance(a, b)
+    } else {
+        euclidean_distance(a, b)
+    }
+}
+
 /// The score of a distance: `1 / (1 + exp((d - threshold) / s))` with `s` such that the
 /// band's edges score 0.75 and 0.25 (a step at the threshold when the margin is 0).
 pub fn score(distance: f32, cfg: &MatchConfig) -> f32 {
@@ -154,7 +191,7 @@ pub fn compare(a: &Embedding, b: &Embedding, cfg: &MatchConfig) -> Result<MatchR
     if a.vector.len() != b.vector.len() {
         return Err(MatchError::DifferentLengths(a.vector.len(), b.vector.len()));
     }
-    let d = euclidean_distance(&a.vector, &b.vector).ok_or(MatchError::BadEmbedding)?;
+    let d = model_distance(&a.model_id, &a.vector, &b.vector).ok_or(MatchError::BadEmbedding)?;
     Ok(judge(d, cfg))
 }
 
@@ -164,6 +201,42 @@ mod tests {
 
     fn emb(v: Vec<f32>) -> Embedding {
         Embedding { model_id: "m".into(), model_version: "1".into(), vector: v }
+    }
+
+    /// A fused vector: dlib part `d` (padded with zeros), SFace part the unit vector at
+    /// `angle` radians in its first two coordinates.
+    fn fused(d: &[f32], angle: f32) -> Vec<f32> {
+        let mut v = vec![0.0; 2 * FUSED_PART];
+        v[..d.len()].copy_from_slice(d);
+        v[FUSED_PART] = angle.cos();
+        v[FUSED_PART + 1] = angle.sin();
+        v
+    }
+
+    #[test]
+    fn fused_distance_puts_each_models_threshold_at_dlibs() {
+        // dlib 0.6 apart and SFace exactly at its documented threshold: 0.6.
+        let at_threshold = (crate::sface::COSINE_THRESHOLD).acos();
+        let d = fused_distance(&fused(&[0.0], 0.0), &fused(&[0.6], at_threshold)).expect("fused vectors");
+        assert!((d - 0.6).abs() < 1e-5, "{d}");
+        // Identical faces: 0. dlib says the same person (0.3), SFace orthogonal (cos 0):
+        // 0.5·0.3 + 0.5·0.6/0.637 = 0.621, outside the matched band.
+        assert!(fused_distance(&fused(&[0.1, 0.2], 0.3), &fused(&[0.1, 0.2], 0.3)).expect("fused") < 1e-6);
+        let split = fused_distance(&fused(&[0.0], 0.0), &fused(&[0.3], std::f32::consts::FRAC_PI_2)).expect("fused");
+        assert!((split - (0.15 + 0.3 / 0.637)).abs() < 1e-4, "{split}");
+        assert_eq!(decide(split, &MatchConfig::default()), MatchDecision::Unsure);
+    }
+
+    #[test]
+    fn fused_distance_refuses_vectors_of_another_shape() {
+        assert_eq!(fused_distance(&[0.0; 128], &[0.0; 128]), None);
+        assert_eq!(fused_distance(&fused(&[0.0], 0.0), &[0.0; 255]), None);
+        let mut nan = fused(&[0.0], 0.0);
+        nan[3] = f32::NAN;
+        assert_eq!(fused_distance(&nan, &fused(&[0.0], 0.0)), None);
+        // model_distance: fused for the fused id, Euclidean for any other.
+        assert_eq!(model_distance("dlib-resnet-v1", &[0.0, 3.0], &[4.0, 0.0]), Some(5.0));
+        assert_eq!(model_distance(FUSED_MODEL_ID, &[0.0, 3.0], &[4.0, 0.0]), None);
     }
 
     #[test]

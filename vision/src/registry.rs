@@ -15,8 +15,11 @@ pub mod ids {
     pub const FACEPLUGIN_LANDMARK68: &str = "faceplugin-landmark68";
     pub const FACEPLUGIN_EYE: &str = "faceplugin-eye";
     pub const FACEPLUGIN_LIVENESS: &str = "faceplugin-liveness";
-    /// Its 512-number face embedding (`arcface.rs`), fused with dlib's.
+    /// Its 512-number face embedding (`arcface.rs`): evaluated beside dlib's, not run by the service.
     pub const FACEPLUGIN_FEATURE: &str = "faceplugin-feature";
+    /// OpenCV Zoo's SFace (`sface.rs`), made a float graph by the models step: the
+    /// embedding fused with dlib's.
+    pub const SFACE: &str = "sface";
     /// dlib's face recognition ResNet, converted to ONNX by the models step.
     pub const DLIB_RESNET: &str = "dlib-resnet-v1";
     /// The same network in dlib's format: the conversion's input (kind `data`).

@@ -12,7 +12,7 @@
 //! Stages (each timed alone, in the order `FaceEngine::analyze` runs them, on the calling
 //! thread, with the same models and defaults): decode; detect (MTCNN); portrait sanity
 //! (68 landmarks + eye model + measurements); align + embed (dlib 5 points + ResNet);
-//! passive liveness. End to end: `FaceEngine::analyze` (bytes in, hand-off to the vision
+//! 68 landmarks + align + embed (SFace, fused with dlib's); passive liveness. End to end: `FaceEngine::analyze` (bytes in, hand-off to the vision
 //! pool included), one caller. Throughput: closed loop, 1 and 2 concurrent callers on
 //! `FaceEngine::load(2)` (2 pool threads).
 //!
@@ -91,6 +91,7 @@ fn pipeline(iterations: usize) -> Result<(), String> {
     let rt = OrtRuntime::from_env();
     let mtcnn = Mtcnn::load(&rt).map_err(|e| e.to_string())?;
     let embedder = DlibEmbedder::load(&rt, &models_dir()).map_err(|e| e.to_string())?;
+    let sface = idv_vision::sface::SFaceEmbedder::load(&rt).map_err(|e| e.to_string())?;
     let portrait = PortraitAnalyzer::load(&rt);
     let liveness = LivenessModel::load(&rt).map_err(|e| e.to_string())?;
     if portrait.landmarker.is_none() || portrait.eyes.is_none() {
@@ -117,11 +118,20 @@ fn pipeline(iterations: usize) -> Result<(), String> {
         let face = main_face(&faces, &qp).cloned().ok_or("no face in the selfie")?;
         portrait.analyze(&img, &faces, &qp);
         embedder.embed_faces(&img, std::slice::from_ref(&face)).map_err(|e| e.to_string())?;
+        sface.embed(&img, &face, None).map_err(|e| e.to_string())?;
         liveness.check(&img, &face, &lp);
         rt_tokio.block_on(engine.analyze(bytes::Bytes::from(jpeg.clone()))).map_err(|e| e.to_string())?;
     }
 
-    let names = ["stage: decode (JPEG 640x480)", "stage: detect (MTCNN)", "stage: portrait sanity (68 lm + eyes)", "stage: align + embed (dlib)", "stage: passive liveness", "stages, sum"];
+    let names = [
+        "stage: decode (JPEG 640x480)",
+        "stage: detect (MTCNN)",
+        "stage: portrait sanity (68 lm + eyes)",
+        "stage: align + embed (dlib)",
+        "stage: 68 lm + align + embed (SFace)",
+        "stage: passive liveness",
+        "stages, sum",
+    ];
     let mut t: Vec<Vec<Duration>> = vec![Vec::with_capacity(iterations); names.len()];
     let mut verdict = String::new();
     for _ in 0..iterations {
@@ -134,8 +144,14 @@ fn pipeline(iterations: usize) -> Result<(), String> {
         });
         let face = sanity.1.ok_or("no face in the selfie")?;
         timed(&mut t[3], || embedder.embed_faces(&img, std::slice::from_ref(&face))).map_err(|e| e.to_string())?;
-        let live = timed(&mut t[4], || liveness.check(&img, &face, &lp));
-        t[5].push(start.elapsed());
+        // The engine computes the 68 landmarks once for SFace and the head pose.
+        timed(&mut t[4], || {
+            let lm = portrait.landmarker.as_ref().and_then(|l| l.landmarks(&img, &face).ok());
+            sface.embed(&img, &face, lm.as_ref())
+        })
+        .map_err(|e| e.to_string())?;
+        let live = timed(&mut t[5], || liveness.check(&img, &face, &lp));
+        t[6].push(start.elapsed());
         verdict = format!("portrait {} (score {:.2}), liveness live={:?}", sanity.0.verdict.as_api_string(), sanity.0.score, live.is_live());
     }
     for (name, v) in names.iter().zip(t) {

@@ -1,7 +1,8 @@
-//! Matcher evaluation (docs/VISION.md, "Matcher"): dlib's embedding (what the service
-//! runs) beside the alternatives tried — the faceplugin 512-number embedding alone and
-//! fused with dlib's, dlib with its mirror image averaged, dlib with cohort
-//! normalisation — on every labelled pair the installed real photos and videos give:
+//! Matcher evaluation (docs/VISION.md, "Matcher"): what the service runs — dlib's
+//! embedding and SFace's, fused (`matching::fused_distance`) — beside each alone and the
+//! alternatives tried before: the faceplugin 512-number embedding alone and averaged
+//! with dlib's, dlib with its mirror image averaged, dlib with cohort normalisation — on
+//! every labelled pair the installed real photos and videos give:
 //! - genuine: Obama × Obama from different photos; frames of one video ≥ 1 s apart;
 //! - impostor: different people in one group photo (neighbours, one camera, one shoot:
 //!   the look-alikes), Obama/Biden × group faces, Obama × Biden, video people × photo
@@ -18,15 +19,16 @@
 use idv_vision::arcface::ArcFaceEmbedder;
 use idv_vision::detect::{DetectParams, Face, Mtcnn};
 use idv_vision::landmarks::Landmarker;
-use idv_vision::matching::{euclidean_distance, MatchConfig, MatchDecision};
+use idv_vision::matching::{euclidean_distance, fused_distance, MatchConfig, MatchDecision};
+use idv_vision::sface::SFaceEmbedder;
 use idv_vision::quality::{main_face, QualityParams};
 use idv_vision::testdata::{self, EVAL_PHOTOS};
 use idv_vision::video::VideoDecoder;
 use idv_vision::{decode, models_dir, DecodeLimits, DlibEmbedder, FaceEmbedder, OrtConfig, OrtRuntime, RgbImage};
 
 /// The mean of dlib's distance and the faceplugin distance (unit vectors, so 0 to 2)
-/// halved onto dlib's scale: the fusion evaluated here (not what the service runs).
-fn fused_distance(dlib: f32, faceplugin: f32) -> f32 {
+/// halved onto dlib's scale: a fusion evaluated here (not what the service runs).
+fn faceplugin_fused(dlib: f32, faceplugin: f32) -> f32 {
     0.5 * (dlib + 0.5 * faceplugin)
 }
 
@@ -48,6 +50,8 @@ struct Rec {
     source: String,
     time_s: f64,
     dlib: Vec<f32>,
+    /// dlib's 128 numbers followed by SFace's: the service's fused vector.
+    fused: Vec<f32>,
     arc: Vec<f32>,
     flip: Vec<f32>,
 }
@@ -91,11 +95,12 @@ fn main() {
     }
     let dir = models_dir();
     let rt = OrtRuntime::new(OrtConfig::with_models_dir(&dir));
-    let (mtcnn, dlib, arc) = match (Mtcnn::load(&rt), DlibEmbedder::load(&rt, &dir), ArcFaceEmbedder::load(&rt)) {
-        (Ok(m), Ok(d), Ok(a)) => (m, d, a),
-        (Err(e), _, _) => return eprintln!("matcher_eval: {e}"),
-        (_, Err(e), _) => return eprintln!("matcher_eval: {e}"),
-        (_, _, Err(e)) => return eprintln!("matcher_eval: {e}"),
+    let (mtcnn, dlib, arc, sface) = match (Mtcnn::load(&rt), DlibEmbedder::load(&rt, &dir), ArcFaceEmbedder::load(&rt), SFaceEmbedder::load(&rt)) {
+        (Ok(m), Ok(d), Ok(a), Ok(s)) => (m, d, a, s),
+        (Err(e), _, _, _) => return eprintln!("matcher_eval: {e}"),
+        (_, Err(e), _, _) => return eprintln!("matcher_eval: {e}"),
+        (_, _, Err(e), _) => return eprintln!("matcher_eval: {e}"),
+        (_, _, _, Err(e)) => return eprintln!("matcher_eval: {e}"),
     };
     let landmarker = Landmarker::load(&rt).ok();
     let qp = QualityParams::default();
@@ -123,8 +128,12 @@ fn main() {
             img
         };
         let a = if variant.contains("mtcnn5") { arc.embed(src, face, None).ok() } else { arc.embed_with(src, face, landmarker.as_ref()).ok() };
-        if let (Some(d), Some(a), Some(flip)) = (d, a, flip) {
-            recs.push(Rec { name, who: who.to_string(), source, time_s, dlib: d.vector, arc: a.vector, flip });
+        // SFace as the service runs it: five points from the 68 landmarks when installed.
+        let lm = landmarker.as_ref().and_then(|l| l.landmarks(img, face).ok());
+        let s = sface.embed(img, face, lm.as_ref()).ok();
+        if let (Some(d), Some(a), Some(flip), Some(s)) = (d, a, flip, s) {
+            let fused = d.vector.iter().chain(&s.vector).copied().collect();
+            recs.push(Rec { name, who: who.to_string(), source, time_s, dlib: d.vector, fused, arc: a.vector, flip });
         }
     };
     for (photo, who, source) in EVAL_PHOTOS {
@@ -153,7 +162,8 @@ fn main() {
         }
     }
     // Pairs.
-    let mut pairs: Vec<(Kind, f32, f32, usize, usize)> = Vec::new();
+    // (kind, dlib, faceplugin, i, j, fused, SFace cosine distance)
+    let mut pairs: Vec<(Kind, f32, f32, usize, usize, f32, f32)> = Vec::new();
     let mut flips: Vec<(Kind, f32)> = Vec::new();
     for i in 0..recs.len() {
         for j in i + 1..recs.len() {
@@ -161,8 +171,13 @@ fn main() {
             if k == Kind::Skip {
                 continue;
             }
-            let (Some(dd), Some(da)) = (euclidean_distance(&recs[i].dlib, &recs[j].dlib), euclidean_distance(&recs[i].arc, &recs[j].arc)) else { continue };
-            pairs.push((k, dd, da, i, j));
+            let (Some(dd), Some(da), Some(df)) =
+                (euclidean_distance(&recs[i].dlib, &recs[j].dlib), euclidean_distance(&recs[i].arc, &recs[j].arc), fused_distance(&recs[i].fused, &recs[j].fused))
+            else {
+                continue;
+            };
+            let cos: f32 = recs[i].fused[128..].iter().zip(&recs[j].fused[128..]).map(|(x, y)| x * y).sum();
+            pairs.push((k, dd, da, i, j, df, 1.0 - cos));
             flips.extend(euclidean_distance(&recs[i].flip, &recs[j].flip).map(|d| (k, d)));
         }
     }
@@ -175,16 +190,19 @@ fn main() {
         count(Kind::LookAlike)
     );
     let cfg = MatchConfig::default();
-    let methods: [(&str, Box<dyn Fn(f32, f32) -> f32>); 3] = [
-        ("dlib alone", Box::new(|d, _| d)),
-        ("faceplugin 512 alone", Box::new(|_, a| a)),
-        ("fused (mean)", Box::new(|d, a| fused_distance(d, a))),
+    type Pair = (Kind, f32, f32, usize, usize, f32, f32);
+    let methods: [(&str, Box<dyn Fn(&Pair) -> f32>); 5] = [
+        ("dlib + SFace (service)", Box::new(|p| p.5)),
+        ("dlib alone", Box::new(|p| p.1)),
+        ("SFace alone (1 - cos)", Box::new(|p| p.6)),
+        ("faceplugin 512 alone", Box::new(|p| p.2)),
+        ("dlib + faceplugin", Box::new(|p| faceplugin_fused(p.1, p.2))),
     ];
     println!("{:<22} | {:>22} | {:>22} | {:>22} | at 100% genuine: threshold, impostor rejection (all / look-alikes)", "method", "genuine min/p50/max", "impostor min/p50", "look-alike min/p50");
     for (name, f) in &methods {
-        let mut g: Vec<f32> = pairs.iter().filter(|p| p.0 == Kind::Genuine).map(|p| f(p.1, p.2)).collect();
-        let mut im: Vec<f32> = pairs.iter().filter(|p| p.0 == Kind::Impostor).map(|p| f(p.1, p.2)).collect();
-        let mut la: Vec<f32> = pairs.iter().filter(|p| p.0 == Kind::LookAlike).map(|p| f(p.1, p.2)).collect();
+        let mut g: Vec<f32> = pairs.iter().filter(|p| p.0 == Kind::Genuine).map(f).collect();
+        let mut im: Vec<f32> = pairs.iter().filter(|p| p.0 == Kind::Impostor).map(f).collect();
+        let mut la: Vec<f32> = pairs.iter().filter(|p| p.0 == Kind::LookAlike).map(f).collect();
         for v in [&mut g, &mut im, &mut la] {
             v.sort_by(f32::total_cmp);
         }
@@ -250,29 +268,33 @@ fn main() {
         lz.sort_by(|a, b| a.0.total_cmp(&b.0));
         println!("   look-alikes (z, d) lowest: {:?}", &lz[..lz.len().min(5)]);
     }
-    // The service's decision: dlib's distance against the configured bands (matched
-    // below 0.55, unsure to 0.65); face authentication accepts only `matched`.
-    let decide = |p: &(Kind, f32, f32, usize, usize)| idv_vision::matching::decide(p.1, &cfg);
-    for k in [Kind::Genuine, Kind::Impostor, Kind::LookAlike] {
-        let v: Vec<MatchDecision> = pairs.iter().filter(|p| p.0 == k).map(decide).collect();
-        let c = |d: MatchDecision| v.iter().filter(|&&x| x == d).count();
-        println!(
-            "service decision on {k:?} pairs: matched {}, unsure {}, unmatched {} (of {})",
-            c(MatchDecision::Matched),
-            c(MatchDecision::Unsure),
-            c(MatchDecision::Unmatched),
-            v.len()
-        );
+    // The service's decision: the fused distance against the configured bands (matched
+    // below 0.55, unsure to 0.65); face authentication accepts only `matched`. Beside it,
+    // the same bands on dlib's distance alone (the service before SFace).
+    for (label, pick) in [("service (dlib + SFace)", 5usize), ("dlib alone, as before", 1)] {
+        for k in [Kind::Genuine, Kind::Impostor, Kind::LookAlike] {
+            let v: Vec<MatchDecision> =
+                pairs.iter().filter(|p| p.0 == k).map(|p| idv_vision::matching::decide(if pick == 5 { p.5 } else { p.1 }, &cfg)).collect();
+            let c = |d: MatchDecision| v.iter().filter(|&&x| x == d).count();
+            println!(
+                "{label} decision on {k:?} pairs: matched {}, unsure {}, unmatched {} (of {})",
+                c(MatchDecision::Matched),
+                c(MatchDecision::Unsure),
+                c(MatchDecision::Unmatched),
+                v.len()
+            );
+        }
     }
-    // The closest impostors and the farthest genuine pairs, by dlib's distance.
-    let mut sorted: Vec<&(Kind, f32, f32, usize, usize)> = pairs.iter().collect();
-    sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
+    // The closest impostors and the farthest genuine pairs, by the service's distance.
+    let mut sorted: Vec<&Pair> = pairs.iter().collect();
+    sorted.sort_by(|a, b| a.5.total_cmp(&b.5));
+    let line = |p: &Pair| format!("{} × {}: fused {:.3}, dlib {:.3}, SFace {:.3}, faceplugin {:.3}", recs[p.3].name, recs[p.4].name, p.5, p.1, p.6, p.2);
     println!("closest impostor / look-alike pairs:");
     for p in sorted.iter().filter(|p| p.0 != Kind::Genuine).take(6) {
-        println!("  {:?} {} × {}: dlib {:.3}, faceplugin {:.3}, fused {:.3}", p.0, recs[p.3].name, recs[p.4].name, p.1, p.2, fused_distance(p.1, p.2));
+        println!("  {:?} {}", p.0, line(p));
     }
     println!("farthest genuine pairs:");
     for p in sorted.iter().rev().filter(|p| p.0 == Kind::Genuine).take(4) {
-        println!("  {} × {}: dlib {:.3}, faceplugin {:.3}, fused {:.3}", recs[p.3].name, recs[p.4].name, p.1, p.2, fused_distance(p.1, p.2));
+        println!("  {}", line(p));
     }
 }

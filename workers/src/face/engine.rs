@@ -1,5 +1,5 @@
 //! The face pipeline as the workers use it: decode → detect (MTCNN) → portrait sanity →
-//! align + embed (dlib) → passive liveness, on the vision pool's threads (never on the
+//! align + embed (dlib, and SFace fused with it when installed) → passive liveness, on the vision pool's threads (never on the
 //! async executor). Loaded once per process; when the models are not installed, there is
 //! no engine and the face operations answer "not performed".
 
@@ -14,6 +14,13 @@ use std::sync::Arc;
 pub struct FaceEngine {
     mtcnn: idv_vision::detect::Mtcnn,
     embedder: DlibEmbedder,
+    /// The second embedding, fused with dlib's (`matching::fused_distance`); `None` when
+    /// its model is not installed: dlib alone, as before.
+    sface: Option<idv_vision::sface::SFaceEmbedder>,
+    /// The model id and version templates are tagged with: the fused model's when SFace
+    /// is loaded, else dlib's.
+    model_id: String,
+    model_version: String,
     portrait: PortraitAnalyzer,
     liveness: Option<LivenessModel>,
     landmarker: Option<idv_vision::landmarks::Landmarker>,
@@ -34,7 +41,8 @@ pub struct FaceAnalysis {
     /// background faces included.
     pub faces: Vec<Face>,
     pub sanity: PortraitSanity,
-    /// Embedding of the main face, when there is exactly one.
+    /// Embedding of the main face, when there is exactly one: of [`FaceEngine::model`]
+    /// (dlib's 128 numbers, followed by SFace's when fused).
     pub embedding: Option<Embedding>,
     pub liveness: LivenessResult,
     /// Head pose of the main face (68 landmarks when that model is installed, else 5).
@@ -62,6 +70,13 @@ impl FaceEngine {
         let runtime = OrtRuntime::from_env();
         let mtcnn = idv_vision::detect::Mtcnn::load(&runtime).map_err(|e| e.to_string())?;
         let embedder = DlibEmbedder::load(&runtime, &idv_vision::models_dir()).map_err(|e| e.to_string())?;
+        let sface = idv_vision::sface::SFaceEmbedder::load(&runtime)
+            .map_err(|e| tracing::warn!(error = %e, "SFace not installed: faces are matched by dlib's embedding alone"))
+            .ok();
+        let (model_id, model_version) = match &sface {
+            Some(s) => (idv_vision::matching::FUSED_MODEL_ID.to_string(), format!("{}+{}", embedder.model_version(), s.model_version())),
+            None => (embedder.model_id().to_string(), embedder.model_version().to_string()),
+        };
         let portrait = PortraitAnalyzer::load(&runtime);
         let liveness = LivenessModel::load(&runtime)
             .map_err(|e| tracing::warn!(error = %e, "passive liveness will be reported as not performed"))
@@ -77,6 +92,9 @@ impl FaceEngine {
         Ok(Arc::new(FaceEngine {
             mtcnn,
             embedder,
+            sface,
+            model_id,
+            model_version,
             portrait,
             liveness,
             landmarker,
@@ -86,8 +104,17 @@ impl FaceEngine {
         }))
     }
 
+    /// The model id and version of this engine's embeddings (and of the templates it
+    /// writes).
     pub fn model(&self) -> (&str, &str) {
-        (self.embedder.model_id(), self.embedder.model_version())
+        (&self.model_id, &self.model_version)
+    }
+
+    /// When the engine fuses, dlib's own model id and version: templates written before
+    /// SFace was installed, still comparable with the dlib part of a fused embedding
+    /// ([`dlib_part`]).
+    pub fn legacy_model(&self) -> Option<(&str, &str)> {
+        self.sface.as_ref().map(|_| (self.embedder.model_id(), self.embedder.model_version()))
     }
 
     pub async fn analyze(self: &Arc<Self>, bytes: bytes::Bytes) -> Result<FaceAnalysis, AnalysisError> {
@@ -152,14 +179,25 @@ impl FaceEngine {
         let faces: Vec<Face> = idv_vision::quality::counted_faces(&detected, &params).into_iter().cloned().collect();
         let face = faces.first().cloned();
         let face_count = count_faces(face.is_some(), sanity.measurements.other_large_faces);
+        // The 68 landmarks (when installed) serve the head pose and SFace's alignment.
+        let landmarks = face.as_ref().and_then(|f| self.landmarker.as_ref().and_then(|l| l.landmarks(image, f).ok()));
         let (embedding, liveness) = match &face {
             Some(face) => {
-                let embedding = self
+                let dlib = self
                     .embedder
                     .embed_faces(image, std::slice::from_ref(face))
                     .map_err(|e| AnalysisError::Pipeline(e.to_string()))?
                     .into_iter()
                     .next();
+                let embedding = match (&self.sface, dlib) {
+                    (Some(sface), Some(d)) => {
+                        let s = sface.embed(image, face, landmarks.as_ref()).map_err(|e| AnalysisError::Pipeline(e.to_string()))?;
+                        let mut vector = d.vector;
+                        vector.extend_from_slice(&s.vector);
+                        Some(Embedding { model_id: self.model_id.clone(), model_version: self.model_version.clone(), vector })
+                    }
+                    (_, d) => d,
+                };
                 let liveness = match &self.liveness {
                     Some(m) => m.check(image, face, &LivenessParams::default()),
                     None => LivenessResult::NotPerformed { not_installed: true, reason: "liveness model not installed".into() },
@@ -168,13 +206,16 @@ impl FaceEngine {
             }
             None => (None, LivenessResult::NotPerformed { not_installed: false, reason: "no face".into() }),
         };
-        let pose = face.as_ref().and_then(|f| {
-            let lm = self.landmarker.as_ref().and_then(|l| l.landmarks(image, f).ok());
-            idv_vision::pose::head_pose(f, lm.as_ref())
-        });
+        let pose = face.as_ref().and_then(|f| idv_vision::pose::head_pose(f, landmarks.as_ref()));
         let face_rgb = face.as_ref().and_then(|f| idv_vision::flash::face_mean_rgb(image, f.bbox));
         Ok(FaceAnalysis { face_count, face, faces, sanity, embedding, liveness, pose, face_rgb })
     }
+}
+
+/// The dlib part of an embedding of [`FaceEngine::model`]: the first 128 numbers of a
+/// fused vector, or the whole vector of dlib alone. Pure.
+pub fn dlib_part(vector: &[f32]) -> &[f32] {
+    &vector[..vector.len().min(idv_vision::matching::FUSED_PART)]
 }
 
 /// `b` in pixels `scale` times larger. Pure.

@@ -1,6 +1,9 @@
 //! Registration, authentication and face comparison over the face pipeline
 //! ([`crate::face::engine`]). Templates are sealed under the master key and tagged with the
-//! model that made them; only templates of the running model are compared.
+//! model that made them; only templates of the running model are compared, except that a
+//! fusing engine (dlib + SFace) compares the dlib part of a selfie with templates of dlib
+//! alone when a user has none of the fused model, and adds a fused template when that
+//! login matches (`authenticate_inner`, `upgrade_template`).
 
 use crate::face::user::{face_types, record_auth_outcome, user_json, HISTORIES_RETURNED};
 use crate::face::engine::{blocking_verdict, faces_json, liveness_json, AnalysisError, FaceAnalysis, FaceEngine};
@@ -381,12 +384,17 @@ impl Biometrics {
     async fn authenticate_inner(&self, store: &dyn Store, job: &Job, req: &FaceAuthRequest, mut user: FaceUserRecord, max_failures: u32) -> Result<Envelope, Stop> {
         let group = Group::Face;
         let (model_id, model_version) = self.engine.model();
-        let templates: Vec<FaceTemplateRecord> = store
-            .list_face_templates(&job.client_id, &req.cus_user_id)
-            .await?
-            .into_iter()
-            .filter(|t| t.model_id == model_id && t.model_version == model_version)
-            .collect();
+        let stored = store.list_face_templates(&job.client_id, &req.cus_user_id).await?;
+        let of = |(id, version): (&str, &str)| -> Vec<FaceTemplateRecord> {
+            stored.iter().filter(|t| t.model_id == id && t.model_version == version).cloned().collect()
+        };
+        // Templates of the running model; else, when it fuses, the dlib templates written
+        // before SFace was installed: compared with the dlib part of the selfie's
+        // embedding, and replaced by a fused template of this selfie when it matches.
+        let (templates, legacy) = match (of((model_id, model_version)), self.engine.legacy_model()) {
+            (current, Some(dlib)) if current.is_empty() => (of(dlib), true),
+            (current, _) => (current, false),
+        };
         if templates.is_empty() {
             return Err(Stop::Answer(Envelope::error(
                 group,
@@ -427,7 +435,12 @@ impl Biometrics {
         for t in chosen {
             let aad = template_aad(&t.client_id, &t.cus_user_id, &t.template_id);
             let Some(vector) = self.sealer.open(&t.sealed_vector, &aad).ok().and_then(|b| vector_from(&b)) else { continue };
-            if let Some(d) = idv_vision::matching::euclidean_distance(&vector, &embedding.vector) {
+            let d = if legacy {
+                idv_vision::matching::euclidean_distance(&vector, crate::face::engine::dlib_part(&embedding.vector))
+            } else {
+                idv_vision::matching::model_distance(model_id, &vector, &embedding.vector)
+            };
+            if let Some(d) = d {
                 if best.is_none_or(|(bd, _)| d < bd) {
                     best = Some((d, t));
                 }
@@ -438,6 +451,9 @@ impl Biometrics {
         };
         let verdict = judge(distance, &self.engine.match_config);
         let matched = verdict.decision == MatchDecision::Matched;
+        if matched && legacy {
+            self.upgrade_template(store, job, &req.cus_user_id, &embedding.vector, selfie.id.as_deref()).await?;
+        }
         data["status"] = json!("success");
         data["auth_check"] = json!({"score": verdict.score, "result": if matched { "matched" } else { "unmatched" }});
         data["user_metadata"] = Value::Object(metadata);
@@ -448,6 +464,32 @@ impl Biometrics {
         add_history(store, job, &user, &input, entry).await?;
         data["histories"] = json!(self.histories(store, job, &req.cus_user_id, req.history_return_count, req.history_return_status.as_deref()).await?);
         Ok(Envelope::ok(group, data))
+    }
+
+    /// After a login matched on a template of dlib alone: a selfie template of the running
+    /// (fused) model, made from this login's selfie, is added, so later logins compare
+    /// both embeddings (templates of the running model are used first). The dlib
+    /// templates are left as they are — nothing is deleted before its replacement is
+    /// written — and go with the user's other templates at unregistration or when a
+    /// re-registration replaces that face type. The id derives from the request: a
+    /// redelivered job writes the same template again.
+    async fn upgrade_template(&self, store: &dyn Store, job: &Job, cus_user_id: &str, vector: &[f32], image_id: Option<&str>) -> Result<(), Stop> {
+        let (model_id, model_version) = self.engine.model();
+        let template_id = uuid::Uuid::new_v5(&uuid::Uuid::NAMESPACE_URL, format!("idv:template:{}:upgrade", job.request_id).as_bytes()).to_string();
+        store
+            .put_face_template(&FaceTemplateRecord {
+                client_id: job.client_id.clone(),
+                cus_user_id: cus_user_id.to_string(),
+                sealed_vector: self.sealer.seal(&vector_bytes(vector), &template_aad(&job.client_id, cus_user_id, &template_id)),
+                template_id,
+                face_type: "selfie".to_string(),
+                model_id: model_id.to_string(),
+                model_version: model_version.to_string(),
+                image_id: image_id.unwrap_or_default().to_string(),
+                created_at: rfc3339(now()),
+            })
+            .await?;
+        Ok(())
     }
 
     /// The card sanity of an ID-card photo (`None`: no card found, or the image gone).
