@@ -183,24 +183,28 @@ impl FaceEngine {
         let landmarks = face.as_ref().and_then(|f| self.landmarker.as_ref().and_then(|l| l.landmarks(image, f).ok()));
         let (embedding, liveness) = match &face {
             Some(face) => {
-                let dlib = self
-                    .embedder
-                    .embed_faces(image, std::slice::from_ref(face))
-                    .map_err(|e| AnalysisError::Pipeline(e.to_string()))?
-                    .into_iter()
-                    .next();
-                let embedding = match (&self.sface, dlib) {
-                    (Some(sface), Some(d)) => {
-                        let s = sface.embed(image, face, landmarks.as_ref()).map_err(|e| AnalysisError::Pipeline(e.to_string()))?;
+                // SFace runs on a thread of its own beside dlib and the liveness model: one
+                // caller's selfie then takes the time of the longer branch, not the sum
+                // (the pool's threads are per request; this uses an idle core).
+                let (dlib, sface, liveness) = std::thread::scope(|scope| {
+                    let sface = self.sface.as_ref().map(|m| scope.spawn(|| m.embed(image, face, landmarks.as_ref())));
+                    let dlib = self.embedder.embed_faces(image, std::slice::from_ref(face));
+                    let liveness = match &self.liveness {
+                        Some(m) => m.check(image, face, &LivenessParams::default()),
+                        None => LivenessResult::NotPerformed { not_installed: true, reason: "liveness model not installed".into() },
+                    };
+                    let sface = sface.map(|h| h.join().unwrap_or_else(|_| Err(idv_vision::faceplugin::FaceModelError::UnexpectedOutput { model: "sface".into(), what: "a panic".into() })));
+                    (dlib, sface, liveness)
+                });
+                let dlib = dlib.map_err(|e| AnalysisError::Pipeline(e.to_string()))?.into_iter().next();
+                let embedding = match (sface, dlib) {
+                    (Some(s), Some(d)) => {
+                        let s = s.map_err(|e| AnalysisError::Pipeline(e.to_string()))?;
                         let mut vector = d.vector;
                         vector.extend_from_slice(&s.vector);
                         Some(Embedding { model_id: self.model_id.clone(), model_version: self.model_version.clone(), vector })
                     }
                     (_, d) => d,
-                };
-                let liveness = match &self.liveness {
-                    Some(m) => m.check(image, face, &LivenessParams::default()),
-                    None => LivenessResult::NotPerformed { not_installed: true, reason: "liveness model not installed".into() },
                 };
                 (embedding, liveness)
             }
