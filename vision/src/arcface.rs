@@ -107,6 +107,30 @@ pub fn warp_affine(image: &RgbImage, m: [f64; 6], size: u32) -> Option<Vec<u8>> 
     Some(out)
 }
 
+/// Interleaved RGB bytes as the planar `[3, n]` floats the embedding models take, each
+/// byte through `f`.
+pub(crate) fn planar(rgb: &[u8], f: impl Fn(u8) -> f32) -> Vec<f32> {
+    let plane = rgb.len() / 3;
+    let mut out = vec![0f32; 3 * plane];
+    for (i, p) in rgb.chunks_exact(3).enumerate() {
+        for c in 0..3 {
+            out[c * plane + i] = f(p[c]);
+        }
+    }
+    out
+}
+
+/// Runs an embedding model on one aligned `side`×`side` crop and L2-normalises its `dim`
+/// outputs; an all-zero output is an error, not an embedding.
+pub(crate) fn unit_embedding(model: &dyn Model, input: &[f32], side: usize, dim: usize, version: &str) -> Result<Embedding, FaceModelError> {
+    let v = run_single(model, &[1, 3, side, side], input, dim)?;
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if !(norm.is_finite() && norm > 1e-6) {
+        return Err(FaceModelError::UnexpectedOutput { model: model.id().to_string(), what: "a zero embedding".into() });
+    }
+    Ok(Embedding { model_id: model.id().to_string(), model_version: version.to_string(), vector: v.iter().map(|x| x / norm).collect() })
+}
+
 impl ArcFaceEmbedder {
     pub fn load(runtime: &dyn ModelRuntime) -> Result<Self, ModelError> {
         Ok(ArcFaceEmbedder { model: runtime.load(ids::FACEPLUGIN_FEATURE)? })
@@ -117,14 +141,7 @@ impl ArcFaceEmbedder {
         let src = [0, 1, 2].map(|k| [f64::from(five[k][0]), f64::from(five[k][1])]);
         let m = affine_from_three(src, REFERENCE)?;
         let rgb = warp_affine(image, m, 112)?;
-        let plane = 112 * 112;
-        let mut input = vec![0f32; 3 * plane];
-        for (i, p) in rgb.chunks_exact(3).enumerate() {
-            for c in 0..3 {
-                input[c * plane + i] = (f32::from(p[c]) - 127.0) / 128.0;
-            }
-        }
-        Some(input)
+        Some(planar(&rgb, |v| (f32::from(v) - 127.0) / 128.0))
     }
 
     /// The L2-normalised embedding of `face`: five points from `landmarks` when given,
@@ -134,12 +151,7 @@ impl ArcFaceEmbedder {
         let five = landmarks.map(five_from_68).unwrap_or(face.landmarks5);
         let input = Self::input(image, five)
             .ok_or_else(|| FaceModelError::BadCrop { model: model.id().to_string(), reason: "degenerate face points".into() })?;
-        let v = run_single(model, &[1, 3, 112, 112], &input, DIM)?;
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if !(norm.is_finite() && norm > 1e-6) {
-            return Err(FaceModelError::UnexpectedOutput { model: model.id().to_string(), what: "a zero embedding".into() });
-        }
-        Ok(Embedding { model_id: ids::FACEPLUGIN_FEATURE.to_string(), model_version: MODEL_VERSION.to_string(), vector: v.iter().map(|x| x / norm).collect() })
+        unit_embedding(model, &input, 112, DIM, MODEL_VERSION)
     }
 
     /// [`Self::embed`] with the 68 landmarks computed here when a landmarker is given.

@@ -16,10 +16,10 @@
 //! puts inside its own threshold, and the mean of the two distances ([`crate::matching`])
 //! keeps every genuine pair inside and every impostor outside.
 
-use crate::arcface::{five_from_68, warp_affine};
+use crate::arcface::{five_from_68, planar, unit_embedding, warp_affine};
 use crate::detect::Face;
 use crate::embed::Embedding;
-use crate::faceplugin::{run_single, FaceModelError};
+use crate::faceplugin::FaceModelError;
 use crate::landmarks::Landmarks68;
 use crate::registry::ids;
 use crate::runtime::{Model, ModelError, ModelRuntime};
@@ -100,14 +100,7 @@ impl SFaceEmbedder {
         let src = five.map(|p| [f64::from(p[0]), f64::from(p[1])]);
         let m = similarity_transform(&src, &REFERENCE)?;
         let rgb = warp_affine(image, m, CROP)?;
-        let plane = (CROP * CROP) as usize;
-        let mut input = vec![0f32; 3 * plane];
-        for (i, p) in rgb.chunks_exact(3).enumerate() {
-            for c in 0..3 {
-                input[c * plane + i] = f32::from(p[c]);
-            }
-        }
-        Some(input)
+        Some(planar(&rgb, f32::from))
     }
 
     /// The L2-normalised embedding of `face` (five points from `landmarks` when given,
@@ -117,12 +110,7 @@ impl SFaceEmbedder {
         let five = landmarks.map(five_from_68).unwrap_or(face.landmarks5);
         let input = Self::input(image, five)
             .ok_or_else(|| FaceModelError::BadCrop { model: model.id().to_string(), reason: "degenerate face points".into() })?;
-        let v = run_single(model, &[1, 3, CROP as usize, CROP as usize], &input, DIM)?;
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if !(norm.is_finite() && norm > 1e-6) {
-            return Err(FaceModelError::UnexpectedOutput { model: model.id().to_string(), what: "a zero embedding".into() });
-        }
-        Ok(Embedding { model_id: ids::SFACE.to_string(), model_version: self.version.clone(), vector: v.iter().map(|x| x / norm).collect() })
+        unit_embedding(model, &input, CROP as usize, DIM, &self.version)
     }
 }
 
