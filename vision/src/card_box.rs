@@ -16,6 +16,14 @@
 //!    colour, so the threshold sits at mid-contrast of the card's edge and follows the
 //!    photo's exposure: a card at 15 % brightness on a white table is ~8 levels from it),
 //!    and at least `lo`. Then a 3x3 opening (speckle) and a 5x5 closing (small gaps).
+//!    *Cast shadows*: a pixel that is a background colour scaled by a gain of 0.4-0.97
+//!    (least squares) and within 6 levels of it is the card's shadow on the table (the
+//!    table's chromaticity, darker); far from every background colour, a shadow joins the
+//!    card's component and widens its quad (a false cut corner) or breaks its validation.
+//!    Steps 2-5 run again with shadow-like pixels counted as background; that card is
+//!    taken when it is the only one and its quad lies within the first one's, 70-98.5 % of
+//!    its area (no first card: taken when it is the only one). Card sanity then counts the
+//!    shadow as background-like too.
 //!    When this finds no valid card (step 5), steps 2-5 run once more on a second
 //!    distance: to the background modelled as a smooth surface (per channel a quadratic
 //!    in x and y, least squares over the border ring), which a white card on a near-white
@@ -487,9 +495,18 @@ fn convex_hull(mut pts: Vec<P>) -> Vec<P> {
         return pts;
     }
     let mut hull: Vec<P> = Vec::with_capacity(pts.len() * 2);
-    for &p in pts.iter().chain(pts.iter().rev().skip(1)) {
-        // lower hull then upper hull
+    // Lower hull, then upper hull; the upper pass never pops into the lower hull (without
+    // that floor, points collinear with the last lower edge — a straight, axis-aligned
+    // side — popped the lower hull away and a plain rectangle had no hull).
+    for &p in &pts {
         while hull.len() >= 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
+            hull.pop();
+        }
+        hull.push(p);
+    }
+    let floor = hull.len() + 1;
+    for &p in pts.iter().rev().skip(1) {
+        while hull.len() >= floor && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
             hull.pop();
         }
         hull.push(p);
@@ -903,6 +920,45 @@ fn smooth_background_distance(px: &[[f32; 3]], ring: &[usize], step: usize, w: u
     Some((dist, ring_d))
 }
 
+/// Darkest a cast shadow is taken to be, as a share of the table's brightness.
+const SHADOW_MIN_GAIN: f32 = 0.4;
+/// Brightest: within 3 % of the table is the table's own light falloff (background).
+const SHADOW_MAX_GAIN: f32 = 0.97;
+/// RGB distance (levels) a shadow may stray from the table's colour scaled by its gain: a
+/// shadow keeps the table's chromaticity, a card of another tint does not (a cream card
+/// on a grey table is ~10 levels off).
+const SHADOW_CHROMA_TOL: f32 = 6.0;
+/// The card found without its shadow keeps at least this share of the first quad's area
+const SHADOW_MIN_KEPT_AREA: f32 = 0.7;
+/// ... and at most this share: a smaller change is the fit's noise, not a shadow band.
+const SHADOW_MAX_KEPT_AREA: f32 = 0.985;
+
+/// Whether `p` looks like the background colour `bg` in shadow: `bg` scaled by a gain in
+/// [`SHADOW_MIN_GAIN`, `SHADOW_MAX_GAIN`] (least squares), within [`SHADOW_CHROMA_TOL`].
+fn shadow_like(p: [f32; 3], bg: [f32; 3]) -> bool {
+    let bb = bg[0] * bg[0] + bg[1] * bg[1] + bg[2] * bg[2];
+    if bb < 1.0 {
+        return false;
+    }
+    let gain = (p[0] * bg[0] + p[1] * bg[1] + p[2] * bg[2]) / bb;
+    (SHADOW_MIN_GAIN..=SHADOW_MAX_GAIN).contains(&gain) && dist2(p, bg.map(|v| v * gain)) <= SHADOW_CHROMA_TOL * SHADOW_CHROMA_TOL
+}
+
+/// Shoelace area of a working-frame quad.
+fn quad_area(c: &[P; 4]) -> f32 {
+    (0..4).map(|i| c[i].0 * c[(i + 1) % 4].1 - c[(i + 1) % 4].0 * c[i].1).sum::<f32>().abs() * 0.5
+}
+
+/// Whether `p` lies inside the convex quad `c` or within `margin` px of it.
+fn inside_quad(c: &[P; 4], p: P, margin: f32) -> bool {
+    let sign = cross(c[0], c[1], c[2]).signum();
+    (0..4).all(|k| {
+        let (a, b) = (c[k], c[(k + 1) % 4]);
+        let len = d2(a, b).sqrt().max(1e-6);
+        cross(a, b, p) * sign / len >= -margin
+    })
+}
+
 /// Solves the 6x6 system `a x = b` by Gaussian elimination with partial pivoting.
 fn solve6(mut a: [[f64; 6]; 6], mut b: [f64; 6]) -> Option<[f64; 6]> {
     for col in 0..6 {
@@ -988,6 +1044,32 @@ pub fn find_card(photo: &RgbImage) -> CardFind {
     let ring_d: Vec<f32> = samples.iter().map(|s| nearest(&bg, *s).1).collect();
     let mut seg = segment(&dist, ring_d, w, h);
     let mut dist = dist;
+    let mut shadow_aware = false;
+    // The card's cast shadow is the table's colour, darker: far from every background
+    // colour, it joins the card's component, and the fitted quad then holds a shadow band
+    // (a false cut corner) or fails validation (no card). Segment again with shadow-like
+    // pixels counted as background, and take that card when it is the only one and lies
+    // within the first, smaller by a band worth the name (a shadow only ever adds to the
+    // card). What counts as background-like for card sanity stays the first pass's
+    // measure, plus the shadow (a cut corner shows the table or the shadow).
+    if seg.found.len() <= 1 {
+        let shadowless: Vec<f32> = dist.iter().zip(&px).map(|(&d, p)| if bg.iter().any(|c| shadow_like(*p, *c)) { 0.0 } else { d }).collect();
+        let ring_s: Vec<f32> = samples.iter().map(|s| if bg.iter().any(|c| shadow_like(*s, *c)) { 0.0 } else { nearest(&bg, *s).1 }).collect();
+        let alt = segment(&shadowless, ring_s, w, h);
+        let take = match (seg.found.first(), alt.found.first()) {
+            (_, None) => false,
+            _ if alt.found.len() != 1 => false,
+            (None, Some(_)) => true,
+            (Some((q0, _)), Some((q1, _))) => {
+                let (a0, a1) = (quad_area(&q0.corners), quad_area(&q1.corners));
+                a1 <= SHADOW_MAX_KEPT_AREA * a0 && a1 >= SHADOW_MIN_KEPT_AREA * a0 && q1.corners.iter().all(|&c| inside_quad(&q0.corners, c, 1.5))
+            }
+        };
+        if take {
+            seg = Segmented { lo: seg.lo, ring_q: seg.ring_q, ..alt };
+            shadow_aware = true;
+        }
+    }
     // No card against the background's colours: try the background as a smooth surface
     // instead (a white card on a near-white table under a light gradient is within the
     // colours' spread everywhere, but stands out from the surface fitted to the border).
@@ -1020,8 +1102,8 @@ pub fn find_card(photo: &RgbImage) -> CardFind {
             background,
             background_like: {
                 let mut g = GrayImage::new(w as u32, h as u32);
-                for (o, &d) in g.iter_mut().zip(&dist) {
-                    *o = if d <= lo { 255 } else { 0 };
+                for ((o, &d), p) in g.iter_mut().zip(&dist).zip(&px) {
+                    *o = if d <= lo || (shadow_aware && bg.iter().any(|c| shadow_like(*p, *c))) { 255 } else { 0 };
                 }
                 g
             },
@@ -1029,6 +1111,7 @@ pub fn find_card(photo: &RgbImage) -> CardFind {
             background_spread: ring_q,
         });
     }
+
 
     // 4. Fills the frame?
     let long = w.max(h) as f32 / w.min(h) as f32;
@@ -1215,6 +1298,8 @@ pub(crate) mod synth {
         Light,
         /// Mid-grey striped cloth with a weave.
         Cloth,
+        /// A neutral light-grey desk lit from above (lighter towards the bottom).
+        Grey,
     }
 
     impl Bg {
@@ -1223,6 +1308,7 @@ pub(crate) mod synth {
                 Bg::Dark => "dark wood",
                 Bg::Light => "light table",
                 Bg::Cloth => "striped cloth",
+                Bg::Grey => "light grey desk",
             }
         }
 
@@ -1242,6 +1328,10 @@ pub(crate) mod synth {
                     let weave = 10.0 * (0.9 * x).sin() * (0.9 * y).sin() + 6.0 * n;
                     [110.0 + stripe + weave, 116.0 + stripe + weave, 128.0 + 0.5 * stripe + weave]
                 }
+                Bg::Grey => {
+                    let g = 14.0 * (y / 900.0) + 3.0 * n;
+                    [220.0 + g, 219.0 + g, 221.0 + g]
+                }
             }
         }
 
@@ -1249,6 +1339,7 @@ pub(crate) mod synth {
         pub fn card_base(self) -> [f32; 3] {
             match self {
                 Bg::Light => [192.0, 208.0, 232.0],
+                Bg::Grey => [246.0, 243.0, 230.0],
                 _ => [228.0, 226.0, 212.0],
             }
         }
@@ -1509,6 +1600,60 @@ mod tests {
         (deg.apply(&render(W, H, bg, &[card]), seed), corners)
     }
 
+    /// `card` on `bg` with the card's cast shadow: the table darkened to `gain` where the
+    /// card, moved by `offset` px, would lie (and the card itself does not).
+    fn with_shadow(bg: Bg, card: &CardSpec, offset: (f32, f32), gain: f32) -> RgbImage {
+        let mut photo = render(W, H, bg, std::slice::from_ref(card));
+        let mm = [(0.0, 0.0), (card.size.0, 0.0), (card.size.0, card.size.1), (0.0, card.size.1)];
+        let (Some(on), Some(moved)) = (
+            Homography::from_points(card.corners, mm),
+            Homography::from_points(card.corners.map(|(x, y)| (x + offset.0, y + offset.1)), mm),
+        ) else {
+            panic!("degenerate card")
+        };
+        let covered = |m: &Homography, x: u32, y: u32| {
+            let (u, v) = m.apply(f64::from(x) + 0.5, f64::from(y) + 0.5);
+            card.color(u as f32, v as f32).is_some()
+        };
+        for (x, y, p) in photo.enumerate_pixels_mut() {
+            if covered(&moved, x, y) && !covered(&on, x, y) {
+                p.0 = p.0.map(|v| (f32::from(v) * gain).round() as u8);
+            }
+        }
+        photo
+    }
+
+    #[test]
+    fn a_cast_shadow_is_not_taken_for_card() {
+        // A cream card on a light neutral table, its shadow down and to the right (the
+        // table's colour at 70-80 % of its light): the shadow is far from the table's
+        // colour, nearer than the card's tint, and used to join the card, giving a quad
+        // a shadow band wider (a false cut corner) or none at all.
+        for (k, (angle, offset, gain)) in [(3.0f32, (10.0f32, 14.0f32), 0.78f32), (-6.0, (12.0, 9.0), 0.72), (0.0, (0.0, 16.0), 0.8)].into_iter().enumerate() {
+            let corners = place(W, H, 0.6, ID1_ASPECT, 0.48, 0.47, angle, 0.02);
+            let card = CardSpec::new(corners, Bg::Grey.card_base());
+            let photo = Degradation::Jpeg(85).apply(&with_shadow(Bg::Grey, &card, offset, gain), k as u64);
+            let CardFind::One(loc) = find_card(&photo) else { panic!("{angle}°: no card found") };
+            let err = corner_error(&loc.quad, corners);
+            assert!(err < 0.012, "{angle}°, shadow {offset:?} at {gain}: corner error {err:.4} of the width");
+            let s = crate::card_sanity::card_sanity(&rectify(&photo, &loc.quad, 1000), Some(&loc));
+            assert_eq!(s.verdict, crate::card_sanity::CardSanityVerdict::Good, "{angle}°: {:?}", s.measures);
+        }
+    }
+
+    #[test]
+    fn the_hull_of_a_grid_with_straight_sides_is_its_four_corners() {
+        let grid: Vec<P> = (0..3).flat_map(|x| (0..3).map(move |y| (x as f32, y as f32))).collect();
+        let mut hull = convex_hull(grid);
+        hull.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        assert_eq!(hull, vec![(0.0, 0.0), (0.0, 2.0), (2.0, 0.0), (2.0, 2.0)]);
+        // and a plain axis-aligned filled rectangle is a card-shaped quad
+        let fit = fit_quad(&vec![1u8; 440 * 280], 440, 280, 100, 100, 640, 480).expect("a rectangle fits");
+        for (got, want) in fit.corners.iter().zip([(100.0, 100.0), (540.0, 100.0), (540.0, 380.0), (100.0, 380.0)]) {
+            assert!((got.0 - want.0).abs() < 0.01 && (got.1 - want.1).abs() < 0.01, "{:?}", fit.corners);
+        }
+    }
+
     #[test]
     fn card_find_accuracy_table() {
         let degs = [
@@ -1741,4 +1886,3 @@ mod tests {
         assert!(find_ms + rect_ms + san_ms < 300.0);
     }
 }
-
