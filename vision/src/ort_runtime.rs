@@ -190,7 +190,7 @@ impl OrtRuntime {
             .collect();
         let output_names: Vec<String> = first.outputs().iter().map(|o| o.name().to_string()).collect();
         drop(first);
-        tracing::info!(model = id, version = %entry.version, sessions = n, intra_threads = self.cfg.intra_threads, "model loaded");
+        tracing::info!(model = id, version = %entry.version, sessions = n, intra_threads = self.cfg.intra_threads_for(id), "model loaded");
         Ok(OrtModel {
             id: id.to_string(),
             version: entry.version.clone(),
