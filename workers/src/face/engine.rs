@@ -1,7 +1,8 @@
 //! The face pipeline as the workers use it: decode → detect (MTCNN) → portrait sanity →
-//! align + embed (dlib, and SFace fused with it when installed) → passive liveness, on the vision pool's threads (never on the
-//! async executor). Loaded once per process; when the models are not installed, there is
-//! no engine and the face operations answer "not performed".
+//! align + embed (dlib, and SFace fused with it when installed) → passive liveness, on the
+//! vision pool's threads (never on the async executor). Loaded once per process; when the
+//! models are not installed, there is no engine and the face operations answer "not
+//! performed".
 
 use idv_vision::embed::{DlibEmbedder, Embedding, FaceEmbedder};
 use idv_vision::liveness::{LivenessModel, LivenessParams, LivenessResult};
@@ -23,7 +24,6 @@ pub struct FaceEngine {
     model_version: String,
     portrait: PortraitAnalyzer,
     liveness: Option<LivenessModel>,
-    landmarker: Option<idv_vision::landmarks::Landmarker>,
     pool: VisionPool,
     video: idv_vision::video::VideoDecoder,
     pub match_config: MatchConfig,
@@ -81,9 +81,6 @@ impl FaceEngine {
         let liveness = LivenessModel::load(&runtime)
             .map_err(|e| tracing::warn!(error = %e, "passive liveness will be reported as not performed"))
             .ok();
-        let landmarker = idv_vision::landmarks::Landmarker::load(&runtime)
-            .map_err(|e| tracing::warn!(error = %e, "head pose from 5 points only"))
-            .ok();
         let pool = VisionPool::new(threads).map_err(|e| e.to_string())?;
         let video = idv_vision::video::VideoDecoder::from_env();
         if !video.available() {
@@ -97,7 +94,6 @@ impl FaceEngine {
             model_version,
             portrait,
             liveness,
-            landmarker,
             pool,
             video,
             match_config: MatchConfig::default(),
@@ -175,12 +171,14 @@ impl FaceEngine {
             .detect(image, &idv_vision::DetectParams::default())
             .map_err(|e| AnalysisError::Pipeline(e.to_string()))?;
         let params = QualityParams::default();
-        let sanity = self.portrait.analyze(image, &detected, &params);
+        // The models' view of the main face once: its 68 landmarks (when installed) serve
+        // portrait sanity, the head pose and SFace's alignment.
+        let detail = self.portrait.detail(image, &detected, &params);
+        let sanity = idv_vision::quality::assess_portrait(image, &detected, &detail, &params);
+        let landmarks = detail.landmarks;
         let faces: Vec<Face> = idv_vision::quality::counted_faces(&detected, &params).into_iter().cloned().collect();
         let face = faces.first().cloned();
         let face_count = count_faces(face.is_some(), sanity.measurements.other_large_faces);
-        // The 68 landmarks (when installed) serve the head pose and SFace's alignment.
-        let landmarks = face.as_ref().and_then(|f| self.landmarker.as_ref().and_then(|l| l.landmarks(image, f).ok()));
         let (embedding, liveness) = match &face {
             Some(face) => {
                 // SFace runs on a thread of its own beside dlib and the liveness model: one
