@@ -78,6 +78,25 @@ pub fn parse(text: &str) -> Result<Vec<CardField>, CodecError> {
     Ok(out)
 }
 
+/// A CCCD holder's name in the one form the service answers: every word capitalised
+/// ("Nguyễn Văn An"), NFC — as the card's QR code writes it and as Vietnamese names are
+/// written. The card prints the name in capitals; answering the print's form only when
+/// the QR went unread would give one card two names depending on the photo.
+pub fn name_in_written_form(name: &str) -> String {
+    let composed = crate::printed::nfc(name);
+    let words: Vec<String> = composed
+        .split_whitespace()
+        .map(|word| {
+            let mut chars = word.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars.flat_map(char::to_lowercase)).collect(),
+                None => String::new(),
+            }
+        })
+        .collect();
+    crate::printed::nfc(&words.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +105,16 @@ mod tests {
 
     fn value<'a>(fields: &'a [CardField], name: &str) -> Option<&'a str> {
         fields.iter().find(|f| f.field == name).map(|f| f.value.as_str())
+    }
+
+    #[test]
+    fn a_name_printed_in_capitals_is_answered_as_the_qr_writes_it() {
+        assert_eq!(name_in_written_form("NGUYỄN VĂN AN"), "Nguyễn Văn An");
+        assert_eq!(name_in_written_form("ĐẶNG  THỊ HƯƠNG "), "Đặng Thị Hương");
+        assert_eq!(name_in_written_form("Nguyễn Văn A"), "Nguyễn Văn A");
+        // Decomposed tone marks (U+0301 after E) come out composed.
+        assert_eq!(name_in_written_form("LE\u{0302}\u{0301} VA\u{0306}N"), "Lế Văn");
+        assert_eq!(name_in_written_form(""), "");
     }
 
     #[test]

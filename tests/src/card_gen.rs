@@ -1746,6 +1746,33 @@ mod tests {
         ChaCha8Rng::seed_from_u64(seed)
     }
 
+    /// Card sanity's edge blur σ̂ reads low on print (thin strokes, not edges); the deblur
+    /// step maps it back to the blur's σ (`idv_vision::deblur::sigma_for_deblur`). Here:
+    /// every type's flat card at the working width, blurred by a known σ, measured, mapped.
+    #[test]
+    fn the_deblur_sigma_follows_a_known_blur_on_every_card_type() {
+        use idv_vision::card_sanity::{card_sanity, WORK_WIDTH};
+        let fonts = fonts();
+        let mut worst: f32 = 0.0;
+        for (i, kind) in CardKind::ALL.iter().copied().enumerate() {
+            let card = generate(&fonts, kind, &mut rng(900 + i as u64));
+            let h = card.front.height() * WORK_WIDTH / card.front.width();
+            let flat = imageops::resize(&card.front, WORK_WIDTH, h, imageops::FilterType::Triangle);
+            for sigma in [1.5f32, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5] {
+                let measured = card_sanity(&imageops::blur(&flat, sigma), None).measures.blur_sigma;
+                let mapped = idv_vision::deblur::sigma_for_deblur(measured, WORK_WIDTH, WORK_WIDTH);
+                println!("{kind:?} σ {sigma}: measured {measured:.2} mapped {mapped:?}");
+                match mapped {
+                    Some(mapped) => worst = worst.max((mapped - sigma).abs() / sigma),
+                    // Too little blur to deblur is fine below σ 3 (σ̂ under the threshold).
+                    None => assert!(sigma < 3.0, "{kind:?}: σ {sigma} measured {measured} not deblurred"),
+                }
+            }
+        }
+        println!("worst relative error {worst:.3}");
+        assert!(worst < 0.15, "{worst}");
+    }
+
     #[test]
     fn card_gen_is_deterministic_for_a_seed() {
         let fonts = fonts();

@@ -17,6 +17,7 @@ pub mod card_box;
 pub mod card_sanity;
 pub mod chip;
 pub mod conformance;
+pub mod deblur;
 pub mod decode;
 pub mod detect;
 pub mod faceplugin;

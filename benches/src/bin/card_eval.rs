@@ -189,6 +189,13 @@ fn main() -> Result<(), String> {
                     }
                     let verdict = reading.sanity.as_ref().map(|s| format!("{:?} {:.2} {:?}", s.verdict, s.score, s.measures));
                     println!("{stem}: sanity {verdict:?} failure {:?} located {:?}", reading.failure, reading.image1["card_box"].is_object());
+                    if d == Degradation::Blur {
+                        // The blur's σ at the sanity check's working width, for calibrating
+                        // the deblur σ against the measured σ̂.
+                        let c = &front.corners;
+                        let card_w = ((c[1].0 - c[0].0).powi(2) + (c[1].1 - c[0].1).powi(2)).sqrt();
+                        println!("{stem}: blur sigma at {} px card width: {:.2}", idv_vision::card_sanity::WORK_WIDTH, 3.5 * idv_vision::card_sanity::WORK_WIDTH as f32 / card_w);
+                    }
                 }
                 t.cards += 1;
                 t.expected += sample.expected.len();

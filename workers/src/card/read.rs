@@ -379,7 +379,13 @@ pub fn read_card(
     let b = back.map(|b| read_side(card_type, codec, Side::Back, b, year));
     let sides: Vec<&SideRead> = std::iter::once(&f).chain(b.as_ref()).collect();
     let readings: Vec<Reading> = sides.iter().flat_map(|s| s.readings.iter().cloned()).collect();
-    let merged = idv_cards::merge::merge(&readings);
+    let mut merged = idv_cards::merge::merge(&readings);
+    if card_type == "vn.national_id" {
+        // One name form whichever source gave it (`idv_cards::vn_cccd::name_in_written_form`).
+        for field in merged.fields.iter_mut().filter(|f| f.field == "name") {
+            field.value = idv_cards::vn_cccd::name_in_written_form(&field.value);
+        }
+    }
 
     let signature = sides.iter().filter_map(|s| s.signature).find(|s| *s == Signature::Failed).or_else(|| sides.iter().find_map(|s| s.signature));
     let mrz_checks = sides.iter().find_map(|s| s.mrz_checks);

@@ -119,21 +119,30 @@ pub struct SideScan {
 pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> SideScan {
     let (photo_width, photo_height) = photo.dimensions();
     let Judged { located, flat, sanity } = locate_and_judge(photo);
+    // A blurred card is read from a deblurred copy (`idv_vision::deblur`); `flat` itself
+    // stays as photographed (it is the `transformed_image_id` the caller gets back).
+    let deblurred = match (&flat, &sanity) {
+        (Some(card), Some(judged)) => deblurred_for_reading(card, judged.measures.blur_sigma),
+        _ => None,
+    };
+    let reading_page = deblurred.as_ref().or(flat.as_ref());
 
-    // QR: the photo as sent, then the flattened card (perspective undone).
+    // QR: the photo as sent, then the flattened card (perspective undone), then its
+    // deblurred copy.
     let mut qr_texts = idv_vision::qr::decode_qr_codes(photo);
-    if qr_texts.is_empty() {
-        if let Some(card) = &flat {
-            qr_texts = idv_vision::qr::decode_qr_codes(card);
+    for card in [flat.as_ref(), deblurred.as_ref()].into_iter().flatten() {
+        if !qr_texts.is_empty() {
+            break;
         }
+        qr_texts = idv_vision::qr::decode_qr_codes(card);
     }
 
     // The printed text and the machine-readable zone are two OCR passes over the same
     // card, independent of each other: they run side by side (a passport's read takes
     // the longer of the two instead of their sum on a machine with a second core).
     let (ocr_outcome, mrz) = std::thread::scope(|scope| {
-        let zone = scope.spawn(|| read_zone_of(photo, flat.as_ref(), plan, ocr));
-        let printed = read_printed_of(photo, flat.as_ref(), plan, ocr);
+        let zone = scope.spawn(|| read_zone_of(photo, reading_page, plan, ocr));
+        let printed = read_printed_of(photo, reading_page, plan, ocr);
         let mrz = zone.join().unwrap_or_else(|panic| {
             let why = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             tracing::error!(%why, "the machine-readable zone's reader panicked");
@@ -142,6 +151,17 @@ pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecogni
         (printed, mrz)
     });
     SideScan { photo_width, photo_height, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz }
+}
+
+/// `card` (flattened) deblurred for reading when card sanity measured it blurred
+/// (`idv_vision::deblur::DEBLUR_FROM_SIGMA`), as grey in an RGB image; `None` when it is
+/// sharp enough to read as it is.
+fn deblurred_for_reading(card: &RgbImage, measured_blur_sigma: f32) -> Option<RgbImage> {
+    use idv_vision::deblur::{noise_to_signal, sigma_for_deblur, wiener_deblur};
+    let sigma = sigma_for_deblur(measured_blur_sigma, idv_vision::card_sanity::WORK_WIDTH, card.width())?;
+    let gray = image::DynamicImage::ImageRgb8(card.clone()).into_luma8();
+    let sharp = wiener_deblur(&gray, sigma, noise_to_signal(&gray));
+    Some(image::DynamicImage::ImageLuma8(sharp).into_rgb8())
 }
 
 /// The printed text of one side: OCR of the flattened card; with no card found, of the
