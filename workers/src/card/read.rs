@@ -528,3 +528,44 @@ mod sanity_tests {
         assert_eq!(verdict(&[side(Good, 1.0), side(Good, 0.9)]), None);
     }
 }
+
+#[cfg(test)]
+mod name_form_tests {
+    use super::*;
+    use crate::card::scan::{Located, MrzOutcome, OcrOutcome, SideScan};
+    use idv_vision::ocr::{OcrLine, TextBox};
+
+    #[test]
+    fn a_cccd_read_from_its_print_alone_names_its_holder_as_its_qr_would() {
+        let text = [
+            "CĂN CƯỚC CÔNG DÂN",
+            "Citizen Identity Card",
+            "Số / No.: 079090001234",
+            "Họ và tên / Full name:",
+            "NGUYỄN VĂN AN",
+            "Ngày sinh / Date of birth: 01/01/1990",
+            "Giới tính / Sex: Nam   Quốc tịch / Nationality: Việt Nam",
+        ];
+        let lines = text
+            .iter()
+            .enumerate()
+            .map(|(i, t)| OcrLine { text: (*t).to_string(), confidence: 95.0, bbox: TextBox { x: 300, y: 40 + 50 * i as u32, width: 600, height: 30 }, symbols: Vec::new() })
+            .collect();
+        let scan = SideScan {
+            photo_width: 1200,
+            photo_height: 760,
+            located: Located::FillsFrame,
+            flat: None,
+            sanity: None,
+            qr_texts: Vec::new(),
+            ocr: OcrOutcome::Lines(lines),
+            mrz: MrzOutcome::NotSearched,
+        };
+        let front = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+        let reading = read_card("vn.national_id", Codec::of("vn.national_id", None), &front, None, None, 2026);
+        let name = reading.card_information.iter().find(|f| f.field == "name").map(|f| f.value.as_str());
+        assert_eq!(name, Some("Nguyễn Văn An"), "{:?}", reading.card_information);
+        // The side's own OCR result still shows what the print says.
+        assert!(reading.image1.to_string().contains("NGUYỄN VĂN AN"), "{}", reading.image1);
+    }
+}
