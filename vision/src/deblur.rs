@@ -83,11 +83,17 @@ pub const SIGMA_AT_ZERO: f32 = 1.05;
 /// Slope of the σ̂ → σ line ([`sigma_for_deblur`]).
 pub const SIGMA_PER_MEASURED: f32 = 1.13;
 
+/// Largest image deblurred (pixels): a flattened card is 1200 px wide, under 1 MP; the
+/// transform's two complex buffers cost 16 bytes a pixel (with the mirrored margins), so
+/// this bounds a deblur's memory to about 60 MB.
+pub const MAX_PIXELS: usize = 3_000_000;
+
 /// Wiener deconvolution of `gray` for a Gaussian blur of `sigma` pixels (module doc).
-/// Returns the image unchanged when `sigma` is not a positive finite number.
+/// Returns the image unchanged when `sigma` is not a positive finite number, or when
+/// the image is empty or larger than [`MAX_PIXELS`].
 pub fn wiener_deblur(gray: &GrayImage, sigma: f32, noise_to_signal: f32) -> GrayImage {
     let (w, h) = (gray.width() as usize, gray.height() as usize);
-    if !(sigma.is_finite() && sigma > 0.0) || w == 0 || h == 0 || !(noise_to_signal.is_finite() && noise_to_signal > 0.0) {
+    if !(sigma.is_finite() && sigma > 0.0) || w == 0 || h == 0 || w.saturating_mul(h) > MAX_PIXELS || !(noise_to_signal.is_finite() && noise_to_signal > 0.0) {
         return gray.clone();
     }
     // Mirror margin: the Gaussian is negligible past 4σ.
@@ -111,6 +117,7 @@ pub fn wiener_deblur(gray: &GrayImage, sigma: f32, noise_to_signal: f32) -> Gray
     // Rows, then columns (as rows of the transpose), filter, and back.
     row_fwd.process(&mut buf);
     let mut t = transpose(&buf, pw, ph);
+    drop(buf);
     col_fwd.process(&mut t);
     let two_pi2_s2 = 2.0 * std::f32::consts::PI.powi(2) * sigma * sigma;
     let fx2: Vec<f32> = (0..pw).map(|i| freq(i, pw).powi(2)).collect();
@@ -122,6 +129,7 @@ pub fn wiener_deblur(gray: &GrayImage, sigma: f32, noise_to_signal: f32) -> Gray
     }
     col_inv.process(&mut t);
     let mut back = transpose(&t, ph, pw);
+    drop(t);
     row_inv.process(&mut back);
 
     let norm = 1.0 / (pw * ph) as f32;
@@ -211,6 +219,9 @@ mod tests {
             assert_eq!(wiener_deblur(&img, s, MIN_NOISE_TO_SIGNAL), img);
         }
         assert_eq!(wiener_deblur(&GrayImage::new(0, 0), 2.0, MIN_NOISE_TO_SIGNAL).dimensions(), (0, 0));
+        // Past the size bound: unchanged (and no transform's memory spent).
+        let tall = GrayImage::from_fn(1, MAX_PIXELS as u32 + 1, |_, y| image::Luma([(y % 200) as u8]));
+        assert_eq!(wiener_deblur(&tall, 2.0, MIN_NOISE_TO_SIGNAL), tall);
         // A flat image stays flat (no ringing from the borders).
         let flat = GrayImage::from_pixel(64, 48, image::Luma([128]));
         assert!(wiener_deblur(&flat, 3.0, MIN_NOISE_TO_SIGNAL).pixels().all(|p| p.0[0].abs_diff(128) <= 1));
