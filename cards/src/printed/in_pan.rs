@@ -35,11 +35,28 @@ pub(crate) fn find_pan(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
     let label = doc.line_of("pan_label");
     let mut cands = Vec::new();
     for i in 0..doc.len() {
-        for (tok, _, _) in tokens(doc.text(i)) {
+        let text = doc.text(i);
+        let mut readings: Vec<(String, usize)> = Vec::new();
+        for (tok, _, end) in tokens(text) {
+            readings.push((tok.to_string(), 0));
+            // Tesseract reads a final J as `)` ("GPBPJ5803)"), which `tokens` strips as
+            // punctuation: the token is also tried with the J, as one repair.
+            if text.get(end..).is_some_and(|rest| rest.starts_with(')')) {
+                readings.push((format!("{tok}J"), 1));
+            }
+        }
+        for (tok, closing_repair) in readings {
             // OCR sometimes reads a letter's hook as a mark of its own ("VGNPV5069)J"):
             // a mark inside the token is dropped and counts as one repair.
             let squeezed: String = tok.chars().filter(|c| c.is_alphanumeric()).collect();
-            let dropped = tok.chars().count() - squeezed.chars().count();
+            let mut dropped = tok.chars().count() - squeezed.chars().count() + closing_repair;
+            let squeezed = match undoubled(&squeezed) {
+                Some(one) => {
+                    dropped += 1;
+                    one
+                }
+                None => squeezed,
+            };
             let Some((id, repairs)) = repair_positional(&squeezed, "AAAAA9999A") else { continue };
             let repairs = repairs + dropped;
             let chars: Vec<char> = squeezed.chars().collect();
@@ -56,6 +73,29 @@ pub(crate) fn find_pan(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
     }
     cands.sort_by_key(|c| (c.0, c.1));
     cands.into_iter().next().map(|(_, _, f, c)| (f, c))
+}
+
+/// Tesseract now and then reads one glyph twice, as its letter and as its digit
+/// ("ZHZPNO0439Z" for `ZHZPN0439Z`): an eleven-character token with exactly one such
+/// pair side by side (`O0`, `1I`, `5S`, `8B`, `2Z`, `6G`, `7T` either way round) that
+/// fits the PAN's pattern with one of the two dropped. `None` for any other token.
+fn undoubled(token: &str) -> Option<String> {
+    let chars: Vec<char> = token.chars().collect();
+    if chars.len() != 11 {
+        return None;
+    }
+    let twins = |a: char, b: char| a.is_ascii_digit() != b.is_ascii_digit() && super::digit_for(a).is_some() && super::digit_for(a) == super::digit_for(b);
+    let mut found = None;
+    for i in 0..10 {
+        if twins(chars[i], chars[i + 1]) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(i);
+        }
+    }
+    let i = found?;
+    [i, i + 1].into_iter().map(|drop| chars.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, c)| *c).collect::<String>()).find(|t| repair_positional(t, "AAAAA9999A").is_some())
 }
 
 pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
@@ -140,6 +180,41 @@ mod tests {
         );
         assert_eq!(get(&f, "name").map(|x| x.lines.clone()), Some(vec![5]));
         assert_eq!(best_type(&l), Some("in.pan"));
+    }
+
+    /// Tesseract read the number's final J as `)` ("GPBPJ5803)", a cut-corner capture
+    /// of the evaluation): the J is put back, as a repair. Must-fail: a `)` after a
+    /// token that is no PAN gives none, and a `)` after a whole PAN adds nothing.
+    #[test]
+    fn a_final_j_read_as_a_parenthesis_is_put_back() {
+        let read = |number: &str| {
+            let text = ["INCOME TAX DEPARTMENT GOVT. OF INDIA", "Permanent Account Number Card", number, "ama / Name", "NEHA JOSHI"];
+            parse_printed("in.pan", Side::Front, &lines(&text))
+        };
+        let f = read("GPBPJ5803)");
+        assert_eq!(get(&f, "id").map(|x| x.value.as_str()), Some("GPBPJ5803J"));
+        let whole = read("GPBPJ5803J");
+        assert!(get(&f, "id").map(|x| x.confidence) < get(&whole, "id").map(|x| x.confidence), "a repaired number scores lower");
+        // A `)` after a whole PAN adds nothing; after a token that is no PAN, no PAN.
+        assert_eq!(get(&read("GPBPJ5803J)"), "id").map(|x| x.value.as_str()), Some("GPBPJ5803J"));
+        assert_eq!(get(&read("SHARMA)"), "id"), None);
+        assert_eq!(get(&read("GPBP5803)"), "id"), None);
+    }
+
+    /// Tesseract read the number's 0 twice, as O and 0 ("ZHZPNO0439Z", a hole-and-cut
+    /// capture of the evaluation): one is dropped, as a repair. Must-fail: an
+    /// eleven-character token without one such pair, or with two, gives no PAN.
+    #[test]
+    fn a_glyph_read_twice_as_letter_and_digit_is_read_once() {
+        let read = |number: &str| {
+            let text = ["INCOME TAX DEPARTMENT GOVT. OF INDIA", "Permanent Account Number Card", number, "ama / Name", "NEHA JOSHI"];
+            parse_printed("in.pan", Side::Front, &lines(&text))
+        };
+        assert_eq!(get(&read("ZHZPNO0439Z"), "id").map(|x| x.value.as_str()), Some("ZHZPN0439Z"));
+        assert_eq!(get(&read("ZHZPN04339Z"), "id"), None, "33 is no twin pair");
+        assert_eq!(get(&read("ZHZPNO04S5Z"), "id"), None, "two pairs");
+        assert_eq!(super::undoubled("ZHZPNO0439Z").as_deref(), Some("ZHZPN0439Z"));
+        assert_eq!(super::undoubled("ZHZPN0439Z"), None);
     }
 
     /// Tesseract lost the "नाम / Name" label line of a clean generated PAN (seed-shifted

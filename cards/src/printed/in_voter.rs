@@ -139,6 +139,19 @@ mod tests {
         assert_eq!(best_type(&l), Some("in.voter"));
     }
 
+    /// A tilted capture of the evaluation: the number's T read as `™`. Must-fail: the
+    /// sign is not taken for any other letter.
+    #[test]
+    fn a_t_read_as_a_trademark_sign_is_a_t() {
+        let mut read = FRONT;
+        let at = read.iter().position(|l| *l == "ABC1234567").unwrap_or(0);
+        read[at] = "™NQ3554262";
+        let f = parse_printed("in.voter", Side::Front, &lines(&read));
+        assert_eq!(get(&f, "id").map(|x| x.value.as_str()), Some("TNQ3554262"));
+        read[at] = "™Q3554262";
+        assert_eq!(get(&parse_printed("in.voter", Side::Front, &lines(&read)), "id"), None);
+    }
+
     #[test]
     fn front_noisy_bilingual_and_age() {
         // Bilingual labels, values on the next line, OCR noise in the number (0 for

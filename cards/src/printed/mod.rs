@@ -566,7 +566,9 @@ impl Doc {
             .iter()
             .take(MAX_LINES)
             .map(|l| {
-                let text: String = l.text.chars().take(MAX_LINE_CHARS).collect();
+                // `™` is how Tesseract reads a bold T (an EPIC number "TNQ3554262" read
+                // "™NQ3554262"); no card prints the sign.
+                let text: String = l.text.chars().take(MAX_LINE_CHARS).map(|c| if c == '™' { 'T' } else { c }).collect();
                 let folded = fold_for_match(&text);
                 let mut cands: Vec<(&'static str, usize, usize, u32)> = Vec::new();
                 for (key, pat, k) in &pats {
