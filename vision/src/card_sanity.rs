@@ -96,6 +96,9 @@ pub struct CardMeasures {
     pub hole_share: f32,
     /// Lowest corner coverage (1 when not checked).
     pub corner_coverage: f32,
+    /// Where the largest hole-like region is, in the judged card's pixels: `[x0, y0, x1,
+    /// y1]` (`None` when none). Print under it is gone: a value read across it is cut.
+    pub hole_box: Option<[f32; 4]>,
 }
 
 /// Piecewise linear problem score: 0 at `good`, 0.5 at `thr`, 1 at `bad` (either
@@ -247,14 +250,14 @@ pub(crate) fn histogram_percentile(hist: &[u64; 256], n: u64, q: f64) -> f32 {
 }
 
 /// Largest qualifying hole's share of the card (0 when none).
-fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> f32 {
+fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (f32, Option<[f32; 4]>) {
     let (w, h) = (loc.mask.width() as usize, loc.mask.height() as usize);
     if w < 3 || h < 3 || loc.scale <= 0.0 || !loc.scale.is_finite() || loc.background_like.dimensions() != loc.mask.dimensions() {
-        return 0.0;
+        return (0.0, None);
     }
     let card_area = filled.iter().filter(|&&v| v != 0).count();
     if card_area == 0 {
-        return 0.0;
+        return (0.0, None);
     }
     let cand: Vec<u8> = filled.iter().zip(loc.background_like.as_raw()).map(|(&f, &b)| u8::from(f != 0 && b != 0)).collect();
     // Close thin gaps (a stripe's edge seen through the hole), inside the card only.
@@ -285,6 +288,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> f
     let dist = |a: [f32; 3], b: [f32; 3]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
     let bg_tol = (2.0 * loc.background_spread + 10.0).max(24.0);
     let mut best = 0f32;
+    let mut best_box: Option<[f32; 4]> = None;
     for (path, cmask) in [cand, mask_holes].iter().enumerate() {
     let (labels, comps) = components(cmask, w, h, false);
     for c in &comps {
@@ -393,10 +397,21 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> f
         if ellipse_fill < 0.95 {
             continue;
         }
-        best = best.max(share);
+        if share > best {
+            best = share;
+            // The region's box, its corners taken into the card's pixels.
+            best_box = to_card.and_then(|hm| {
+                let corners = [(c.x0, c.y0), (c.x1 + 1, c.y0), (c.x1 + 1, c.y1 + 1), (c.x0, c.y1 + 1)].map(|(x, y)| hm.apply(x as f64, y as f64));
+                corners.iter().all(|(u, v)| u.is_finite() && v.is_finite()).then(|| {
+                    let xs = corners.map(|p| p.0 as f32);
+                    let ys = corners.map(|p| p.1 as f32);
+                    [xs.iter().copied().fold(f32::MAX, f32::min), ys.iter().copied().fold(f32::MAX, f32::min), xs.iter().copied().fold(f32::MIN, f32::max), ys.iter().copied().fold(f32::MIN, f32::max)]
+                })
+            });
+        }
     }
     }
-    best
+    (best, best_box)
 }
 
 /// Lowest corner-triangle coverage of the filled mask (1 when it cannot be measured).
@@ -474,7 +489,7 @@ pub fn sanity_without_card(photo: &RgbImage) -> Option<CardSanity> {
 
 pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSanity {
     let (w, h) = (card.width() as usize, card.height() as usize);
-    let mut m = CardMeasures { blur_sigma: f32::INFINITY, luma_p10: 0.0, luma_p90: 0.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0 };
+    let mut m = CardMeasures { blur_sigma: f32::INFINITY, luma_p10: 0.0, luma_p90: 0.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None };
     if w > 0 && h > 0 && card.as_raw().len() >= w * h * 3 {
         let scale = (WORK_WIDTH as f32 / w as f32).min(MAX_WORK_HEIGHT as f32 / h as f32);
         let dw = ((w as f32 * scale).round() as usize).max(1);
@@ -499,7 +514,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
             let mask: Vec<u8> = loc.mask.as_raw().iter().map(|&v| u8::from(v != 0)).collect();
             if mw > 0 && mh > 0 && mask.len() == mw * mh {
                 let filled = fill_holes(&mask, mw, mh);
-                m.hole_share = hole_share(card, loc, &mask, &filled);
+                (m.hole_share, m.hole_box) = hole_share(card, loc, &mask, &filled);
                 // A corner counts as missing only where it shows the background: on a
                 // white card on a near-white table the mask (cut at mid-contrast) loses
                 // the card's low-contrast rim, and more of it the more the card is turned.

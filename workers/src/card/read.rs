@@ -285,7 +285,14 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             let text = text_lines(lines);
             let printed = idv_cards::printed::parse_printed(card_type, side, &text);
             out.types = idv_cards::printed::classify(&text);
+            let hole = punched_hole(scan.sanity.as_ref());
             for f in &printed {
+                // A value read across a punched hole lost what the hole took ("Ring R alt
+                // Lake"): shown in `ocr.parsed`, no source for the card, unless its own
+                // check passed (a number whose check digit still holds was not cut).
+                if f.check != FieldCheck::Passed && hole.is_some_and(|h| f.lines.iter().filter_map(|&i| lines.get(i)).any(|l| crosses(&l.bbox, h))) {
+                    continue;
+                }
                 if f.field == "id" {
                     out.printed_id_check = match f.check {
                         FieldCheck::Passed => Some(true),
@@ -316,6 +323,26 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         "card_sanity": scan.sanity.as_ref().map(sanity_json),
     });
     out
+}
+
+/// Where a punched hole is in the side's card (the flattened card's pixels, as OCR's
+/// boxes), when card sanity found one: its box grown by a quarter of its size each way
+/// (the hole's rim and the print letters it cut into).
+fn punched_hole(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
+    let s = sanity?;
+    if !s.details.iter().any(|d| d.0 == CardSanityVerdict::ImageHasHole && d.1 >= 0.5) {
+        return None;
+    }
+    let [x0, y0, x1, y1] = s.measures.hole_box?;
+    let (gx, gy) = (0.25 * (x1 - x0), 0.25 * (y1 - y0));
+    Some([x0 - gx, y0 - gy, x1 + gx, y1 + gy])
+}
+
+/// Whether an OCR line's box overlaps `area` (`[x0, y0, x1, y1]`).
+fn crosses(line: &idv_vision::ocr::TextBox, area: [f32; 4]) -> bool {
+    let (x0, y0) = (line.x as f32, line.y as f32);
+    let (x1, y1) = (x0 + line.width as f32, y0 + line.height as f32);
+    x0 < area[2] && area[0] < x1 && y0 < area[3] && area[1] < y1
 }
 
 /// The card's sanity from its sides' (front first): the first side with an issue, else
@@ -513,7 +540,7 @@ mod sanity_tests {
     use CardSanityVerdict::*;
 
     fn side(verdict: CardSanityVerdict, score: f32) -> CardSanity {
-        let measures = CardMeasures { blur_sigma: 0.3, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0 };
+        let measures = CardMeasures { blur_sigma: 0.3, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None };
         CardSanity { verdict, score, details: Vec::new(), measures }
     }
 
@@ -530,13 +557,15 @@ mod sanity_tests {
 }
 
 #[cfg(test)]
-mod name_form_tests {
+mod print_tests {
     use super::*;
     use crate::card::scan::{Located, MrzOutcome, OcrOutcome, SideScan};
+    use idv_vision::card_sanity::CardMeasures;
     use idv_vision::ocr::{OcrLine, TextBox};
 
-    #[test]
-    fn a_cccd_read_from_its_print_alone_names_its_holder_as_its_qr_would() {
+    /// A CCCD front read from print alone (lines 50 px apart from y = 40, x 300–900),
+    /// with the given card sanity.
+    fn cccd_front_scan(sanity: Option<CardSanity>) -> SideScan {
         let text = [
             "CĂN CƯỚC CÔNG DÂN",
             "Citizen Identity Card",
@@ -551,20 +580,51 @@ mod name_form_tests {
             .enumerate()
             .map(|(i, t)| OcrLine { text: (*t).to_string(), confidence: 95.0, bbox: TextBox { x: 300, y: 40 + 50 * i as u32, width: 600, height: 30 }, symbols: Vec::new() })
             .collect();
-        let scan = SideScan {
+        SideScan {
             photo_width: 1200,
             photo_height: 760,
             located: Located::FillsFrame,
             flat: None,
-            sanity: None,
+            sanity,
             qr_texts: Vec::new(),
             ocr: OcrOutcome::Lines(lines),
             mrz: MrzOutcome::NotSearched,
+        }
+    }
+
+    fn read_front(scan: &SideScan) -> CardReading {
+        let front = SideInput { id: None, scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+        read_card("vn.national_id", Codec::of("vn.national_id", None), &front, None, None, 2026)
+    }
+
+    fn value<'a>(reading: &'a CardReading, field: &str) -> Option<&'a str> {
+        reading.card_information.iter().find(|f| f.field == field).map(|f| f.value.as_str())
+    }
+
+    #[test]
+    fn a_value_read_across_a_punched_hole_is_not_given() {
+        let holed = |hole_box: [f32; 4]| {
+            let measures = CardMeasures { blur_sigma: 0.3, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.004, corner_coverage: 1.0, hole_box: Some(hole_box) };
+            Some(CardSanity { verdict: CardSanityVerdict::ImageHasHole, score: 0.2, details: vec![(CardSanityVerdict::ImageHasHole, 0.8)], measures })
         };
-        let front = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
-        let reading = read_card("vn.national_id", Codec::of("vn.national_id", None), &front, None, None, 2026);
-        let name = reading.card_information.iter().find(|f| f.field == "name").map(|f| f.value.as_str());
-        assert_eq!(name, Some("Nguyễn Văn An"), "{:?}", reading.card_information);
+        // A hole through the name's line (y 240–270): the name is not given, but shown.
+        let reading = read_front(&cccd_front_scan(holed([560.0, 236.0, 600.0, 276.0])));
+        assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
+        assert!(reading.image1["ocr"]["parsed"].to_string().contains("NGUYỄN VĂN AN"), "{}", reading.image1["ocr"]);
+        assert_eq!(value(&reading, "dob"), Some("01/01/1990"));
+        // A hole through the number's line (y 140–170): its check still holds, so it stays.
+        let reading = read_front(&cccd_front_scan(holed([860.0, 136.0, 890.0, 166.0])));
+        assert_eq!(value(&reading, "id"), Some("079090001234"), "{:?}", reading.card_information);
+        // A hole away from the print: every value is given.
+        let reading = read_front(&cccd_front_scan(holed([1000.0, 600.0, 1040.0, 640.0])));
+        assert_eq!(value(&reading, "name"), Some("Nguyễn Văn An"), "{:?}", reading.card_information);
+    }
+
+    #[test]
+    fn a_cccd_read_from_its_print_alone_names_its_holder_as_its_qr_would() {
+        let scan = cccd_front_scan(None);
+        let reading = read_front(&scan);
+        assert_eq!(value(&reading, "name"), Some("Nguyễn Văn An"), "{:?}", reading.card_information);
         // The side's own OCR result still shows what the print says.
         assert!(reading.image1.to_string().contains("NGUYỄN VĂN AN"), "{}", reading.image1);
     }
