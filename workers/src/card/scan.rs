@@ -1,8 +1,9 @@
 //! One side of a card, looked at once (issue 8): the photo decoded, the card found
 //! (`idv_vision::card_box`: its four corners, or "fills the frame", or no card, or
-//! several), warped flat, judged (`idv_vision::card_sanity`), its QR codes decoded (in the
-//! photo, then in the flattened card, which undoes perspective for the decoder), its
-//! printed text read by OCR, and its machine-readable zone read where the card type
+//! several), warped flat, judged (`idv_vision::card_sanity`), deblurred for reading when
+//! judged blurred (`idv_vision::deblur`), its QR codes decoded (in the photo, then in the
+//! flattened card, which undoes perspective for the decoder, then in its deblurred copy),
+//! its printed text read by OCR, and its machine-readable zone read where the card type
 //! carries one. Blocking CPU work, run by the card handler on a blocking thread within
 //! [`SCAN_TIME_BUDGET`]; every stage that cannot run says why instead of guessing
 //! ([`OcrOutcome::NotPerformed`], [`MrzOutcome::NotPerformed`]).
