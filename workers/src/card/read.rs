@@ -325,6 +325,12 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
     out
 }
 
+/// Edge blur σ̂ of a whole photo (no card found in it) from which its print is read as
+/// blurred (only `SURE` values given): a card fills 55–80 % of a photo's width, so one
+/// blurred past card sanity's `BLUR_SIGMA` (1.4) at its own width measures about 0.8–1.1
+/// over the whole photo; the card-less glare photos of the evaluation measure ≤ 0.81.
+const NO_CARD_BLUR_SIGMA: f32 = 1.0;
+
 /// Where a punched hole is in the side's card (the flattened card's pixels, as OCR's
 /// boxes), when card sanity found one: its box grown by a quarter of its size each way
 /// (the hole's rim and the print letters it cut into).
@@ -515,7 +521,12 @@ pub fn read_card(
     // likely a misread as not (a blurred passport number read as another well-formed one,
     // an address cut short where glare washed it out): only values a check or a second
     // source vouches for (SURE) are given.
-    let unreadable = sanity.as_ref().is_some_and(|s| matches!(s.verdict, CardSanityVerdict::ImageTooBlur | CardSanityVerdict::ImageTooBright));
+    // So is a photo in which no card was found (its whole photo read) whose print is
+    // blurred: card sanity gives no verdict without a card, the measure still says.
+    let blurred_without_card = std::iter::once(front.scan)
+        .chain(back.map(|b| b.scan))
+        .any(|scan| scan.photo_blur_sigma.is_some_and(|b| b.is_finite() && b >= NO_CARD_BLUR_SIGMA));
+    let unreadable = blurred_without_card || sanity.as_ref().is_some_and(|s| matches!(s.verdict, CardSanityVerdict::ImageTooBlur | CardSanityVerdict::ImageTooBright));
     let card_information = if unreadable {
         merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure)).collect()
     } else {
@@ -589,6 +600,7 @@ mod print_tests {
             qr_texts: Vec::new(),
             ocr: OcrOutcome::Lines(lines),
             mrz: MrzOutcome::NotSearched,
+            photo_blur_sigma: None,
         }
     }
 
@@ -618,6 +630,19 @@ mod print_tests {
         // A hole away from the print: every value is given.
         let reading = read_front(&cccd_front_scan(holed([1000.0, 600.0, 1040.0, 640.0])));
         assert_eq!(value(&reading, "name"), Some("Nguyễn Văn An"), "{:?}", reading.card_information);
+    }
+
+    #[test]
+    fn a_blurred_photo_without_a_card_gives_only_checked_values() {
+        let whole_photo = |blur: f32| SideScan { located: Located::NoCard, photo_blur_sigma: Some(blur), ..cccd_front_scan(None) };
+        let reading = read_front(&whole_photo(1.3));
+        assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
+        assert!(reading.card_information.iter().all(|f| f.confidence_verdict == Some(ConfidenceVerdict::Sure)), "{:?}", reading.card_information);
+        // Sharp: every value is given; no structure at all (infinite): not "blurred".
+        for blur in [0.4, f32::INFINITY] {
+            let reading = read_front(&whole_photo(blur));
+            assert_eq!(value(&reading, "name"), Some("Nguyễn Văn An"), "σ̂ {blur}: {:?}", reading.card_information);
+        }
     }
 
     #[test]

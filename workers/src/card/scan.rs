@@ -113,6 +113,10 @@ pub struct SideScan {
     pub qr_texts: Vec<String>,
     pub ocr: OcrOutcome,
     pub mrz: MrzOutcome,
+    /// With no card found (the whole photo read instead): the photo's edge blur σ̂ at
+    /// card sanity's working width, which says how far its print can be trusted
+    /// (`crate::card::read`); `None` otherwise.
+    pub photo_blur_sigma: Option<f32>,
 }
 
 /// Scans a decoded photo (module doc). `judge` parses a zone's lines (see
@@ -151,7 +155,9 @@ pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecogni
         });
         (printed, mrz)
     });
-    SideScan { photo_width, photo_height, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz }
+    let photo_blur_sigma = matches!(located, Located::NoCard)
+        .then(|| idv_vision::card_sanity::card_sanity(&scaled_to_width(photo, FLAT_WIDTH), None).measures.blur_sigma);
+    SideScan { photo_width, photo_height, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma }
 }
 
 /// `card` (flattened) deblurred for reading when card sanity measured it blurred
