@@ -462,8 +462,13 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> f32 {
 /// judged without a card (a plain wall has no edges and would measure "blurred"), nor
 /// holes and cuts (they need the card's outline).
 pub fn sanity_without_card(photo: &RgbImage) -> Option<CardSanity> {
+    exposure_verdict(card_sanity(photo, None))
+}
+
+/// [`sanity_without_card`]'s verdict from the whole photo's [`card_sanity`] (for a
+/// caller that also keeps its measures, such as the blur of the photo's print).
+pub fn exposure_verdict(mut s: CardSanity) -> Option<CardSanity> {
     use CardSanityVerdict as V;
-    let mut s = card_sanity(photo, None);
     // Only the exposure checks count (a dark photo is often structureless too, which
     // the blur check, first in `card_sanity`'s order, would answer).
     s.details.retain(|d| matches!(d.0, V::ImageTooDark | V::ImageTooBright));

@@ -123,7 +123,7 @@ pub struct SideScan {
 /// `crate::card::mrz::judge`).
 pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> SideScan {
     let (photo_width, photo_height) = photo.dimensions();
-    let Judged { located, flat, sanity } = locate_and_judge(photo);
+    let Judged { located, flat, sanity, photo_blur_sigma } = locate_and_judge(photo);
     // A blurred card is read from a deblurred copy (`idv_vision::deblur`); `flat` itself
     // stays as photographed (it is the `transformed_image_id` the caller gets back).
     let deblurred = match (&flat, &sanity) {
@@ -155,8 +155,6 @@ pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecogni
         });
         (printed, mrz)
     });
-    let photo_blur_sigma = matches!(located, Located::NoCard)
-        .then(|| idv_vision::card_sanity::card_sanity(&scaled_to_width(photo, FLAT_WIDTH), None).measures.blur_sigma);
     SideScan { photo_width, photo_height, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma }
 }
 
@@ -217,6 +215,8 @@ pub struct Judged {
     pub located: Located,
     pub flat: Option<RgbImage>,
     pub sanity: Option<CardSanity>,
+    /// With no card found: the whole photo's edge blur σ̂ (see [`SideScan`]).
+    pub photo_blur_sigma: Option<f32>,
 }
 
 /// Finds the card in `photo`, flattens it ([`FLAT_WIDTH`] wide) and judges its sanity:
@@ -232,15 +232,20 @@ pub fn locate_and_judge(photo: &RgbImage) -> Judged {
         CardFind::None => (Located::NoCard, None, None),
         CardFind::Several(n) => (Located::Several(n), None, None),
     };
-    let sanity = match (&flat, &located) {
-        (Some(card), _) => Some(idv_vision::card_sanity::card_sanity(card, location.as_ref())),
+    let (sanity, photo_blur_sigma) = match (&flat, &located) {
+        (Some(card), _) => (Some(idv_vision::card_sanity::card_sanity(card, location.as_ref())), None),
         // No card shape found: the whole photo is judged, and the answer kept only when
         // it is too dark or too bright (a photo too dark to find the card in, or one
-        // whose glare hides it, deserves that answer rather than "no card").
-        (None, Located::NoCard) => idv_vision::card_sanity::sanity_without_card(&scaled_to_width(photo, FLAT_WIDTH)),
-        (None, _) => None,
+        // whose glare hides it, deserves that answer rather than "no card"); its blur
+        // measure is kept for the reading.
+        (None, Located::NoCard) => {
+            let whole = idv_vision::card_sanity::card_sanity(&scaled_to_width(photo, FLAT_WIDTH), None);
+            let blur = whole.measures.blur_sigma;
+            (idv_vision::card_sanity::exposure_verdict(whole), Some(blur))
+        }
+        (None, _) => (None, None),
     };
-    Judged { located, flat, sanity }
+    Judged { located, flat, sanity, photo_blur_sigma }
 }
 
 /// The printed text of a flattened card, as lines with boxes in its pixels.
