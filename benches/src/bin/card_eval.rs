@@ -122,6 +122,9 @@ fn main() -> Result<(), String> {
     // IDV_CARD_EVAL_SEED=<n>: other cards than the documented run's (seeds shifted by n), to
     // see the reader on cards nobody looked at while tuning it.
     let seed_shift: u64 = std::env::var("IDV_CARD_EVAL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    // IDV_CARD_EVAL_STEMS=<stem>,<stem>: only these cards (stems as in the photos' names,
+    // e.g. `in.voter-clean-4`), to compare two builds on the cards a change touches.
+    let only_stems: Option<Vec<String>> = std::env::var("IDV_CARD_EVAL_STEMS").ok().map(|s| s.split(',').map(str::to_string).collect());
     let fonts = CardFonts::load()?;
     let ocr = idv_vision::ocr::recognizer();
     let keys = idv_cards::in_aadhaar_secure::UidaiKeys::from_bytes(idv_cards::in_aadhaar_secure::test_key::SPKI_PEM.as_bytes()).map_err(|e| e.to_string())?;
@@ -142,6 +145,9 @@ fn main() -> Result<(), String> {
             }
             let mut t = Tally::default();
             for i in 0..samples {
+                if only_stems.as_ref().is_some_and(|o| !o.contains(&format!("{}-{}-{i}", kind.card_type(), d.name()))) {
+                    continue;
+                }
                 let seed = (1_000_003 * ki as u64 + 7_919 * di as u64 + i as u64).wrapping_add(seed_shift.wrapping_mul(104_729));
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
                 let sample = generate(&fonts, kind, &mut rng);
