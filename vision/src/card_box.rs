@@ -1129,26 +1129,27 @@ const SHADOW_MAX_KEPT_AREA: f32 = 0.985;
 /// Whether `p` looks like the background colour `bg` in shadow: `bg` scaled by a gain in
 /// [`SHADOW_MIN_GAIN`, `SHADOW_MAX_GAIN`] (least squares), within [`SHADOW_CHROMA_TOL`].
 fn shadow_like(p: [f32; 3], bg: [f32; 3]) -> bool {
-    let bb = bg[0] * bg[0] + bg[1] * bg[1] + bg[2] * bg[2];
-    if bb < 1.0 {
-        return false;
-    }
-    let gain = (p[0] * bg[0] + p[1] * bg[1] + p[2] * bg[2]) / bb;
-    (SHADOW_MIN_GAIN..=SHADOW_MAX_GAIN).contains(&gain) && dist2(p, bg.map(|v| v * gain)) <= SHADOW_CHROMA_TOL * SHADOW_CHROMA_TOL
+    as_scaled(p, bg).is_some_and(|(gain, off)| (SHADOW_MIN_GAIN..=SHADOW_MAX_GAIN).contains(&gain) && off <= SHADOW_CHROMA_TOL)
 }
 
 /// Whether an edge between `inner` and `outer` is a cast shadow's far side: `inner` is
 /// `outer` darkened (gain [`SHADOW_MIN_GAIN`]-[`SHADOW_SIDE_MAX_GAIN`]) and within
 /// [`SHADOW_SIDE_CHROMA_TOL`] of it so scaled — tighter than [`shadow_like`]: a cream
-/// card's edge on a white table is the table's colour at 97 % of its light but ~6 levels
-/// off in blue.
+/// card's edge on a white table can be the table's colour at 97 % of its light but ~6
+/// levels off in blue.
 fn shadow_side(inner: [f32; 3], outer: [f32; 3]) -> bool {
-    let oo = outer[0] * outer[0] + outer[1] * outer[1] + outer[2] * outer[2];
-    if oo < 1.0 {
-        return false;
+    as_scaled(inner, outer).is_some_and(|(gain, off)| (SHADOW_MIN_GAIN..=SHADOW_SIDE_MAX_GAIN).contains(&gain) && off <= SHADOW_SIDE_CHROMA_TOL)
+}
+
+/// `p` as `base` scaled: the least-squares gain, and how far (RGB levels) `p` strays
+/// from `base` so scaled; `None` for a black `base`.
+fn as_scaled(p: [f32; 3], base: [f32; 3]) -> Option<(f32, f32)> {
+    let bb = base[0] * base[0] + base[1] * base[1] + base[2] * base[2];
+    if bb < 1.0 {
+        return None;
     }
-    let gain = (inner[0] * outer[0] + inner[1] * outer[1] + inner[2] * outer[2]) / oo;
-    (SHADOW_MIN_GAIN..=SHADOW_SIDE_MAX_GAIN).contains(&gain) && dist2(inner, outer.map(|v| v * gain)) <= SHADOW_SIDE_CHROMA_TOL * SHADOW_SIDE_CHROMA_TOL
+    let gain = (p[0] * base[0] + p[1] * base[1] + p[2] * base[2]) / bb;
+    Some((gain, dist2(p, base.map(|v| v * gain)).sqrt()))
 }
 
 /// Shoelace area of a working-frame quad.
