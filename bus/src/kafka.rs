@@ -17,7 +17,9 @@
 //! - per-key ordering: the Java-compatible `murmur2_random` partitioner, so other clients
 //!   agree on where a key lives.
 //! - at-least-once: auto commit is off; `commit` synchronously commits `offset + 1` for the
-//!   delivery's partition only. A member that goes away without committing hands its
+//!   delivery's partition only, on the member's commit thread, and returns the broker's
+//!   answer, or an error when none came within `COMMIT_TIMEOUT` (the broker gone: the
+//!   delivery then comes back to the group later). A member that goes away without committing hands its
 //!   partitions to the rest of the group, which resume at the committed offset.
 //!
 //! Why each consumer runs a `BaseConsumer` on its own thread instead of using
@@ -47,7 +49,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// How long admin requests and the wait for new topics to show in metadata may take.
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -55,6 +57,13 @@ const ADMIN_TIMEOUT: Duration = Duration::from_secs(30);
 const HANDOFF_CAPACITY: usize = 64;
 /// Backlog size at which the consumer thread pauses fetching; it resumes once drained.
 const BACKLOG_PAUSE: usize = 256;
+/// How long `commit` waits for the broker's answer. A synchronous librdkafka commit waits
+/// for the group coordinator without limit: run on the async runtime's blocking pool, it
+/// held a worker for as long as a broker outage lasted, and a shutdown (which waits for
+/// blocking tasks) never ended. The commit now runs on the member's own commit thread and
+/// the caller stops waiting after this long; an unanswered commit is an error, and the
+/// job may be delivered again, which every handler takes idempotently.
+const COMMIT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Parsed `kafka://` URL.
 #[derive(Debug, Clone)]
@@ -406,6 +415,12 @@ impl Bus for KafkaBus {
         let consumer = Arc::new(consumer);
         let weak = Arc::downgrade(&consumer);
         let (tx, rx) = mpsc::channel(HANDOFF_CAPACITY);
+        let (commits, commit_requests) = std::sync::mpsc::channel();
+        let committer = weak.clone();
+        std::thread::Builder::new()
+            .name("idv-kafka-commit".into())
+            .spawn(move || commit_loop(committer, commit_requests))
+            .map_err(|e| backend("spawn commit thread", e))?;
         std::thread::Builder::new()
             // Fixed name: a group name could hold a NUL, which thread names must not.
             .name("idv-kafka-consumer".into())
@@ -418,7 +433,7 @@ impl Bus for KafkaBus {
         if tokio::time::timeout(timeout, assigned_rx.wait_for(|n| *n > 0)).await.is_err() {
             tracing::warn!(topic, group, "no partition assignment within {timeout:?}; continuing, it may come later");
         }
-        Ok(Box::new(KafkaConsumer { rx, assignment, consumer: weak, committed: HashMap::new() }))
+        Ok(Box::new(KafkaConsumer { rx, assignment, commits, committed: HashMap::new() }))
     }
 
     async fn lag(&self, topic: &str, group: &str) -> Option<u64> {
@@ -690,6 +705,31 @@ fn poll_loop(consumer: Arc<BaseConsumer<GroupContext>>, tx: mpsc::Sender<Fetched
     drop(consumer);
 }
 
+/// One commit for the member's commit thread, and where its answer goes.
+struct CommitRequest {
+    offsets: TopicPartitionList,
+    answer: oneshot::Sender<Result<(), BusError>>,
+}
+
+/// The member's commit thread: synchronous commits, one at a time in the order asked, so
+/// a partition's committed offset only moves forward. A commit whose caller stopped
+/// waiting is skipped (a later one covers it). Ends when the consumer is dropped; a commit
+/// stuck on a broker outage keeps only this thread, never an async executor's.
+fn commit_loop(consumer: Weak<BaseConsumer<GroupContext>>, requests: std::sync::mpsc::Receiver<CommitRequest>) {
+    while let Ok(CommitRequest { offsets, answer }) = requests.recv() {
+        if answer.is_closed() {
+            continue;
+        }
+        let result = match consumer.upgrade() {
+            // If the poll thread has ended meanwhile, this is the last owner and the close
+            // (LeaveGroup) happens here, on this thread.
+            Some(consumer) => consumer.commit(&offsets, CommitMode::Sync).map_err(|e| backend("commit", e)),
+            None => Err(BusError::Closed),
+        };
+        let _ = answer.send(result);
+    }
+}
+
 fn set_paused(consumer: &BaseConsumer<GroupContext>, pause: bool) {
     let result = consumer.assignment().and_then(|tpl| if pause { consumer.pause(&tpl) } else { consumer.resume(&tpl) });
     if let Err(e) = result {
@@ -700,9 +740,9 @@ fn set_paused(consumer: &BaseConsumer<GroupContext>, pause: bool) {
 struct KafkaConsumer {
     rx: mpsc::Receiver<Fetched>,
     assignment: Arc<Assignment>,
-    /// Weak: the poll thread is the owner, so the blocking close never runs on an async
-    /// executor thread.
-    consumer: Weak<BaseConsumer<GroupContext>>,
+    /// To the commit thread, which holds the consumer weakly: the poll thread is the owner,
+    /// so the blocking close never runs on an async executor thread.
+    commits: std::sync::mpsc::Sender<CommitRequest>,
     /// Highest offset this member committed per partition during its current hold of the
     /// partition (assignment generation), so a late commit of an older delivery does not
     /// move the group's offset backwards.
@@ -733,16 +773,17 @@ impl Consumer for KafkaConsumer {
         let mut tpl = TopicPartitionList::new();
         tpl.add_partition_offset(&delivery.topic, delivery.partition, Offset::Offset(next))
             .map_err(|e| backend("commit", e))?;
-        let consumer = self.consumer.clone();
-        // A synchronous commit blocks on the broker round trip: keep it off the executor.
         // Errors (e.g. the group is rebalancing) are returned, not retried: after a
         // rebalance the partition may belong to another member that is already further.
-        tokio::task::spawn_blocking(move || {
-            let consumer = consumer.upgrade().ok_or(BusError::Closed)?;
-            consumer.commit(&tpl, CommitMode::Sync).map_err(|e| backend("commit", e))
-        })
-        .await
-        .map_err(|e| backend("commit task", e))??;
+        let (answer, answered) = oneshot::channel();
+        self.commits.send(CommitRequest { offsets: tpl, answer }).map_err(|_| BusError::Closed)?;
+        match tokio::time::timeout(COMMIT_TIMEOUT, answered).await {
+            Ok(Ok(result)) => result?,
+            Ok(Err(_)) => return Err(BusError::Closed),
+            Err(_) => {
+                return Err(BusError::Backend(format!("commit: no answer from the broker within {COMMIT_TIMEOUT:?}")))
+            }
+        }
         if let Some(g) = generation {
             self.committed.insert(delivery.partition, (g, next));
         }

@@ -126,3 +126,35 @@ async fn broadcast_reader_leaves_no_group_behind() {
     assert!(groups.iter().any(|g| g == "control-group"), "the control group is listed: {groups:?}");
     assert!(!groups.iter().any(|g| g.starts_with("idv-broadcast-")), "no broadcast group: {groups:?}");
 }
+
+/// A commit while the broker is gone (kill -9) answers an error within the commit's limit.
+/// A synchronous librdkafka commit waits for the group coordinator as long as the outage
+/// lasts; it held a worker and its consumer, so a shutdown and the test runtime's end (which
+/// waits for blocking tasks) never finished: CI timed out on it. The delivery is not lost:
+/// uncommitted, it comes back to the group once the broker does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_with_the_broker_gone_fails_in_bounded_time() {
+    use idv_bus::StartFrom;
+    use std::time::Duration;
+    let mut broker = match TansuBroker::start_unless_skipped() {
+        Ok(Some(b)) => b,
+        Ok(None) => return println!("a_commit_with_the_broker_gone_fails_in_bounded_time skipped: IDV_SKIP_KAFKA=1"),
+        Err(e) => panic!("cannot start the Kafka test broker: {e}"),
+    };
+    let bus: Arc<dyn Bus> = Arc::new(KafkaBus::connect(&broker.url).expect("connect"));
+    bus.ensure_topics(&["gone"], 1).await.expect("ensure_topics");
+    let mut consumer = bus.subscribe("gone", "gone-group", StartFrom::Earliest).await.expect("subscribe");
+    bus.publish("gone", b"k", b"first").await.expect("publish");
+    bus.publish("gone", b"k", b"second").await.expect("publish");
+    let first = tokio::time::timeout(Duration::from_secs(30), consumer.recv()).await.expect("delivered").expect("recv");
+    consumer.commit(&first).await.expect("a commit the broker answers is Ok");
+    let second = tokio::time::timeout(Duration::from_secs(30), consumer.recv()).await.expect("delivered").expect("recv");
+    broker.kill();
+    let started = Instant::now();
+    let outcome = tokio::time::timeout(Duration::from_secs(30), consumer.commit(&second))
+        .await
+        .unwrap_or_else(|_| panic!("commit still waiting after 30 s with the broker gone"));
+    let waited = started.elapsed();
+    assert!(outcome.is_err(), "a commit nobody acknowledged reads Ok");
+    println!("commit with the broker gone: {outcome:?} after {:.1} s", waited.as_secs_f64());
+}
