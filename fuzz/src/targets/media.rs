@@ -3,7 +3,8 @@
 //! `DecodeLimits::default()` (JPEG with EXIF, PNG with its CRCs fixed after mutation so
 //! the decoder sees past them, WebP); and QR codes in card images
 //! (`idv_vision::qr::decode_qr_codes`, rqrr) on rendered and perturbed codes, whose text
-//! goes on to the card codecs as `workers/src/card/mod.rs` does.
+//! goes on to the card codecs as `workers/src/card/mod.rs` does; and the two decoders'
+//! grid decoding alone on module grids (`qr_modules`), thousands of times faster.
 
 use super::{sig_err, sig_str, Harness, Target};
 use crate::mutate::Shape;
@@ -309,6 +310,77 @@ fn qr_harness() -> Harness {
     })
 }
 
+/// A module grid packed as the qr_modules target reads it: the version (1-40) in the first
+/// byte, then the modules row by row, one bit each, most significant first (1 = dark).
+fn pack_modules(version: usize, dark: impl Fn(usize, usize) -> bool) -> Vec<u8> {
+    let size = 17 + 4 * version;
+    let mut out = vec![(version - 1) as u8];
+    out.resize(1 + (size * size).div_ceil(8), 0);
+    for y in 0..size {
+        for x in 0..size {
+            if dark(x, y) {
+                let i = y * size + x;
+                out[1 + i / 8] |= 0x80 >> (i % 8);
+            }
+        }
+    }
+    out
+}
+
+fn qr_module_seeds() -> Vec<Vec<u8>> {
+    let texts: [&[u8]; 5] = [
+        b"hello",
+        super::cards::CCCD_SAMPLE.as_bytes(),
+        super::cards::MRZ_TD3.as_bytes(),
+        super::cards::AADHAAR_XML_SAMPLE.as_bytes(),
+        b"0123456789012345678901234567890123456789",
+    ];
+    texts
+        .iter()
+        .filter_map(|t| qrcode::QrCode::new(t).ok())
+        .filter_map(|code| {
+            let qrcode::Version::Normal(v) = code.version() else { return None };
+            let width = code.width();
+            let colors = code.to_colors();
+            let version = usize::try_from(v).ok()?;
+            Some(pack_modules(version, |x, y| colors.get(y * width + x) == Some(&qrcode::Color::Dark)))
+        })
+        .collect()
+}
+
+/// Both decoders on a module grid, each inside `catch_unwind` as `vision/src/qr.rs` calls
+/// them (a decoder panic there means "no code read", so it is not a crash here either); the
+/// texts go on to the card codecs.
+fn qr_modules_harness() -> Harness {
+    Box::new(|b: &[u8]| {
+        let Some((&v, bits)) = b.split_first() else { return 0 };
+        let version = usize::from(v % 40) + 1;
+        let size = 17 + 4 * version;
+        let dark = |x: usize, y: usize| {
+            let i = y * size + x;
+            bits.get(i / 8).is_some_and(|byte| byte & (0x80 >> (i % 8)) != 0)
+        };
+        let grid = rqrr::Grid::new(rqrr::SimpleGrid::from_func(size, dark));
+        let rows: Vec<Vec<bool>> = (0..size).map(|y| (0..size).map(|x| dark(x, y)).collect()).collect();
+        let by_rqrr = std::panic::catch_unwind(|| grid.decode().map(|(_, text)| text)).ok();
+        let by_rxing = std::panic::catch_unwind(|| {
+            let hints = rxing::DecodeHints { CharacterSet: Some("UTF-8".into()), ..rxing::DecodeHints::default() };
+            rxing::qrcode::decoder::qrcode_decoder::decode_bool_array_with_hints(&rows, &hints).map(|r| r.getText().to_string())
+        })
+        .ok();
+        let mut sig = version as u64;
+        for (i, read) in [by_rqrr.map(|r| r.map_err(|e| format!("{e:?}"))), by_rxing.map(|r| r.map_err(|e| format!("{e:?}")))].into_iter().enumerate() {
+            sig = sig.wrapping_mul(31)
+                ^ match read {
+                    None => 1 + i as u64,
+                    Some(Err(e)) => sig_str(&e),
+                    Some(Ok(text)) => 10 ^ super::cards::read_as_card_handler(&text),
+                };
+        }
+        sig
+    })
+}
+
 pub fn targets() -> Vec<Target> {
     vec![
         Target {
@@ -345,6 +417,16 @@ pub fn targets() -> Vec<Target> {
             seeds: qr_seeds,
             dict: super::no_dict,
             harness: qr_harness,
+        },
+        Target {
+            name: "qr_modules",
+            about: "the QR decoders behind qr_image (rqrr's Grid, rxing's bit-matrix decoder) on module grids: format and version information, error correction, segments",
+            shape: Shape::Bytes,
+            json_after_line: false,
+            max_len: 1 + (177 * 177 + 7) / 8,
+            seeds: qr_module_seeds,
+            dict: super::no_dict,
+            harness: qr_modules_harness,
         },
     ]
 }
