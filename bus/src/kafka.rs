@@ -19,8 +19,9 @@
 //! - at-least-once: auto commit is off; `commit` synchronously commits `offset + 1` for the
 //!   delivery's partition only, on the member's commit thread, and returns the broker's
 //!   answer, or an error when none came within `COMMIT_TIMEOUT` (the broker gone: the
-//!   delivery then comes back to the group later). A member that goes away without committing hands its
-//!   partitions to the rest of the group, which resume at the committed offset.
+//!   delivery then comes back to the group later). A member that goes away without
+//!   committing hands its partitions to the rest of the group, which resume at the
+//!   committed offset.
 //!
 //! Why each consumer runs a `BaseConsumer` on its own thread instead of using
 //! `StreamConsumer`: librdkafka serves group-protocol callbacks (revoke/assign) only while
