@@ -114,6 +114,16 @@ async fn main() {
     let total = args.first().copied().unwrap_or(4_000);
     let concurrency = args.get(1).copied().unwrap_or(16);
     let cpus = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    // Each device pushes one chain under one challenge, which takes at most MAX_BATCHES
+    // batches: past that every push is refused, and refusals would count as throughput.
+    let per_device = total.div_ceil(concurrency.max(1));
+    if per_device > idv_scoring::features::MAX_BATCHES {
+        eprintln!(
+            "behavior: {total} batches from {concurrency} devices is {per_device} per device, more than one challenge takes ({}): use more devices",
+            idv_scoring::features::MAX_BATCHES
+        );
+        std::process::exit(2);
+    }
     println!("behavior: {total} batches, {concurrency} concurrent devices, {cpus} CPUs");
 
     // The baseline is measured before and after the pushes and averaged: on a shared
