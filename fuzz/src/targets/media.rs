@@ -310,10 +310,15 @@ fn qr_harness() -> Harness {
     })
 }
 
+/// Modules per side of a QR code of `version` (1-40), ISO/IEC 18004.
+fn qr_side(version: usize) -> usize {
+    17 + 4 * version
+}
+
 /// A module grid packed as the qr_modules target reads it: the version (1-40) in the first
 /// byte, then the modules row by row, one bit each, most significant first (1 = dark).
 fn pack_modules(version: usize, dark: impl Fn(usize, usize) -> bool) -> Vec<u8> {
-    let size = 17 + 4 * version;
+    let size = qr_side(version);
     let mut out = vec![(version - 1) as u8];
     out.resize(1 + (size * size).div_ceil(8), 0);
     for y in 0..size {
@@ -355,7 +360,7 @@ fn qr_modules_harness() -> Harness {
     Box::new(|b: &[u8]| {
         let Some((&v, bits)) = b.split_first() else { return 0 };
         let version = usize::from(v % 40) + 1;
-        let size = 17 + 4 * version;
+        let size = qr_side(version);
         let dark = |x: usize, y: usize| {
             let i = y * size + x;
             bits.get(i / 8).is_some_and(|byte| byte & (0x80 >> (i % 8)) != 0)
@@ -423,7 +428,7 @@ pub fn targets() -> Vec<Target> {
             about: "the QR decoders behind qr_image (rqrr's Grid, rxing's bit-matrix decoder) on module grids: format and version information, error correction, segments",
             shape: Shape::Bytes,
             json_after_line: false,
-            max_len: 1 + (177 * 177 + 7) / 8,
+            max_len: 1 + (qr_side(40) * qr_side(40)).div_ceil(8),
             seeds: qr_module_seeds,
             dict: super::no_dict,
             harness: qr_modules_harness,
