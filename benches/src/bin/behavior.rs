@@ -93,7 +93,7 @@ async fn push_run(
     let lanes = Arc::new(lanes);
     // On stderr, for a profiler to attach to the push phase only (scripts/profile_push.sh).
     eprintln!("{label}: pushing");
-    closed_loop(label, per_lane * concurrency, concurrency, move |i| {
+    let summary = closed_loop(label, per_lane * concurrency, concurrency, move |i| {
         let lanes = lanes.clone();
         let client = client.clone();
         async move {
@@ -105,7 +105,11 @@ async fn push_run(
             r.status == 200
         }
     })
-    .await
+    .await;
+    // The profiler stops here: what follows (the sign-rate baseline, 2 s of pure RSA on
+    // every core) would otherwise be counted as the push's.
+    eprintln!("{label}: pushed");
+    summary
 }
 
 #[tokio::main]
