@@ -10,7 +10,7 @@
 //! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards) | σ̂ > [`BLUR_SIGMA`]; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
 //! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] (exposure blown everywhere) |
-//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5) inside it, and the holes of the mask itself that are ≥ 50 % background-like | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %) |
+//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %) |
 //! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count as missing | coverage < [`CUT_COVERAGE`] at some corner (an intact ID-1 corner, radius 3 mm, covers ~0.87) |
 //! | — | `good` | | none failed |
 //!
@@ -53,6 +53,12 @@ pub const BRIGHT_P10: f32 = 240.0;
 pub const HOLE_MIN_SHARE: f32 = 0.0015;
 /// Largest hole, share of the card's area.
 pub const HOLE_MAX_SHARE: f32 = 0.05;
+/// A hole of the card's mask whose pixels are mostly not background-like by the finder's
+/// tight measure is still a hole when at least this share of them, as 3x3 means in the
+/// rectified card, are within the looser tolerance of a background colour (and nearer to
+/// it than to the card): the table seen through a punch is often a little lighter or
+/// darker than at the photo's border (a lighting gradient, the hole's own shadow).
+pub const MASK_HOLE_NEAR: f32 = 0.85;
 /// Legs of the corner triangle, share of the quad's short side.
 pub const CUT_LEG: f32 = 0.10;
 /// Corner coverage below which the corner is cut.
@@ -327,6 +333,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
         // Its colour in the rectified card must look like the background: most of its
         // pixels (3x3 means) within `bg_tol` of a background colour and nearer to it than
         // to the card's median colour.
+        let mut near_share = 0f32;
         if let Some(hm) = to_card {
             let (mut near, mut k) = (0u32, 0u32);
             let step = (c.area / 300).max(1);
@@ -353,6 +360,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
             // A hole shows the table: nearly all of what the background-like pixels
             // found looks like it (a grey portrait's face on a grey table: 85 %). A
             // mask hole also holds the hole's rim, so less is asked of it.
+            near_share = if k > 0 { near as f32 / k as f32 } else { 0.0 };
             let needed = if path == 0 { 0.9 } else { 0.6 };
             if k > 0 && (near as f32) < needed * k as f32 {
                 continue;
@@ -360,7 +368,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
         }
         if path == 1 {
             let bg_px = (c.y0..=c.y1).flat_map(|y| (c.x0..=c.x1).map(move |x| y * w + x)).filter(|&i| labels[i] == c.label && bgl[i] != 0).count();
-            if (bg_px as f32) < 0.5 * c.area as f32 {
+            if (bg_px as f32) < 0.5 * c.area as f32 && near_share < MASK_HOLE_NEAR {
                 continue;
             }
         }
