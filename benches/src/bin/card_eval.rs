@@ -189,7 +189,16 @@ fn main() -> Result<(), String> {
                     if std::env::var_os("IDV_CARD_EVAL_LINES").is_some() {
                         for side in [&reading.image1, &reading.image2] {
                             for b in side["ocr"]["raw"].as_array().into_iter().flatten() {
-                                println!("{stem}:   ocr {:?} [{}]", b["text"].as_str().unwrap_or_default(), b["label"].as_str().unwrap_or_default());
+                                let corner = |k: usize, axis: &str| b["bounding_box"][k][axis].as_f64().unwrap_or_default();
+                                println!(
+                                    "{stem}:   ocr {:?} [{}] x {:.0}-{:.0} y {:.0}-{:.0}",
+                                    b["text"].as_str().unwrap_or_default(),
+                                    b["label"].as_str().unwrap_or_default(),
+                                    corner(0, "x"),
+                                    corner(2, "x"),
+                                    corner(0, "y"),
+                                    corner(2, "y")
+                                );
                             }
                         }
                     }

@@ -18,7 +18,7 @@
 //! - `dob`: after "Date of Birth", else the first date anywhere on the card.
 
 use super::{
-    extract_date, field, repair_positional, tokens, Doc, FieldCheck, Found, Labels, PrintedField, pan_check,
+    extract_date, field, repair_positional, tokens, without_words_left_of_label, Doc, FieldCheck, Found, Labels, PrintedField, pan_check,
 };
 
 pub(crate) const LABELS: Labels = &[
@@ -98,6 +98,13 @@ fn undoubled(token: &str) -> Option<String> {
     [i, i + 1].into_iter().map(|drop| chars.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, c)| *c).collect::<String>()).find(|t| repair_positional(t, "AAAAA9999A").is_some())
 }
 
+/// A PAN prints its holder's and father's names in capitals (both designs): a name read
+/// with a lowercase letter is a misreading ("Sunith SHARMA" for "SNEHA SHARMA", the
+/// label above merged into the line; evaluation seed 41), and no name is better than it.
+fn in_capitals(name: &str) -> bool {
+    !name.chars().any(char::is_lowercase)
+}
+
 pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let mut out = Vec::new();
     let pan = find_pan(doc);
@@ -110,7 +117,7 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
             if doc.has(j, "pan_label") || Some(j) == pan_line || extract_date(doc.text(j)).is_some() {
                 break;
             }
-            if let Some(v) = super::latin_name(doc.text(j), doc.conf(&[j])).filter(|_| doc.hits(j).is_empty()) {
+            if let Some(v) = super::latin_name(doc.text(j), doc.conf(&[j])).filter(|v| doc.hits(j).is_empty() && in_capitals(v)) {
                 old_names.push(Found { value: v, lines: vec![j], conf: doc.conf(&[j]), label_line: None });
             }
         }
@@ -118,8 +125,8 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     if let Some((f, check)) = pan {
         out.push(field("id", f, check));
     }
-    let latin = |s: &str, conf: f32| super::latin_name(s, conf.max(0.4));
-    let name = doc.labelled("name", 2, |s, _| latin(s, 1.0)).or_else(|| old_names.first().cloned()).or_else(|| {
+    let latin = |s: &str, conf: f32| super::latin_name(s, conf.max(0.4)).filter(|v| in_capitals(v));
+    let name = doc.labelled("name", 2, |s, _| latin(s, 1.0)).map(|f| without_words_left_of_label(doc, f)).or_else(|| old_names.first().cloned()).or_else(|| {
         // New design whose "नाम / Name" label OCR did not read: the one plausible name
         // line between the number and the father's name label (two or none: no name).
         let (pan, father) = (pan_line?, doc.line_of("father_name")?);
@@ -132,7 +139,7 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     if let Some(n) = name {
         out.push(field("name", n, FieldCheck::NotApplicable));
     }
-    let father = doc.labelled("father_name", 2, |s, _| latin(s, 1.0)).or_else(|| old_names.get(1).cloned());
+    let father = doc.labelled("father_name", 2, |s, _| latin(s, 1.0)).map(|f| without_words_left_of_label(doc, f)).or_else(|| old_names.get(1).cloned());
     if let Some(n) = father {
         out.push(field("father_name", n, FieldCheck::NotApplicable));
     }
@@ -229,6 +236,41 @@ mod tests {
         assert_ne!(get(&read("[KUMAR] MEHTA"), "name").map(|x| x.value.as_str()), Some("KUMARJ MEHTA"));
         assert_ne!(get(&read("Mano] Kumar"), "name").map(|x| x.value.as_str()), Some("ManoJ Kumar"));
         assert_eq!(super::super::name_value("A] B]"), None, "a single capital and a bracket is no word");
+    }
+
+    /// The lines and boxes (x from, to; y from, to, in the flattened card's pixels) of a
+    /// PAN with a cut corner (evaluation seed 29, in.pan-cut-1): the portrait's edge beside
+    /// the name was read as a word "EZ" in front of it, and the name line starts 230 px left
+    /// of its label, where the other values start at the label's column.
+    #[test]
+    fn a_word_left_of_the_labels_column_is_not_part_of_the_name() {
+        let boxed = |rows: &[(&str, u32, u32, u32, u32)]| -> Vec<TextLine> {
+            rows.iter().map(|&(t, x0, x1, y0, y1)| TextLine { text: t.into(), confidence: 0.9, x: x0, y: y0, width: x1 - x0, height: y1 - y0 }).collect()
+        };
+        let card = |name_line: (&str, u32)| {
+            boxed(&[
+                ("INCOME TAX DEPARTMENT GOVT. OF INDIA", 42, 1133, 76, 94),
+                ("aurh den daa ars / Permanent Account Number Card", 300, 873, 141, 163),
+                ("XSBPY56380", 435, 738, 191, 223),
+                ("am / Name", 320, 421, 276, 290),
+                (name_line.0, name_line.1, 713, 285, 382),
+                ("‘ / ‘ ufer a ara / Father's Name", 129, 567, 357, 388),
+                ("SANJAY PRASAD YADAV", 320, 716, 408, 436),
+                (", TN aa a arta / Date of Birth", 40, 568, 417, 527),
+                ("24/06/1962", 319, 502, 506, 531),
+            ])
+        };
+        let name = |name_line: (&str, u32)| value(&parse_printed("in.pan", Side::Front, &card(name_line)), "name").map(str::to_string);
+        assert_eq!(name(("EZ SURESH KUMAR YADAV", 90)).as_deref(), Some("SURESH KUMAR YADAV"));
+        assert_eq!(value(&parse_printed("in.pan", Side::Front, &card(("EZ SURESH KUMAR YADAV", 90))), "father_name"), Some("SANJAY PRASAD YADAV"));
+        // Must-fail: at the label's column, a short first word is the name's.
+        assert_eq!(name(("MD SHAHID KHAN", 321)).as_deref(), Some("MD SHAHID KHAN"));
+        assert_eq!(name(("K S RAO", 318)).as_deref(), Some("K S RAO"));
+        // A PAN prints names in capitals: a mixed-case reading is not given.
+        assert_eq!(name(("Sunith SHARMA", 328)), None);
+        // Left of the column with two words only: nothing is dropped (a name is kept whole
+        // or not changed at all).
+        assert_eq!(name(("EZ YADAV", 90)).as_deref(), Some("EZ YADAV"));
     }
 
     /// Tesseract lost the "नाम / Name" label line of a clean generated PAN (seed-shifted

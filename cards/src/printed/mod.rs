@@ -524,6 +524,7 @@ pub(crate) struct Hit {
 pub(crate) struct Line {
     pub text: String,
     pub conf: f32,
+    pub x: u32,
     pub y: u32,
     pub height: u32,
     pub folded: Folded,
@@ -589,7 +590,7 @@ impl Doc {
                     })
                     .collect();
                 let conf = if l.confidence.is_finite() { l.confidence.clamp(0.0, 1.0) } else { 0.0 };
-                Line { text, conf, y: l.y, height: l.height, folded, hits }
+                Line { text, conf, x: l.x, y: l.y, height: l.height, folded, hits }
             })
             .collect();
         Doc { lines }
@@ -845,6 +846,33 @@ pub fn name_value(s: &str) -> Option<String> {
 
 /// A line's Latin name: [`name_value`] (marks around it dropped), when what remains is
 /// [`plausible_latin_name`].
+/// `f` (a value read on a line of its own under its label) without the short words in
+/// front of it that lie left of the label's column. Where values are printed left-aligned
+/// under their labels (the PAN's bilingual design), a value line that starts well left of
+/// its label (by more than 1.5 label heights) holds something else first: the portrait's
+/// edge beside the name, read as "EZ" in "EZ SURESH KUMAR YADAV" (evaluation seed 29, a
+/// PAN with a cut corner; the label and the other values start within 1 px of each other).
+/// Leading words of one or two characters are dropped while two words remain; a line that
+/// starts at its label's column is never touched ("MD SHAHID KHAN" stays whole).
+pub(crate) fn without_words_left_of_label(doc: &Doc, f: Found<String>) -> Found<String> {
+    let (Some(label), [line]) = (f.label_line, f.lines.as_slice()) else { return f };
+    let (Some(l), Some(v)) = (doc.lines.get(label), doc.lines.get(*line)) else { return f };
+    if label == *line || (l.x as f32 - v.x as f32) <= 1.5 * l.height.max(8) as f32 {
+        return f;
+    }
+    let mut words: Vec<&str> = f.value.split_whitespace().collect();
+    let mut dropped = false;
+    while words.len() > 2 && words.first().is_some_and(|w| w.chars().count() <= 2) {
+        words.remove(0);
+        dropped = true;
+    }
+    if !dropped {
+        return f;
+    }
+    let value = words.join(" ");
+    f.with(value)
+}
+
 pub(crate) fn latin_name(s: &str, conf: f32) -> Option<String> {
     name_value(s).filter(|v| plausible_latin_name(v, conf))
 }
