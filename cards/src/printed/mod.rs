@@ -844,8 +844,6 @@ pub fn name_value(s: &str) -> Option<String> {
     (letters >= 2 && digits <= 1 && other * 5 <= letters && !v.chars().any(is_devanagari)).then_some(v)
 }
 
-/// A line's Latin name: [`name_value`] (marks around it dropped), when what remains is
-/// [`plausible_latin_name`].
 /// `f` (a value read on a line of its own under its label) without the short words in
 /// front of it that lie left of the label's column. Where values are printed left-aligned
 /// under their labels (the PAN's bilingual design), a value line that starts well left of
@@ -860,19 +858,17 @@ pub(crate) fn without_words_left_of_label(doc: &Doc, f: Found<String>) -> Found<
     if label == *line || (l.x as f32 - v.x as f32) <= 1.5 * l.height.max(8) as f32 {
         return f;
     }
-    let mut words: Vec<&str> = f.value.split_whitespace().collect();
-    let mut dropped = false;
-    while words.len() > 2 && words.first().is_some_and(|w| w.chars().count() <= 2) {
-        words.remove(0);
-        dropped = true;
-    }
-    if !dropped {
+    let words: Vec<&str> = f.value.split_whitespace().collect();
+    let lead = words.iter().take_while(|w| w.chars().count() <= 2).count().min(words.len().saturating_sub(2));
+    if lead == 0 {
         return f;
     }
-    let value = words.join(" ");
+    let value = words[lead..].join(" ");
     f.with(value)
 }
 
+/// A line's Latin name: [`name_value`] (marks around it dropped), when what remains is
+/// [`plausible_latin_name`].
 pub(crate) fn latin_name(s: &str, conf: f32) -> Option<String> {
     name_value(s).filter(|v| plausible_latin_name(v, conf))
 }
