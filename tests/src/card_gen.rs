@@ -1689,6 +1689,15 @@ pub fn photograph(card: &RgbImage, d: Degradation, rng: &mut impl Rng) -> Photo 
     Photo { image: photo, corners, jpeg_quality }
 }
 
+/// The seed of the evaluation's card `i` of `kind` under `d` (`benches/src/bin/card_eval.rs`,
+/// which generates the card, then captures its front and back, from one generator seeded
+/// with it); `shift` (`IDV_CARD_EVAL_SEED`) gives other cards.
+pub fn eval_seed(kind: CardKind, d: Degradation, i: u64, shift: u64) -> u64 {
+    let ki = CardKind::ALL.iter().position(|k| *k == kind).unwrap_or_default() as u64;
+    let di = Degradation::ALL.iter().position(|x| *x == d).unwrap_or_default() as u64;
+    (1_000_003 * ki + 7_919 * di + i).wrapping_add(shift.wrapping_mul(104_729))
+}
+
 /// The flat card photographed (module doc): placed on a table, degraded, JPEG-encoded.
 /// Deterministic for a seed.
 pub fn capture(card: &RgbImage, d: Degradation, rng: &mut impl Rng) -> Capture {
@@ -1785,10 +1794,7 @@ mod tests {
         use idv_vision::card_sanity::CardSanityVerdict;
         let fonts = fonts();
         for (kind, i) in [(CardKind::Voter, 0u64), (CardKind::Passport, 1)] {
-            let ki = CardKind::ALL.iter().position(|k| *k == kind).unwrap_or_default() as u64;
-            let di = Degradation::ALL.iter().position(|d| *d == Degradation::Hole).unwrap_or_default() as u64;
-            // card_eval's seed of the card (benches/src/bin/card_eval.rs).
-            let mut rng = rng((1_000_003 * ki + 7_919 * di + i).wrapping_add(29u64.wrapping_mul(104_729)));
+            let mut rng = rng(eval_seed(kind, Degradation::Hole, i, 29));
             let sample = generate(&fonts, kind, &mut rng);
             let front = capture(&sample.front, Degradation::Hole, &mut rng);
             let back = sample.back.as_ref().map(|b| capture(b, Degradation::Hole, &mut rng));

@@ -17,7 +17,7 @@
 //! Every image is synthetic: figures say how the pipeline does on this generator, not
 //! on real cards.
 
-use idv_tests::card_gen::{capture, generate, CardFonts, CardKind, Degradation};
+use idv_tests::card_gen::{capture, eval_seed, generate, CardFonts, CardKind, Degradation};
 use rand::SeedableRng;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -148,7 +148,7 @@ fn main() -> Result<(), String> {
                 if only_stems.as_ref().is_some_and(|o| !o.contains(&format!("{}-{}-{i}", kind.card_type(), d.name()))) {
                     continue;
                 }
-                let seed = (1_000_003 * ki as u64 + 7_919 * di as u64 + i as u64).wrapping_add(seed_shift.wrapping_mul(104_729));
+                let seed = eval_seed(kind, d, i as u64, seed_shift);
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
                 let sample = generate(&fonts, kind, &mut rng);
                 let front = capture(&sample.front, d, &mut rng);
