@@ -144,6 +144,8 @@ struct SideRead {
     /// A zone was searched for (found or not).
     mrz_searched: bool,
     anything_read: bool,
+    /// The printed fields of the side's second reading (`SideScan::reread`).
+    reread: Vec<(String, String)>,
 }
 
 fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &SideInput<'_>, year: u32) -> SideRead {
@@ -315,6 +317,19 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             let parsed: Vec<Value> = printed.iter().map(|f| json!({"field": f.field, "value": f.value, "confidence_score": (f.confidence * 1000.0).round() / 1000.0})).collect();
             ocr = json!({"parsed": parsed, "raw": raw_boxes(lines, &printed)});
         }
+    }
+
+    if let Some(OcrOutcome::Lines(lines)) = &scan.reread {
+        out.reread = idv_cards::printed::parse_printed(card_type, side, &text_lines(lines))
+            .into_iter()
+            // A value whose own check fails is a misread however often it is read.
+            .filter(|f| f.check != FieldCheck::Failed)
+            .map(|f| {
+                // In the form the merged value takes (`read_card`).
+                let value = if card_type == "vn.national_id" && f.field == "name" { idv_cards::vn_cccd::name_in_written_form(&f.value) } else { f.value };
+                (f.field.to_string(), value)
+            })
+            .collect();
     }
 
     out.json = json!({
@@ -527,8 +542,12 @@ pub fn read_card(
         .chain(back.map(|b| b.scan))
         .any(|scan| scan.photo_blur_sigma.is_some_and(|b| b.is_finite() && b >= NO_CARD_BLUR_SIGMA));
     let unreadable = blurred_without_card || sanity.as_ref().is_some_and(|s| matches!(s.verdict, CardSanityVerdict::ImageTooBlur | CardSanityVerdict::ImageTooBright));
+    // A blurred card is read twice, from two deconvolutions (`SideScan::reread`): a
+    // printed value both readings give is no misread of one of them, and is given, still
+    // `UNSURE` (the two readings are of one photo, not two sources).
+    let read_twice = |f: &CardField| sides.iter().any(|s| s.reread.iter().any(|(field, value)| *field == f.field && *value == f.value));
     let card_information = if unreadable {
-        merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure)).collect()
+        merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure) || read_twice(f)).collect()
     } else {
         merged.fields
     };
@@ -601,6 +620,7 @@ mod print_tests {
             ocr: OcrOutcome::Lines(lines),
             mrz: MrzOutcome::NotSearched,
             photo_blur_sigma: None,
+            reread: None,
         }
     }
 
@@ -630,6 +650,27 @@ mod print_tests {
         // A hole away from the print: every value is given.
         let reading = read_front(&cccd_front_scan(holed([1000.0, 600.0, 1040.0, 640.0])));
         assert_eq!(value(&reading, "name"), Some("Nguyễn Văn An"), "{:?}", reading.card_information);
+    }
+
+    #[test]
+    fn a_blurred_card_gives_the_printed_values_its_second_reading_agrees_on() {
+        let measures = CardMeasures { blur_sigma: 2.6, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None };
+        let blurred = Some(CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures });
+        let first = cccd_front_scan(blurred);
+        // Read once: nothing is given (no value of a CCCD's print is under a strong check).
+        let reading = read_front(&first);
+        assert!(reading.card_information.is_empty(), "{:?}", reading.card_information);
+        // Read again: the same name (printed in capitals, given in its written form), another
+        // date of birth. The name is given, UNSURE; the date, read two ways, is not.
+        let OcrOutcome::Lines(lines) = &first.ocr else { unreachable!("cccd_front_scan reads lines") };
+        let mut again = lines.clone();
+        again[5].text = "Ngày sinh / Date of birth: 07/01/1990".into();
+        let scan = SideScan { reread: Some(OcrOutcome::Lines(again)), ..cccd_front_scan(first.sanity.clone()) };
+        let reading = read_front(&scan);
+        let name = reading.card_information.iter().find(|f| f.field == "name").unwrap_or_else(|| panic!("no name in {:?}", reading.card_information));
+        assert_eq!((name.value.as_str(), name.confidence_verdict), ("Nguyễn Văn An", Some(ConfidenceVerdict::Unsure)));
+        assert_eq!(value(&reading, "dob"), None, "{:?}", reading.card_information);
+        assert_eq!(reading.failure.as_ref().map(|f| f.0), Some(FailureCode::ImageTooBlur));
     }
 
     #[test]
