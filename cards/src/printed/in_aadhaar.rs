@@ -7,7 +7,8 @@
 //!   "पुरुष / MALE" (FEMALE, TRANSGENDER; no label), the number "2345 6789 0123" in
 //!   groups of four, and possibly "VID : 9134 5678 9012 3456" (16 digits, never taken
 //!   for the number).
-//! - `name` is the Latin name line just above the DOB/YoB line (within three lines),
+//! - `name` is the Latin name line just above the DOB/YoB line (within three lines;
+//!   above the gender line when no date of birth was read),
 //!   skipping the "Government of India" line and lines that are not a plausible printed
 //!   name ([`super::plausible_latin_name`]: Devanagari read as Latin is lowercase
 //!   fragments, symbols, low confidence).
@@ -75,7 +76,10 @@ fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
             out.push(field("dob", Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }, FieldCheck::Passed));
         }
     }
-    if let Some(a) = anchor {
+    let gender = (0..doc.len()).filter(|&i| doc.hits(i).is_empty()).find_map(|i| gender_value(doc.text(i), false).map(|g| (g, i)));
+    // With no date of birth read (a blurred "DOB" read "AOD: 1908/1995"), the gender line
+    // under it anchors the name instead: the name is within three lines above either.
+    if let Some(a) = anchor.or(gender.map(|(_, i)| i)) {
         let name = (a.saturating_sub(3)..a).rev().find(|&j| {
             !doc.has(j, "government") && !doc.has(j, "authority") && doc.hits(j).is_empty() && plausible_latin_name(doc.text(j), doc.conf(&[j]))
         });
@@ -83,7 +87,7 @@ fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
             out.push(field("name", Found { value: clean(doc.text(j)), lines: vec![j], conf: doc.conf(&[j]), label_line: None }, FieldCheck::NotApplicable));
         }
     }
-    if let Some((g, i)) = (0..doc.len()).filter(|&i| doc.hits(i).is_empty()).find_map(|i| gender_value(doc.text(i), false).map(|g| (g, i))) {
+    if let Some((g, i)) = gender {
         out.push(field("gender", Found { value: g.to_string(), lines: vec![i], conf: doc.conf(&[i]), label_line: None }, FieldCheck::NotApplicable));
     }
 }
@@ -199,6 +203,18 @@ mod tests {
         let l = lines(&["Government of India", "A. Rahul", "YoB: 1990", "Transgender", "2341 2341 2346"]);
         let f = parse_printed("in.aadhaar", Side::Front, &l);
         assert_eq!((value(&f, "year_of_birth"), value(&f, "name"), value(&f, "gender")), (Some("1990"), Some("A. Rahul"), Some("T")));
+    }
+
+    /// A blurred front (evaluation seed 0, `in.aadhaar-blur-1`, deblurred): its date of
+    /// birth misread past recognition, the name found above the gender line instead.
+    /// Must-fail: no date and no gender line, no name.
+    #[test]
+    fn the_name_above_the_gender_line_when_no_date_of_birth_was_read() {
+        let read = ["wer ors", "Government of India", "Deepak Kumar Yadav", "wet AOD: 1908/1995", "qr / MALE", "3167 6787 2676"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "gender"), value(&f, "dob")), (Some("Deepak Kumar Yadav"), Some("M"), None), "{f:?}");
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read[..4]));
+        assert_eq!(value(&f, "name"), None, "{f:?}");
     }
 
     #[test]

@@ -126,6 +126,21 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         out.push(field("id", f, check));
     }
     let latin = |s: &str, conf: f32| super::latin_name(s, conf.max(0.4)).filter(|v| in_capitals(v));
+    // New design whose name labels OCR read neither of (a blurred card: "os New" for
+    // "नाम / Name"), nor its header (which the old design's names follow): the plausible
+    // name lines between the number and the first date, when there are exactly two, are
+    // the holder's and the father's, in the order both designs print them.
+    let unlabelled: Vec<Found<String>> = match pan_line {
+        Some(p) if doc.line_of("name").is_none() && doc.line_of("father_name").is_none() => {
+            let found: Vec<Found<String>> = (p + 1..doc.len())
+                .take_while(|&j| extract_date(doc.text(j)).is_none())
+                .filter(|&j| doc.hits(j).is_empty())
+                .filter_map(|j| latin(doc.text(j), doc.conf(&[j])).map(|v| Found { value: v, lines: vec![j], conf: doc.conf(&[j]), label_line: None }))
+                .collect();
+            if found.len() == 2 { found } else { Vec::new() }
+        }
+        _ => Vec::new(),
+    };
     let name = doc.labelled("name", 2, |s, _| latin(s, 1.0)).map(|f| without_words_left_of_label(doc, f)).or_else(|| old_names.first().cloned()).or_else(|| {
         // New design whose "नाम / Name" label OCR did not read: the one plausible name
         // line between the number and the father's name label (two or none: no name).
@@ -136,10 +151,15 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         let only = between.next()?;
         between.next().is_none().then_some(only)
     });
+    let name = name.or_else(|| unlabelled.first().cloned());
     if let Some(n) = name {
         out.push(field("name", n, FieldCheck::NotApplicable));
     }
-    let father = doc.labelled("father_name", 2, |s, _| latin(s, 1.0)).map(|f| without_words_left_of_label(doc, f)).or_else(|| old_names.get(1).cloned());
+    let father = doc
+        .labelled("father_name", 2, |s, _| latin(s, 1.0))
+        .map(|f| without_words_left_of_label(doc, f))
+        .or_else(|| old_names.get(1).cloned())
+        .or_else(|| unlabelled.get(1).cloned());
     if let Some(n) = father {
         out.push(field("father_name", n, FieldCheck::NotApplicable));
     }
@@ -187,6 +207,31 @@ mod tests {
         );
         assert_eq!(get(&f, "name").map(|x| x.lines.clone()), Some(vec![5]));
         assert_eq!(best_type(&l), Some("in.pan"));
+    }
+
+    /// A blurred new-design card (evaluation seed 0, `in.pan-blur-1`, deblurred): neither
+    /// name label nor the header was read, the two names were. Must-fail: a third
+    /// name-like line between the number and the date, and no name is given.
+    #[test]
+    fn names_without_their_labels_between_the_number_and_the_date() {
+        let read = [
+            "ore ee wor eree",
+            "COME TAK OCP AATMENT (+) COWT OF mma",
+            "owt ow wee ors | Perm erent i mrt Sree Cat",
+            "VNSPM8292L",
+            "—- See",
+            "( \\ DIVYA DEVI MEHTA",
+            "i-- ew there",
+            "; VENKATESH KUMAR MEHTA",
+            "PSION 06/11/1982",
+        ];
+        let f = parse_printed("in.pan", Side::Front, &lines(&read));
+        assert_eq!(get(&f, "name").map(|x| x.value.as_str()), Some("DIVYA DEVI MEHTA"), "{f:?}");
+        assert_eq!(get(&f, "father_name").map(|x| x.value.as_str()), Some("VENKATESH KUMAR MEHTA"), "{f:?}");
+        let mut three = read.to_vec();
+        three.insert(7, "SURESH KUMAR");
+        let f = parse_printed("in.pan", Side::Front, &lines(&three));
+        assert_eq!((get(&f, "name"), get(&f, "father_name")), (None, None), "{f:?}");
     }
 
     /// Tesseract read the number's final J as `)` ("GPBPJ5803)", a cut-corner capture

@@ -68,16 +68,29 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         out.push(field("id", f, check));
     }
     let latin = |s: &str, _| super::latin_name(s, 1.0);
+    // The card prints a name on its label's line; the line below is taken only when the
+    // label's line holds nothing after the label. When it holds words that are no name
+    // ("mran Prasad Choudhary", a blurred "Imran" that lost its capital), the line below
+    // is the next field ("See Female" for "Sex : Female", evaluation seed 101), not it.
+    let labelled_name = |key: &str| {
+        doc.labelled(key, 1, latin).filter(|f| match (f.label_line, f.lines.first()) {
+            (Some(label), Some(&line)) if line != label => {
+                let after = doc.hits(label).iter().position(|h| h.key == key).map_or("", |h| doc.segment(label, h));
+                !after.split_whitespace().any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 3)
+            }
+            _ => true,
+        })
+    };
     match side {
         Side::Front => {
-            if let Some(n) = doc.labelled("name", 1, latin) {
+            if let Some(n) = labelled_name("name") {
                 out.push(field("name", n, FieldCheck::NotApplicable));
             }
             let relation = ["father", "husband", "mother"]
                 .into_iter()
                 .filter_map(|k| doc.line_of(k).map(|i| (i, k)))
                 .min()
-                .and_then(|(_, k)| doc.labelled(k, 1, latin).map(|f| (k, f)));
+                .and_then(|(_, k)| labelled_name(k).map(|f| (k, f)));
             if let Some((k, f)) = relation {
                 let rel = Found { value: k.to_string(), ..f.clone() };
                 out.push(field("father_name", f, FieldCheck::NotApplicable));
@@ -150,6 +163,23 @@ mod tests {
         assert_eq!(get(&f, "id").map(|x| x.value.as_str()), Some("TNQ3554262"));
         read[at] = "™Q3554262";
         assert_eq!(get(&parse_printed("in.voter", Side::Front, &lines(&read)), "id"), None);
+    }
+
+    /// A blurred card (evaluation seed 101, `in.voter-blur-1`, deblurred): the father's
+    /// name lost its first capital and is no name; the line below is the sex, misread,
+    /// and is not taken for the name. Values on the line below an empty label still are.
+    #[test]
+    fn no_name_from_the_next_line_when_the_labels_line_held_words() {
+        let mut read = FRONT;
+        read[4] = "Fathers Nome | mran Prasad Choudhary";
+        read[5] = "See Female";
+        let f = parse_printed("in.voter", Side::Front, &lines(&read));
+        assert_eq!(get(&f, "father_name"), None, "{f:?}");
+        assert_eq!(get(&f, "name").map(|x| x.value.as_str()), Some("Rahul Kumar"));
+        read[4] = "Father's Name :";
+        read[5] = "Ramesh Kumar";
+        let f = parse_printed("in.voter", Side::Front, &lines(&read));
+        assert_eq!(get(&f, "father_name").map(|x| x.value.as_str()), Some("Ramesh Kumar"), "{f:?}");
     }
 
     #[test]

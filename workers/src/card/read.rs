@@ -144,7 +144,8 @@ struct SideRead {
     /// A zone was searched for (found or not).
     mrz_searched: bool,
     anything_read: bool,
-    /// The printed fields of the side's second reading (`SideScan::reread`).
+    /// The values of the side's second reading (`SideScan::reread`): its printed fields
+    /// whose own check did not fail, its zone's fields when every check digit passed.
     reread: Vec<(String, String)>,
 }
 
@@ -258,9 +259,24 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 (Vec::new(), Some(shown.unwrap_or(fields)))
             } else if blurred_photo {
                 // Even a zone whose check digits pass, on such a photo, vouches only for
-                // what they cover (a name or nationality beside them may be misread).
+                // what they cover (a name or nationality beside them may be misread),
+                // and for what the card's second reading read alike in its own zone.
+                // (Not a CCCD's name: its zone spells it without the diacritics the card
+                // prints, "DANG THANH YEN" for "Đặng Thanh Yến", so both readings agreeing
+                // on it says nothing of the name as printed.)
+                let second: Vec<(String, String)> = match scan.reread.as_ref().map(|r| &r.mrz) {
+                    Some(MrzOutcome::Found(again)) => checked_zone_fields(card_type, again, year)
+                        .into_iter()
+                        .flatten()
+                        .filter(|f| !(card_type == "vn.national_id" && f.field == "name"))
+                        .map(|f| (f.field, f.value))
+                        .collect(),
+                    _ => Vec::new(),
+                };
                 let all = fields.clone();
-                (fields.into_iter().filter(|f| f.confidence_verdict == Some(ConfidenceVerdict::Sure)).collect(), Some(shown.unwrap_or(all)))
+                let kept = fields.into_iter().filter(|f| f.confidence_verdict == Some(ConfidenceVerdict::Sure) || second.iter().any(|(field, value)| *field == f.field && *value == f.value)).collect();
+                out.reread.extend(second);
+                (kept, Some(shown.unwrap_or(all)))
             } else {
                 (fields, shown)
             };
@@ -319,17 +335,13 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         }
     }
 
-    if let Some(OcrOutcome::Lines(lines)) = &scan.reread {
-        out.reread = idv_cards::printed::parse_printed(card_type, side, &text_lines(lines))
+    if let Some(OcrOutcome::Lines(lines)) = scan.reread.as_ref().map(|r| &r.ocr) {
+        let printed_again = idv_cards::printed::parse_printed(card_type, side, &text_lines(lines))
             .into_iter()
             // A value whose own check fails is a misread however often it is read.
             .filter(|f| f.check != FieldCheck::Failed)
-            .map(|f| {
-                // In the form the merged value takes (`read_card`).
-                let value = if card_type == "vn.national_id" && f.field == "name" { idv_cards::vn_cccd::name_in_written_form(&f.value) } else { f.value };
-                (f.field.to_string(), value)
-            })
-            .collect();
+            .map(|f| (f.field.to_string(), f.value));
+        out.reread.extend(printed_again);
     }
 
     out.json = json!({
@@ -338,6 +350,20 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         "card_sanity": scan.sanity.as_ref().map(sanity_json),
     });
     out
+}
+
+/// The card's fields from a zone read whose check digits all pass and which belongs to
+/// `card_type` (`None` otherwise).
+fn checked_zone_fields(card_type: &str, zone: &idv_vision::mrz::ZoneRead, year: u32) -> Option<Vec<CardField>> {
+    let m = idv_cards::mrz::parse_with_repair(&zone.zone.lines.join("\n"), year).ok()?;
+    if !m.check_digits.iter().all(|c| c.passed) {
+        return None;
+    }
+    match card_type {
+        "in.passport" => not_an_indian_passport(&m).is_none().then(|| passport_fields(&m)),
+        "vn.national_id" => cccd_fields(&m).ok(),
+        _ => crate::card::mrz::td1_fields(&m, "IND").ok(),
+    }
 }
 
 /// Edge blur σ̂ of a whole photo (no card found in it) from which its print is read as
@@ -545,7 +571,12 @@ pub fn read_card(
     // A blurred card is read twice, from two deconvolutions (`SideScan::reread`): a
     // printed value both readings give is no misread of one of them, and is given, still
     // `UNSURE` (the two readings are of one photo, not two sources).
-    let read_twice = |f: &CardField| sides.iter().any(|s| s.reread.iter().any(|(field, value)| *field == f.field && *value == f.value));
+    let read_twice = |f: &CardField| {
+        sides.iter().flat_map(|s| s.reread.iter()).any(|(field, value)| {
+            // A CCCD's name in the form the merged one takes (above).
+            *field == f.field && (*value == f.value || (card_type == "vn.national_id" && field == "name" && idv_cards::vn_cccd::name_in_written_form(value) == f.value))
+        })
+    };
     let card_information = if unreadable {
         merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure) || read_twice(f)).collect()
     } else {
@@ -589,7 +620,7 @@ mod sanity_tests {
 #[cfg(test)]
 mod print_tests {
     use super::*;
-    use crate::card::scan::{Located, MrzOutcome, OcrOutcome, SideScan};
+    use crate::card::scan::{Located, MrzOutcome, OcrOutcome, SecondReading, SideScan};
     use idv_vision::card_sanity::CardMeasures;
     use idv_vision::ocr::{OcrLine, TextBox};
 
@@ -665,12 +696,61 @@ mod print_tests {
         let OcrOutcome::Lines(lines) = &first.ocr else { unreachable!("cccd_front_scan reads lines") };
         let mut again = lines.clone();
         again[5].text = "Ngày sinh / Date of birth: 07/01/1990".into();
-        let scan = SideScan { reread: Some(OcrOutcome::Lines(again)), ..cccd_front_scan(first.sanity.clone()) };
+        let scan = SideScan { reread: Some(SecondReading { ocr: OcrOutcome::Lines(again), mrz: MrzOutcome::NotSearched }), ..cccd_front_scan(first.sanity.clone()) };
         let reading = read_front(&scan);
         let name = reading.card_information.iter().find(|f| f.field == "name").unwrap_or_else(|| panic!("no name in {:?}", reading.card_information));
         assert_eq!((name.value.as_str(), name.confidence_verdict), ("Nguyễn Văn An", Some(ConfidenceVerdict::Unsure)));
         assert_eq!(value(&reading, "dob"), None, "{:?}", reading.card_information);
         assert_eq!(reading.failure.as_ref().map(|f| f.0), Some(FailureCode::ImageTooBlur));
+    }
+
+    #[test]
+    fn a_blurred_passport_gives_the_zone_entries_its_second_reading_agrees_on() {
+        use idv_vision::mrz::{ZoneCandidate, ZoneRead};
+        let zone = |text: &str| {
+            let lines: Vec<String> = text.lines().map(str::to_string).collect();
+            MrzOutcome::Found(ZoneRead {
+                zone: ZoneCandidate { read: lines.clone(), lines, bbox: TextBox { x: 0, y: 600, width: 1200, height: 90 }, confidence: 90.0, fillers_adjusted: false },
+                judgement: Some((5, 5)),
+                lang: "mrz",
+                ocr_calls: 1,
+            })
+        };
+        const READ: &str = "P<INDSHARMA<<PRIYA<KUMARI<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<<<<<<<<<0";
+        // The second zone misreads the given names; its check digits (which do not cover
+        // names) still pass.
+        const MISREAD: &str = "P<INDSHARMA<<PRIYA<KUMARL<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<<<<<<<<<0";
+        let measures = CardMeasures { blur_sigma: 2.6, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None };
+        let blurred = CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures };
+        let passport = |second: Option<&str>| SideScan {
+            photo_width: 1200,
+            photo_height: 850,
+            located: Located::FillsFrame,
+            flat: None,
+            sanity: Some(blurred.clone()),
+            qr_texts: Vec::new(),
+            ocr: OcrOutcome::Lines(Vec::new()),
+            mrz: zone(READ),
+            photo_blur_sigma: None,
+            reread: second.map(|z| SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(z) }),
+        };
+        let read = |scan: &SideScan| {
+            let front = SideInput { id: None, scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+            read_card("in.passport", None, &front, None, None, 2026)
+        };
+        // Read once: only what the check digits cover.
+        let once = read(&passport(None));
+        assert_eq!(value(&once, "id"), Some("Z1234567"));
+        assert_eq!(value(&once, "last_name"), None, "{:?}", once.card_information);
+        // Read twice alike: the surname and the nationality too, UNSURE.
+        let twice = read(&passport(Some(READ)));
+        let surname = twice.card_information.iter().find(|f| f.field == "last_name").unwrap_or_else(|| panic!("{:?}", twice.card_information));
+        assert_eq!((surname.value.as_str(), surname.confidence_verdict), ("SHARMA", Some(ConfidenceVerdict::Unsure)));
+        assert_eq!(value(&twice, "nationality"), Some("IND"));
+        // The second zone read the given names otherwise: they are not given.
+        let differently = read(&passport(Some(MISREAD)));
+        assert_eq!(value(&differently, "last_name"), Some("SHARMA"));
+        assert_eq!(value(&differently, "first_name"), None, "{:?}", differently.card_information);
     }
 
     #[test]

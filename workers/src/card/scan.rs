@@ -126,11 +126,19 @@ pub struct SideScan {
     /// card sanity's working width, which says how far its print can be trusted
     /// (`crate::card::read`); `None` otherwise.
     pub photo_blur_sigma: Option<f32>,
-    /// A blurred card read a second time, from a copy deblurred with another σ
-    /// ([`REREAD_SIGMA_FACTOR`]); `None` when the card was not deblurred. On a photo too
-    /// blurred to trust one reading, a printed value both readings agree on may be given
-    /// (`crate::card::read`).
-    pub reread: Option<OcrOutcome>,
+    /// A card judged too blurred read a second time, from a copy deblurred with another
+    /// σ ([`REREAD_SIGMA_FACTOR`]); `None` otherwise. On such a photo a value both
+    /// readings agree on may be given (`crate::card::read`).
+    pub reread: Option<SecondReading>,
+}
+
+/// The second reading of a blurred card ([`SideScan::reread`]).
+#[derive(Debug)]
+pub struct SecondReading {
+    pub ocr: OcrOutcome,
+    /// The zone, searched in the second copy only (never in the photo, which the first
+    /// reading may have read: the same pixels read twice confirm nothing).
+    pub mrz: MrzOutcome,
 }
 
 /// Scans a decoded photo (module doc). `judge` parses a zone's lines (see
@@ -164,7 +172,8 @@ pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecogni
         // Only a card judged too blurred to trust one reading is read twice.
         let reread = scope.spawn(|| match (&flat, &sanity, &deblurred) {
             (Some(card), Some(judged), Some(_)) if judged.verdict == idv_vision::card_sanity::CardSanityVerdict::ImageTooBlur => {
-                deblurred_for_reading(card, judged.measures.blur_sigma, REREAD_SIGMA_FACTOR).map(|copy| read_printed_of(photo, Some(&copy), plan, ocr))
+                deblurred_for_reading(card, judged.measures.blur_sigma, REREAD_SIGMA_FACTOR)
+                    .map(|copy| SecondReading { ocr: read_printed_of(photo, Some(&copy), plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
             }
             _ => None,
         });
@@ -214,20 +223,22 @@ fn read_printed_of(photo: &RgbImage, flat: Option<&RgbImage>, plan: &ScanPlan, o
 /// The machine-readable zone of one side, where the plan searches one: in the flattened
 /// card when there is one (straight, the zone at a known scale), then in the photo.
 fn read_zone_of(photo: &RgbImage, flat: Option<&RgbImage>, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> MrzOutcome {
+    match (read_zone_on(flat.unwrap_or(photo), plan, ocr), flat) {
+        (MrzOutcome::NotFound, Some(_)) => read_zone_on(photo, plan, ocr),
+        (outcome, _) => outcome,
+    }
+}
+
+/// The machine-readable zone searched in `page` alone, where the plan searches one.
+fn read_zone_on(page: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> MrzOutcome {
     match (plan.mrz, ocr) {
         (false, _) => MrzOutcome::NotSearched,
         (true, None) => MrzOutcome::NotPerformed("reading the machine-readable zone needs OCR (Tesseract), which is not in this build".into()),
         (true, Some(engine)) => {
             let year = plan.year;
             let judge = move |lines: &[String]| crate::card::mrz::judge(lines, year);
-            let page = flat.unwrap_or(photo);
             match idv_vision::mrz::read_zone(page, engine, &judge) {
                 Ok(Some(z)) => MrzOutcome::Found(z),
-                Ok(None) if flat.is_some() => match idv_vision::mrz::read_zone(photo, engine, &judge) {
-                    Ok(Some(z)) => MrzOutcome::Found(z),
-                    Ok(None) => MrzOutcome::NotFound,
-                    Err(e) => MrzOutcome::NotPerformed(e.to_string()),
-                },
                 Ok(None) => MrzOutcome::NotFound,
                 Err(e) => MrzOutcome::NotPerformed(e.to_string()),
             }
