@@ -15,6 +15,9 @@
 //!   holder's name, the father's name and the date of birth on lines of their own; the
 //!   first and second plausible name lines after the header are `name` and
 //!   `father_name`.
+//! - Neither label nor header read (a blurred card): exactly two plausible name lines
+//!   in capitals between the number and the first date are `name` and `father_name`
+//!   (the order of both designs).
 //! - `dob`: after "Date of Birth", else the first date anywhere on the card.
 
 use super::{
