@@ -568,9 +568,9 @@ pub fn read_card(
         .chain(back.map(|b| b.scan))
         .any(|scan| scan.photo_blur_sigma.is_some_and(|b| b.is_finite() && b >= NO_CARD_BLUR_SIGMA));
     let unreadable = blurred_without_card || sanity.as_ref().is_some_and(|s| matches!(s.verdict, CardSanityVerdict::ImageTooBlur | CardSanityVerdict::ImageTooBright));
-    // A blurred card is read twice, from two deconvolutions (`SideScan::reread`): a
-    // printed value both readings give is no misread of one of them, and is given, still
-    // `UNSURE` (the two readings are of one photo, not two sources).
+    // A blurred card is read twice, from two deconvolutions (`SideScan::reread`): a value
+    // both readings give (print, or a zone whose check digits pass) is no misread of one
+    // of them, and is given, still `UNSURE` (two readings of one photo, not two sources).
     let read_twice = |f: &CardField| {
         sides.iter().flat_map(|s| s.reread.iter()).any(|(field, value)| {
             // A CCCD's name in the form the merged one takes (above).
