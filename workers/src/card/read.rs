@@ -751,6 +751,15 @@ mod print_tests {
         let differently = read(&passport(Some(MISREAD)));
         assert_eq!(value(&differently, "last_name"), Some("SHARMA"));
         assert_eq!(value(&differently, "first_name"), None, "{:?}", differently.card_information);
+
+        // A CCCD's zone read alike twice: its sex is given, its name (spelt without the
+        // card's diacritics) is not.
+        const CCCD: &str = "IDVNM0930470641001093047064<<2\n9301054M3301052VNM<<<<<<<<<<<8\nUNG<<HOANG<HIEP<<<<<<<<<<<<<<<";
+        let cccd = SideScan { mrz: zone(CCCD), reread: Some(SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(CCCD) }), ..passport(None) };
+        let front = SideInput { id: None, scan: &cccd, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+        let reading = read_card("vn.national_id", None, &front, None, None, 2026);
+        assert_eq!(value(&reading, "gender"), Some("M"), "{:?}", reading.card_information);
+        assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
     }
 
     #[test]
