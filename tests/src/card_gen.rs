@@ -1705,6 +1705,26 @@ pub fn capture(card: &RgbImage, d: Degradation, rng: &mut impl Rng) -> Capture {
     Capture { jpeg: jpeg(&photo.image, photo.jpeg_quality), width: photo.image.width(), height: photo.image.height(), corners: photo.corners }
 }
 
+/// `photo` with a specular highlight on its card (a lamp's reflection, smaller than
+/// [`Degradation::Glare`]'s, which blows most of the card out): a Gaussian blob centred
+/// at `at` (fractions of the card's width and height), σ = `sigma` × the card's width,
+/// saturating to white out to ~0.86 σ and fading over ~2 σ, as the evaluation's glare
+/// does; encoded as [`capture`] encodes.
+pub fn with_glare_spot(photo: &Photo, at: (f32, f32), sigma: f32) -> Vec<u8> {
+    let c = photo.corners;
+    let lerp = |p: (f32, f32), q: (f32, f32), t: f32| (p.0 + (q.0 - p.0) * t, p.1 + (q.1 - p.1) * t);
+    let (gx, gy) = lerp(lerp(c[0], c[1], at.0), lerp(c[3], c[2], at.0), at.1);
+    let card_w = ((c[1].0 - c[0].0).powi(2) + (c[1].1 - c[0].1).powi(2)).sqrt();
+    let s = sigma * card_w;
+    let mut image = photo.image.clone();
+    for (x, y, p) in image.enumerate_pixels_mut() {
+        let d2 = (x as f32 - gx).powi(2) + (y as f32 - gy).powi(2);
+        let blob = (1.45 * (-d2 / (2.0 * s * s)).exp()).min(1.0);
+        p.0 = p.0.map(|v| (f32::from(v) * (1.0 - blob) + 255.0 * blob).round().clamp(0.0, 255.0) as u8);
+    }
+    jpeg(&image, photo.jpeg_quality)
+}
+
 /// Writes every kind's flat sides (`<type>_front.png`, `<type>_back.png`), its front
 /// photographed in every degradation and its back photographed clean
 /// (`<type>_<degradation>.png`, `<type>_back_clean.png`: the JPEG a reader would get,

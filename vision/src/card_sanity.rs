@@ -9,7 +9,7 @@
 //! |---|---|---|---|
 //! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards) | σ̂ > [`BLUR_SIGMA`]; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
-//! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] (exposure blown everywhere) |
+//! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] (exposure blown everywhere); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest) |
 //! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %) |
 //! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count as missing | coverage < [`CUT_COVERAGE`] at some corner (an intact ID-1 corner, radius 3 mm, covers ~0.87) |
 //! | — | `good` | | none failed |
@@ -105,6 +105,11 @@ pub struct CardMeasures {
     /// Where the largest hole-like region is, in the judged card's pixels: `[x0, y0, x1,
     /// y1]` (`None` when none). Print under it is gone: a value read across it is cut.
     pub hole_box: Option<[f32; 4]>,
+    /// Share of the card under glare spots ([`glare_spots`]; 0 when none).
+    pub glare_share: f32,
+    /// The largest glare spot's box in the judged card's pixels (`[x0, y0, x1, y1]`,
+    /// `None` when none): print under it is washed out, print beside it fades.
+    pub glare_box: Option<[f32; 4]>,
 }
 
 /// Piecewise linear problem score: 0 at `good`, 0.5 at `thr`, 1 at `bad` (either
@@ -423,6 +428,106 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
 }
 
 /// Lowest corner-triangle coverage of the filled mask (1 when it cannot be measured).
+/// How certain it is that the whole card is overexposed (0-1, fails at ≥ 0.5): too many
+/// clipped pixels, or even its darker pixels bright. Unlike a glare spot, which washes out
+/// one place (the print elsewhere is as readable as ever), this fades all of the print.
+pub fn overexposure(m: &CardMeasures) -> f32 {
+    ramp(m.clipped_share, 0.2, BRIGHT_CLIPPED_SHARE, 0.6).max(ramp(m.luma_p10, 215.0, BRIGHT_P10, 252.0))
+}
+
+/// A pixel saturated in all three channels (what a specular reflection leaves).
+const SATURATED: u8 = 250;
+/// Share of a block's pixels that must be saturated for the block to be solid glare.
+const GLARE_SOLID: f32 = 0.95;
+/// Smallest glare spot, share of the card's area.
+pub const GLARE_MIN_SHARE: f32 = 0.002;
+/// Smallest share of its bounding box a glare spot fills (a disk fills 0.79).
+const GLARE_MIN_FILL: f32 = 0.5;
+/// Longest side of a glare spot's box over its shortest (a disk cut in half by the
+/// card's edge: 2).
+const GLARE_MAX_ASPECT: usize = 3;
+/// Least 10th percentile of luminance inside the ellipse inscribed in a glare spot's box:
+/// a reflection washes every stroke of print in its core out (the half-washed print at
+/// the box's corners stays outside the ellipse), while a white region of the card's own
+/// design (an MRZ band past its last characters, a white shirt in the portrait) has print
+/// or the portrait's edges inside its box. Synthetic highlights on all six card types:
+/// ≥ 231; the design's white regions of the evaluation: 137-174.
+const GLARE_CORE_P10: f32 = 220.0;
+/// Glare spots' share of the card at which it is too bright: a reflection of ~6 % of the
+/// card's width in radius, which washes out a word or two of a line.
+pub const GLARE_SHARE: f32 = 0.01;
+
+/// Glare spots on a card: regions where every pixel is saturated in all three channels,
+/// solid (blocks of ~1/150 of the card's width ≥ [`GLARE_SOLID`] saturated), at least
+/// [`GLARE_MIN_SHARE`] of the card and compact (≥ [`GLARE_MIN_FILL`] of their box, no
+/// longer than [`GLARE_MAX_ASPECT`] times their width), with no print inside
+/// ([`GLARE_CORE_P10`]). Why: white paper lit brightly saturates *between* the lines of
+/// its guilloche pattern (stripes, no solid block), a QR code's white quiet zone is a
+/// thin ring (a small share of its box), a white table seen past a card's edge is a strip
+/// along it, and a white region of the design has print in it; a reflection washes
+/// pattern and print alike out, over a disk. Returns the spots' total share of the card
+/// and the largest one's box in the card's pixels.
+pub fn glare_spots(card: &RgbImage) -> (f32, Option<[f32; 4]>) {
+    let (w, h) = (card.width() as usize, card.height() as usize);
+    let b = (w / 150).max(2);
+    let (gw, gh) = (w / b, h / b);
+    if gw < 4 || gh < 4 || card.as_raw().len() < w * h * 3 {
+        return (0.0, None);
+    }
+    let raw = card.as_raw();
+    let mut solid = vec![0u8; gw * gh];
+    let need = (GLARE_SOLID * (b * b) as f32).ceil() as usize;
+    for gy in 0..gh {
+        for gx in 0..gw {
+            let mut saturated = 0;
+            for y in gy * b..(gy + 1) * b {
+                let row = &raw[(y * w + gx * b) * 3..(y * w + (gx + 1) * b) * 3];
+                saturated += row.chunks_exact(3).filter(|p| p[0] >= SATURATED && p[1] >= SATURATED && p[2] >= SATURATED).count();
+            }
+            solid[gy * gw + gx] = u8::from(saturated >= need);
+        }
+    }
+    let (_, comps) = components(&solid, gw, gh, false);
+    let min_blocks = GLARE_MIN_SHARE * (gw * gh) as f32;
+    let spots: Vec<_> = comps
+        .iter()
+        .filter(|c| {
+            let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);
+            c.area as f32 >= min_blocks
+                && c.area as f32 >= GLARE_MIN_FILL * (bw * bh) as f32
+                && bw.max(bh) <= GLARE_MAX_ASPECT * bw.min(bh)
+                && core_p10(card, [c.x0 * b, c.y0 * b, (c.x1 + 1) * b, (c.y1 + 1) * b]) >= GLARE_CORE_P10
+        })
+        .collect();
+    let share = spots.iter().map(|c| c.area).sum::<usize>() as f32 / (gw * gh) as f32;
+    let largest = spots.iter().max_by_key(|c| c.area).map(|c| [(c.x0 * b) as f32, (c.y0 * b) as f32, ((c.x1 + 1) * b) as f32, ((c.y1 + 1) * b) as f32]);
+    (share, largest)
+}
+
+/// 10th percentile of luminance inside the ellipse inscribed in `[x0, y0, x1, y1]` (every
+/// other pixel of every other row).
+fn core_p10(card: &RgbImage, [x0, y0, x1, y1]: [usize; 4]) -> f32 {
+    let (w, h) = (card.width() as usize, card.height() as usize);
+    let (cx, cy) = ((x0 + x1) as f32 / 2.0, (y0 + y1) as f32 / 2.0);
+    let (rx, ry) = (((x1 - x0) as f32 / 2.0).max(1.0), ((y1 - y0) as f32 / 2.0).max(1.0));
+    let raw = card.as_raw();
+    let mut hist = [0u64; 256];
+    let mut n = 0u64;
+    for y in (y0..y1.min(h)).step_by(2) {
+        for x in (x0..x1.min(w)).step_by(2) {
+            if ((x as f32 - cx) / rx).powi(2) + ((y as f32 - cy) / ry).powi(2) < 1.0 {
+                let v = luma(&raw[(y * w + x) * 3..(y * w + x) * 3 + 3]);
+                hist[(v.round() as usize).min(255)] += 1;
+                n += 1;
+            }
+        }
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    histogram_percentile(&hist, n, 0.1)
+}
+
 fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> f32 {
     let (w, h) = (loc.mask.width() as usize, loc.mask.height() as usize);
     if w < 3 || h < 3 || loc.scale <= 0.0 || !loc.scale.is_finite() || filled.len() != w * h {
@@ -481,8 +586,11 @@ pub fn exposure_verdict(mut s: CardSanity) -> Option<CardSanity> {
     // the blur check, first in `card_sanity`'s order, would answer).
     s.details.retain(|d| matches!(d.0, V::ImageTooDark | V::ImageTooBright));
     let glare = ramp(s.measures.clipped_share, 0.5 * NO_CARD_CLIPPED_SHARE, NO_CARD_CLIPPED_SHARE, 2.0 * NO_CARD_CLIPPED_SHARE);
+    // Glare spots count on a card only: in a whole photo a white table or wall saturates
+    // in solid patches too, and their place says nothing of where print is.
+    (s.measures.glare_share, s.measures.glare_box) = (0.0, None);
     for d in s.details.iter_mut().filter(|d| d.0 == V::ImageTooBright) {
-        d.1 = d.1.max(glare);
+        d.1 = overexposure(&s.measures).max(glare);
     }
     let fails = |v: V| s.details.iter().any(|d| d.0 == v && d.1 >= 0.5);
     s.verdict = if fails(V::ImageTooDark) {
@@ -502,7 +610,17 @@ pub fn exposure_verdict(mut s: CardSanity) -> Option<CardSanity> {
 
 pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSanity {
     let (w, h) = (card.width() as usize, card.height() as usize);
-    let mut m = CardMeasures { blur_sigma: f32::INFINITY, luma_p10: 0.0, luma_p90: 0.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None };
+    let mut m = CardMeasures {
+        blur_sigma: f32::INFINITY,
+        luma_p10: 0.0,
+        luma_p90: 0.0,
+        clipped_share: 0.0,
+        hole_share: 0.0,
+        corner_coverage: 1.0,
+        hole_box: None,
+        glare_share: 0.0,
+        glare_box: None,
+    };
     if w > 0 && h > 0 && card.as_raw().len() >= w * h * 3 {
         let scale = (WORK_WIDTH as f32 / w as f32).min(MAX_WORK_HEIGHT as f32 / h as f32);
         let dw = ((w as f32 * scale).round() as usize).max(1);
@@ -522,6 +640,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         m.luma_p10 = histogram_percentile(&hist, n, 0.1);
         m.luma_p90 = histogram_percentile(&hist, n, 0.9);
         m.clipped_share = clipped as f32 / n as f32;
+        (m.glare_share, m.glare_box) = glare_spots(card);
         if let Some(loc) = location {
             let (mw, mh) = (loc.mask.width() as usize, loc.mask.height() as usize);
             let mask: Vec<u8> = loc.mask.as_raw().iter().map(|&v| u8::from(v != 0)).collect();
@@ -543,7 +662,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
     let mut details = vec![
         (V::ImageTooBlur, ramp(m.blur_sigma, 0.6 * BLUR_SIGMA, BLUR_SIGMA, 1.6 * BLUR_SIGMA)),
         (V::ImageTooDark, ramp(m.luma_p90, 90.0, DARK_P90, 30.0)),
-        (V::ImageTooBright, ramp(m.clipped_share, 0.2, BRIGHT_CLIPPED_SHARE, 0.6).max(ramp(m.luma_p10, 215.0, BRIGHT_P10, 252.0))),
+        (V::ImageTooBright, overexposure(&m).max(ramp(m.glare_share, 0.25 * GLARE_SHARE, GLARE_SHARE, 4.0 * GLARE_SHARE))),
     ];
     if location.is_some() {
         details.push((V::ImageHasHole, if m.hole_share > 0.0 { ramp(m.hole_share, 0.3 * HOLE_MIN_SHARE, HOLE_MIN_SHARE, 3.0 * HOLE_MIN_SHARE) } else { 0.0 }));
@@ -610,12 +729,17 @@ mod tests {
             Case { name: "JPEG q35", deg: Degradation::Jpeg(35), edit: none, outside: false, want: V::Good },
             Case { name: "brightness 50%", deg: Degradation::Brightness(0.5), edit: none, outside: false, want: V::Good },
             Case { name: "blur σ1", deg: Degradation::Blur(1.0), edit: none, outside: false, want: V::Good },
-            Case { name: "small glare", deg: Degradation::Clean, edit: |c| c.glare = Some((0.65, 0.4, 0.2, 0.3)), outside: false, want: V::Good },
+            // A highlight saturating ~0.5 % of the card (below GLARE_SHARE): good.
+            Case { name: "small glare", deg: Degradation::Clean, edit: |c| c.glare = Some((0.65, 0.4, 0.04, 0.06)), outside: false, want: V::Good },
             Case { name: "blur σ3.5", deg: Degradation::Blur(3.5), edit: none, outside: false, want: V::ImageTooBlur },
             Case { name: "blur σ5", deg: Degradation::Blur(5.0), edit: none, outside: false, want: V::ImageTooBlur },
             Case { name: "brightness 12%", deg: Degradation::Brightness(0.12), edit: none, outside: false, want: V::ImageTooDark },
             Case { name: "brightness 18%", deg: Degradation::Brightness(0.18), edit: none, outside: false, want: V::ImageTooDark },
             Case { name: "big glare", deg: Degradation::Clean, edit: |c| c.glare = Some((0.55, 0.5, 0.5, 0.75)), outside: false, want: V::ImageTooBright },
+            // A highlight saturating ~12 % of the card, print and all, the rest of the
+            // card well exposed (clipped share and p10 both fine): too bright by its
+            // glare spot. (Called good before glare spots were measured.)
+            Case { name: "glare spot", deg: Degradation::Clean, edit: |c| c.glare = Some((0.65, 0.4, 0.2, 0.3)), outside: false, want: V::ImageTooBright },
             Case { name: "hole r3mm", deg: Degradation::Clean, edit: |c| c.hole = Some((0.72, 0.8, 3.0)), outside: false, want: V::ImageHasHole },
             Case { name: "hole r2mm+JPEG", deg: Degradation::Jpeg(35), edit: |c| c.hole = Some((0.85, 0.35, 2.0)), outside: false, want: V::ImageHasHole },
             Case { name: "cut 8mm", deg: Degradation::Clean, edit: |c| c.cut = Some((1, 8.0)), outside: false, want: V::ImageHasCut },
@@ -653,6 +777,59 @@ mod tests {
             let s = card_sanity(&rectify(&photo, &loc.quad, 1000), Some(&loc));
             assert_eq!(s.verdict, CardSanityVerdict::ImageHasCut, "cut, {angle}°: {:?}", s.measures);
         }
+    }
+
+    /// What is a glare spot and what is not, on a 1200 x 756 card of light paper.
+    #[test]
+    fn glare_spots_are_solid_compact_saturated_regions() {
+        let paper = image::Rgb([236u8, 240, 228]);
+        let white = image::Rgb([255u8, 255, 255]);
+        // Print: rows of dark "words" (the blur check needs edges).
+        let ink = image::Rgb([40u8, 40, 40]);
+        let card = |f: &dyn Fn(u32, u32) -> bool| {
+            RgbImage::from_fn(1200, 756, |x, y| if f(x, y) { white } else if y % 60 >= 20 && y % 60 < 40 && x % 30 < 20 { ink } else { paper })
+        };
+        let disk = |cx: f32, cy: f32, r: f32| move |x: u32, y: u32| (x as f32 - cx).powi(2) + (y as f32 - cy).powi(2) <= r * r;
+
+        // A saturated disk of radius 80 (2.2 % of the card): found, its box around it.
+        let (share, b) = glare_spots(&card(&disk(500.0, 300.0, 80.0)));
+        let [x0, y0, x1, y1] = b.expect("a spot");
+        assert!((0.015..0.03).contains(&share), "{share}");
+        assert!((410.0..=430.0).contains(&x0) && (570.0..=590.0).contains(&x1) && (210.0..=230.0).contains(&y0) && (370.0..=390.0).contains(&y1), "{b:?}");
+        // Cut by the card's edge (half of it outside): still a spot.
+        assert!(glare_spots(&card(&disk(1200.0, 300.0, 80.0))).1.is_some());
+        // Paper saturated between the lines of its pattern (1 px lines every 5 px): none.
+        assert_eq!(glare_spots(&card(&|x, y| x > 600 && (x + y) % 5 != 0)), (0.0, None));
+        // A QR code's white quiet zone (a ring 16 px wide around a 200 px code): none.
+        let ring = |x: u32, y: u32| {
+            let (inside, outer) = ((800..1000).contains(&x) && (100..300).contains(&y), (784..1016).contains(&x) && (84..316).contains(&y));
+            outer && !inside
+        };
+        assert_eq!(glare_spots(&card(&ring)), (0.0, None));
+        // A white block of the design with print in it (240 x 240, three rows of
+        // characters in its middle): solid and compact, but not washed out: none.
+        let printed_white = |x: u32, y: u32| (850..1090).contains(&x) && (480..720).contains(&y);
+        let printed = |x: u32, y: u32| (890..1050).contains(&x) && (560..660).contains(&y) && y % 40 < 20 && x % 28 < 18;
+        let block = RgbImage::from_fn(1200, 756, |x, y| if printed(x, y) { ink } else if printed_white(x, y) { white } else { paper });
+        assert_eq!(glare_spots(&block), (0.0, None));
+        // The same block without its print is a spot (what the check above turns on).
+        assert!(glare_spots(&card(&printed_white)).1.is_some());
+        // A white table seen along the card's bottom edge (a strip 40 px high): none.
+        assert_eq!(glare_spots(&card(&|_, y| y >= 716)), (0.0, None));
+        // Bright, not saturated (a channel at 245): none.
+        let bright = RgbImage::from_fn(1200, 756, |x, y| if disk(500.0, 300.0, 80.0)(x, y) { image::Rgb([255, 255, 245]) } else { paper });
+        assert_eq!(glare_spots(&card(&|_, _| false)), (0.0, None));
+        assert_eq!(glare_spots(&bright), (0.0, None));
+
+        // Judged: the spot makes the card too bright, as glare, not as overexposure.
+        let s = card_sanity(&card(&disk(500.0, 300.0, 80.0)), None);
+        assert_eq!(s.verdict, CardSanityVerdict::ImageTooBright, "{s:?}");
+        assert!(overexposure(&s.measures) < 0.5, "{s:?}");
+        // A spot of 0.4 % of the card (radius 36): measured, not a failure.
+        let s = card_sanity(&card(&disk(500.0, 300.0, 36.0)), None);
+        assert!(s.measures.glare_box.is_some() && s.verdict != CardSanityVerdict::ImageTooBright, "{s:?}");
+        // And a card without a found card's frame: the whole photo's spots are not a verdict.
+        assert_eq!(sanity_without_card(&card(&disk(500.0, 300.0, 80.0))), None);
     }
 
     #[test]

@@ -304,11 +304,17 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             let printed = idv_cards::printed::parse_printed(card_type, side, &text);
             out.types = idv_cards::printed::classify(&text);
             let hole = punched_hole(scan.sanity.as_ref());
+            let glare = washed_out(scan.sanity.as_ref().and_then(|s| s.measures.glare_box).or(scan.photo_glare_box));
             for f in &printed {
                 // A value read across a punched hole lost what the hole took ("Ring R alt
-                // Lake"): shown in `ocr.parsed`, no source for the card, unless its own
-                // check passed (a number whose check digit still holds was not cut).
-                if f.check != FieldCheck::Passed && hole.is_some_and(|h| f.lines.iter().filter_map(|&i| lines.get(i)).any(|l| crosses(&l.bbox, h))) {
+                // Lake"), and one read beside a glare spot may have lost what the glare
+                // washed out ("ARJUN KUMAR" of "ARJUN KUMAR YADAV"): shown in
+                // `ocr.parsed`, no source for the card, unless its own check passed (a
+                // number whose check digit still holds was not cut).
+                let source_lines = || f.lines.iter().filter_map(|&i| lines.get(i));
+                let cut = hole.is_some_and(|h| source_lines().any(|l| crosses(&l.bbox, h)))
+                    || glare.is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)));
+                if f.check != FieldCheck::Passed && cut {
                     continue;
                 }
                 if f.field == "id" {
@@ -383,6 +389,29 @@ fn punched_hole(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
     let [x0, y0, x1, y1] = s.measures.hole_box?;
     let (gx, gy) = (0.25 * (x1 - x0), 0.25 * (y1 - y0));
     Some([x0 - gx, y0 - gy, x1 + gx, y1 + gy])
+}
+
+/// Where print may be washed out by glare (the pixels of the page OCR read): the largest
+/// glare spot card sanity found (or, with no card found, the photo's), grown by three quarters of its half-size
+/// each way. A reflection fades out: the spot is where every channel saturates, and
+/// around it print keeps too little contrast to be read whole (a Gaussian highlight that
+/// saturates out to radius r still blends half the print away out to ~1.7 r).
+fn washed_out(glare_box: Option<[f32; 4]>) -> Option<[f32; 4]> {
+    let [x0, y0, x1, y1] = glare_box?;
+    let (gx, gy) = (0.375 * (x1 - x0), 0.375 * (y1 - y0));
+    Some([x0 - gx, y0 - gy, x1 + gx, y1 + gy])
+}
+
+/// An OCR line's box widened by its height at either end and half of it up and down:
+/// the words a reflection took from a line's ends are not in its box, nor is the
+/// next line of a value that the reflection took whole.
+fn widened(line: &idv_vision::ocr::TextBox) -> idv_vision::ocr::TextBox {
+    let mut b = *line;
+    b.x = b.x.saturating_sub(line.height);
+    b.y = b.y.saturating_sub(line.height / 2);
+    b.width = line.width + 2 * line.height;
+    b.height = 2 * line.height;
+    b
 }
 
 /// Whether an OCR line's box overlaps `area` (`[x0, y0, x1, y1]`).
@@ -567,7 +596,14 @@ pub fn read_card(
     let blurred_without_card = std::iter::once(front.scan)
         .chain(back.map(|b| b.scan))
         .any(|scan| scan.photo_blur_sigma.is_some_and(|b| b.is_finite() && b >= NO_CARD_BLUR_SIGMA));
-    let unreadable = blurred_without_card || sanity.as_ref().is_some_and(|s| matches!(s.verdict, CardSanityVerdict::ImageTooBlur | CardSanityVerdict::ImageTooBright));
+    // Too bright by a glare spot alone is not: the print away from the spot reads as
+    // well as ever, and what the spot washed out is not given (`washed_out`).
+    let unreadable = blurred_without_card
+        || sanity.as_ref().is_some_and(|s| match s.verdict {
+            CardSanityVerdict::ImageTooBlur => true,
+            CardSanityVerdict::ImageTooBright => idv_vision::card_sanity::overexposure(&s.measures) >= 0.5,
+            _ => false,
+        });
     // A blurred card is read twice, from two deconvolutions (`SideScan::reread`): a value
     // both readings give (print, or a zone whose check digits pass) is no misread of one
     // of them, and is given, still `UNSURE` (two readings of one photo, not two sources).
@@ -601,7 +637,7 @@ mod sanity_tests {
     use CardSanityVerdict::*;
 
     fn side(verdict: CardSanityVerdict, score: f32) -> CardSanity {
-        let measures = CardMeasures { blur_sigma: 0.3, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None };
+        let measures = CardMeasures { blur_sigma: 0.3, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None };
         CardSanity { verdict, score, details: Vec::new(), measures }
     }
 
@@ -651,6 +687,7 @@ mod print_tests {
             ocr: OcrOutcome::Lines(lines),
             mrz: MrzOutcome::NotSearched,
             photo_blur_sigma: None,
+            photo_glare_box: None,
             reread: None,
         }
     }
@@ -667,7 +704,7 @@ mod print_tests {
     #[test]
     fn a_value_read_across_a_punched_hole_is_not_given() {
         let holed = |hole_box: [f32; 4]| {
-            let measures = CardMeasures { blur_sigma: 0.3, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.004, corner_coverage: 1.0, hole_box: Some(hole_box) };
+            let measures = CardMeasures { blur_sigma: 0.3, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.004, corner_coverage: 1.0, hole_box: Some(hole_box), glare_share: 0.0, glare_box: None };
             Some(CardSanity { verdict: CardSanityVerdict::ImageHasHole, score: 0.2, details: vec![(CardSanityVerdict::ImageHasHole, 0.8)], measures })
         };
         // A hole through the name's line (y 240–270): the name is not given, but shown.
@@ -684,8 +721,33 @@ mod print_tests {
     }
 
     #[test]
+    fn a_value_read_beside_a_glare_spot_is_not_given() {
+        let glared = |glare_box: [f32; 4], glare_share: f32, clipped_share: f32| {
+            let measures = CardMeasures { blur_sigma: 0.3, luma_p10: 150.0, luma_p90: 240.0, clipped_share, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share, glare_box: Some(glare_box) };
+            Some(CardSanity { verdict: CardSanityVerdict::ImageTooBright, score: 0.3, details: vec![(CardSanityVerdict::ImageTooBright, 0.7)], measures })
+        };
+        // A spot just past the end of the name's line (x 300–900, y 240–270), where the
+        // rest of the name was washed out: the name is not given, but shown; the lines
+        // above and below it are.
+        let reading = read_front(&cccd_front_scan(glared([940.0, 245.0, 980.0, 265.0], 0.02, 0.05)));
+        assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
+        assert!(reading.image1["ocr"]["parsed"].to_string().contains("NGUYỄN VĂN AN"), "{}", reading.image1["ocr"]);
+        assert_eq!(value(&reading, "dob"), Some("01/01/1990"), "{:?}", reading.card_information);
+        assert_eq!(reading.failure.as_ref().map(|f| f.0), Some(FailureCode::ImageTooBright));
+        // A spot away from the print: too bright by its glare, yet every value is given
+        // (UNSURE as ever), not only the SURE ones.
+        let reading = read_front(&cccd_front_scan(glared([1000.0, 600.0, 1060.0, 660.0], 0.02, 0.05)));
+        assert_eq!(value(&reading, "name"), Some("Nguyễn Văn An"), "{:?}", reading.card_information);
+        assert_eq!(reading.failure.as_ref().map(|f| f.0), Some(FailureCode::ImageTooBright));
+        // The same spot on a card overexposed all over (half its pixels clipped): only
+        // SURE values, as before glare spots were measured.
+        let reading = read_front(&cccd_front_scan(glared([1000.0, 600.0, 1060.0, 660.0], 0.02, 0.5)));
+        assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
+    }
+
+    #[test]
     fn a_blurred_card_gives_the_printed_values_its_second_reading_agrees_on() {
-        let measures = CardMeasures { blur_sigma: 2.6, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None };
+        let measures = CardMeasures { blur_sigma: 2.6, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None };
         let blurred = Some(CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures });
         let first = cccd_front_scan(blurred);
         // Read once: nothing is given (no value of a CCCD's print is under a strong check).
@@ -720,7 +782,7 @@ mod print_tests {
         // The second zone misreads the given names; its check digits (which do not cover
         // names) still pass.
         const MISREAD: &str = "P<INDSHARMA<<PRIYA<KUMARL<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<<<<<<<<<0";
-        let measures = CardMeasures { blur_sigma: 2.6, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None };
+        let measures = CardMeasures { blur_sigma: 2.6, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None };
         let blurred = CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures };
         let passport = |second: Option<&str>| SideScan {
             photo_width: 1200,
@@ -732,6 +794,7 @@ mod print_tests {
             ocr: OcrOutcome::Lines(Vec::new()),
             mrz: zone(READ),
             photo_blur_sigma: None,
+            photo_glare_box: None,
             reread: second.map(|z| SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(z) }),
         };
         let read = |scan: &SideScan| {

@@ -128,6 +128,10 @@ pub struct SideScan {
     /// card sanity's working width, which says how far its print can be trusted
     /// (`crate::card::read`); `None` otherwise.
     pub photo_blur_sigma: Option<f32>,
+    /// With no card found: the largest glare spot in the photo
+    /// (`idv_vision::card_sanity::glare_spots`), in the pixels of the page its print is
+    /// read from; `None` otherwise. Print beside it may be washed out.
+    pub photo_glare_box: Option<[f32; 4]>,
     /// A card judged too blurred read a second time, from a copy deblurred with another
     /// σ ([`REREAD_SIGMA_FACTOR`]); `None` otherwise. On such a photo a value both
     /// readings agree on may be given (`crate::card::read`).
@@ -147,7 +151,7 @@ pub struct SecondReading {
 /// `crate::card::mrz::judge`).
 pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> SideScan {
     let (photo_width, photo_height) = photo.dimensions();
-    let Judged { located, flat, sanity, photo_blur_sigma } = locate_and_judge(photo);
+    let Judged { located, flat, sanity, photo_blur_sigma, photo_glare_box } = locate_and_judge(photo);
     // A blurred card is read from a deblurred copy (`idv_vision::deblur`); `flat` itself
     // stays as photographed (it is the `transformed_image_id` the caller gets back).
     let deblurred = match (&flat, &sanity) {
@@ -191,7 +195,7 @@ pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecogni
         });
         (printed, mrz, reread)
     });
-    SideScan { photo_width, photo_height, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, reread }
+    SideScan { photo_width, photo_height, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, reread }
 }
 
 /// `card` (flattened) deblurred for reading when card sanity measured it blurred
@@ -215,7 +219,7 @@ fn read_printed_of(photo: &RgbImage, flat: Option<&RgbImage>, plan: &ScanPlan, o
         (Some(lang), Some(engine)) => {
             let page = match flat {
                 Some(card) => card.clone(),
-                None => scaled_to_width(photo, FLAT_WIDTH.max(photo.width().min(1600))),
+                None => scaled_to_width(photo, no_card_page_width(photo)),
             };
             read_printed(&page, lang, engine)
         }
@@ -255,6 +259,13 @@ pub struct Judged {
     pub sanity: Option<CardSanity>,
     /// With no card found: the whole photo's edge blur σ̂ (see [`SideScan`]).
     pub photo_blur_sigma: Option<f32>,
+    /// With no card found: its largest glare spot (see [`SideScan`]).
+    pub photo_glare_box: Option<[f32; 4]>,
+}
+
+/// Width the whole photo is read at when no card was found in it.
+fn no_card_page_width(photo: &RgbImage) -> u32 {
+    FLAT_WIDTH.max(photo.width().min(1600))
 }
 
 /// Finds the card in `photo`, flattens it ([`FLAT_WIDTH`] wide) and judges its sanity:
@@ -270,8 +281,8 @@ pub fn locate_and_judge(photo: &RgbImage) -> Judged {
         CardFind::None => (Located::NoCard, None, None),
         CardFind::Several(n) => (Located::Several(n), None, None),
     };
-    let (sanity, photo_blur_sigma) = match (&flat, &located) {
-        (Some(card), _) => (Some(idv_vision::card_sanity::card_sanity(card, location.as_ref())), None),
+    let (sanity, photo_blur_sigma, photo_glare_box) = match (&flat, &located) {
+        (Some(card), _) => (Some(idv_vision::card_sanity::card_sanity(card, location.as_ref())), None, None),
         // No card shape found: the whole photo is judged, and the answer kept only when
         // it is too dark or too bright (a photo too dark to find the card in, or one
         // whose glare hides it, deserves that answer rather than "no card"); its blur
@@ -279,11 +290,14 @@ pub fn locate_and_judge(photo: &RgbImage) -> Judged {
         (None, Located::NoCard) => {
             let whole = idv_vision::card_sanity::card_sanity(&scaled_to_width(photo, FLAT_WIDTH), None);
             let blur = whole.measures.blur_sigma;
-            (idv_vision::card_sanity::exposure_verdict(whole), Some(blur))
+            // From the judged copy's pixels to the read page's.
+            let k = no_card_page_width(photo) as f32 / FLAT_WIDTH as f32;
+            let glare = whole.measures.glare_box.map(|b| b.map(|v| v * k));
+            (idv_vision::card_sanity::exposure_verdict(whole), Some(blur), glare)
         }
-        (None, _) => (None, None),
+        (None, _) => (None, None, None),
     };
-    Judged { located, flat, sanity, photo_blur_sigma }
+    Judged { located, flat, sanity, photo_blur_sigma, photo_glare_box }
 }
 
 /// The printed text of a flattened card, as lines with boxes in its pixels.

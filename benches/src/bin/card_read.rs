@@ -1,0 +1,29 @@
+//! Reads one card photo (and its back) the way the card worker does and prints what it
+//! found: each field with its verdict, the sanity verdict and its measures, the failure
+//! code, whether the card was located. For looking at photos that are not the
+//! generator's (the evaluation, `card_eval`, only reads generated ones).
+//!
+//!     cargo run --release -p idv-benches --features ocr --bin card_read -- TYPE FRONT [BACK]
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [card_type, front, rest @ ..] = args.as_slice() else {
+        return Err("usage: card_read TYPE FRONT [BACK]".into());
+    };
+    let read = |p: &String| std::fs::read(p).map_err(|e| format!("{p}: {e}"));
+    let front = read(front)?;
+    let back = rest.first().map(read).transpose()?;
+    let ocr = idv_vision::ocr::recognizer();
+    let keys = idv_cards::in_aadhaar_secure::UidaiKeys::from_bytes(idv_cards::in_aadhaar_secure::test_key::SPKI_PEM.as_bytes()).map_err(|e| e.to_string())?;
+    let reading = idv_workers::card::read_photos(card_type, &front, back.as_deref(), Some(&keys), ocr.as_deref(), 2026).map_err(|e| e.to_string())?;
+    for f in &reading.card_information {
+        println!("{}\t{:?}\t{:?}", f.field, f.value, f.confidence_verdict);
+    }
+    let sanity = reading.sanity.as_ref().map(|s| format!("{:?} {:.2} {:?}", s.verdict, s.score, s.measures));
+    println!("sanity {sanity:?}");
+    println!("failure {:?}", reading.failure);
+    for (side, image) in [("front", &reading.image1), ("back", &reading.image2)] {
+        println!("{side} located {}", image["card_box"].is_object());
+    }
+    Ok(())
+}
