@@ -188,6 +188,27 @@ pub async fn run(bus_url: &str) {
         assert_eq!(value(d, field), glared_pan.expected_value(field), "PAN under a glare spot: {}", d["card_information"]);
     }
 
+    // A PAN photographed upside down, and turned a quarter (a phone held the other
+    // way): flattened the right way up and read as the card lies on the table. Before,
+    // neither gave a field (`bad_quality_card_image`).
+    let upright = crate::card_gen::photograph(&pan.front, Degradation::Clean, &mut rand_chacha::ChaCha8Rng::seed_from_u64(35)).image;
+    let values = |d: &Value| -> Vec<(String, String)> {
+        let entries = d["card_information"].as_array().cloned().unwrap_or_default();
+        entries.iter().map(|e| (e["field"].as_str().unwrap_or_default().to_string(), e["value"].as_str().unwrap_or_default().to_string())).collect()
+    };
+    let r = read(&h, &key, "in.pan", &jpeg(&upright), None).await;
+    let as_photographed = values(&r.body["data"]);
+    assert!(as_photographed.len() >= 3, "PAN the right way up: {}", r.body);
+    for (field, v) in &as_photographed {
+        assert_eq!(Some(v.as_str()), pan.expected_value(field), "PAN the right way up: {field}");
+    }
+    for (turn, rotated) in [("upside down", imageops::rotate180(&upright)), ("a quarter turn", imageops::rotate90(&upright)), ("three quarters", imageops::rotate270(&upright))] {
+        let r = read(&h, &key, "in.pan", &jpeg(&rotated), None).await;
+        let d = &r.body["data"];
+        assert_eq!((r.status, d["status"].as_str()), (200, Some("success")), "PAN {turn}: {}", r.body);
+        assert_eq!(values(d), as_photographed, "PAN {turn}");
+    }
+
     // The SDK's sanity-only operation judges without reading.
     let r = h.client.call(&key, "/v1/verify_id_card_sanity_sync", &body("in.pan", &photo(&pan.front, Degradation::Hole, 31), None)).await;
     assert_eq!((r.status, r.body["data"]["card_sanity"]["verdict"].as_str()), (200, Some("image_has_hole")), "{}", r.body);

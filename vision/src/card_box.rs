@@ -123,6 +123,14 @@ impl CardQuad {
         CardQuad { top_left: c[0], top_right: c[1], bottom_right: c[2], bottom_left: c[3] }
     }
 
+    /// The same four corners named from the one `k` places clockwise on: the side `k`
+    /// places clockwise from the top becomes the top (1: the right side; 2: the card
+    /// the other way up).
+    pub fn turned(&self, k: usize) -> CardQuad {
+        let c = self.corners();
+        CardQuad::from_corners([c[k % 4], c[(k + 1) % 4], c[(k + 2) % 4], c[(k + 3) % 4]])
+    }
+
     /// Top, right, bottom, left side lengths.
     pub fn side_lengths(&self) -> [f32; 4] {
         let c = self.corners();
@@ -1883,6 +1891,27 @@ mod tests {
             }
         }
         photo
+    }
+
+    /// `turned` renames the corners: 1 makes the right side the top, 2 turns the card
+    /// the other way up, 4 is the quad itself; aspect is inverted by an odd turn.
+    #[test]
+    fn a_turned_quad_names_its_corners_from_another_one() {
+        let p = |x: f32, y: f32| Point { x, y };
+        let q = CardQuad::from_corners([p(0.0, 0.0), p(300.0, 0.0), p(300.0, 200.0), p(0.0, 200.0)]);
+        assert_eq!(q.turned(1).corners(), [p(300.0, 0.0), p(300.0, 200.0), p(0.0, 200.0), p(0.0, 0.0)]);
+        assert_eq!(q.turned(2).corners(), [p(300.0, 200.0), p(0.0, 200.0), p(0.0, 0.0), p(300.0, 0.0)]);
+        assert_eq!(q.turned(4), q);
+        assert!((q.aspect() - 1.5).abs() < 1e-6 && (q.turned(1).aspect() - 1.0 / 1.5).abs() < 1e-6);
+        // Flattened the other way up, the card's pixels come out turned half round.
+        let photo = RgbImage::from_fn(300, 200, |x, y| Rgb([(x % 256) as u8, (y % 256) as u8, 0]));
+        let (a, b) = (rectify(&photo, &q, 300), rectify(&photo, &q.turned(2), 300));
+        assert_eq!(a.dimensions(), b.dimensions());
+        let (w, h) = a.dimensions();
+        for (x, y) in [(10, 10), (150, 90), (290, 180)] {
+            let (pa, pb) = (a.get_pixel(x, y).0, b.get_pixel(w - 1 - x, h - 1 - y).0);
+            assert!(pa.iter().zip(pb).all(|(u, v)| u.abs_diff(v) <= 2), "({x}, {y}): {pa:?} vs {pb:?}");
+        }
     }
 
     #[test]

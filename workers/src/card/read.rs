@@ -88,7 +88,7 @@ pub fn detect_card_type(scan: &SideScan, codec_of: &dyn Fn(&str) -> Option<Codec
     }
 }
 
-fn text_lines(lines: &[OcrLine]) -> Vec<TextLine> {
+pub(crate) fn text_lines(lines: &[OcrLine]) -> Vec<TextLine> {
     lines
         .iter()
         .map(|l| TextLine {

@@ -150,8 +150,73 @@ pub struct SecondReading {
 /// Scans a decoded photo (module doc). `judge` parses a zone's lines (see
 /// `crate::card::mrz::judge`).
 pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> SideScan {
+    let judged = locate_and_judge(photo);
+    let location = judged.location.clone();
+    let first = read_judged(photo, judged, None, plan, ocr);
+    // A card photographed upside down (or turned a quarter and flattened the wrong way
+    // up, see `locate_and_judge`) reads as noise: when its print recognises no card
+    // type well, it is flattened the other way up and read again, and the reading that
+    // recognises a card better is kept.
+    let evidence = type_evidence(&first);
+    if matches!(first.ocr, OcrOutcome::Lines(_)) && evidence < TURN_BELOW_EVIDENCE {
+        if let Some(turned) = judged_other_way_up(photo, &first, location) {
+            let second = read_judged(photo, turned, Some(first.qr_texts.clone()), plan, ocr);
+            if type_evidence(&second) > evidence {
+                return second;
+            }
+        }
+    }
+    first
+}
+
+/// Card-type evidence ([`type_evidence`]) below which a side is read the other way up
+/// too. Upright sides of the evaluation's clean cards: 0.76-1 (one national identity
+/// card front whose header went unread: 0.36); upside-down print read as text matches
+/// a cue or two by chance (a voter card's front: 0.2 for a passport).
+pub const TURN_BELOW_EVIDENCE: f32 = 0.5;
+
+/// How strongly a side's reading recognises a card: the best card-type score of its
+/// print (`idv_cards::printed::classify`), or 1 when a machine-readable zone was read.
+fn type_evidence(scan: &SideScan) -> f32 {
+    let printed = match &scan.ocr {
+        OcrOutcome::Lines(lines) => idv_cards::printed::classify(&crate::card::read::text_lines(lines)).first().map_or(0.0, |t| t.1),
+        OcrOutcome::NotPerformed(_) => 0.0,
+    };
+    if matches!(scan.mrz, MrzOutcome::Found(_)) {
+        1.0
+    } else {
+        printed
+    }
+}
+
+/// The side's card judged again the other way up (its corners named from the opposite
+/// one); `None` when no card was found in the photo.
+fn judged_other_way_up(photo: &RgbImage, first: &SideScan, location: Option<idv_vision::card_box::CardLocation>) -> Option<Judged> {
+    match (&first.located, location) {
+        (Located::Card(_), Some(mut loc)) => {
+            loc.quad = loc.quad.turned(2);
+            Some(judged_card(photo, loc))
+        }
+        (Located::FillsFrame, _) => first.flat.as_ref().map(|flat| {
+            let turned = image::imageops::rotate180(flat);
+            Judged {
+                located: Located::FillsFrame,
+                sanity: Some(idv_vision::card_sanity::card_sanity(&turned, None)),
+                flat: Some(turned),
+                location: None,
+                photo_blur_sigma: None,
+                photo_glare_box: None,
+            }
+        }),
+        _ => None,
+    }
+}
+
+/// Reads a judged side (module doc): QR codes (`qr_texts`, when already decoded from
+/// this photo, are not decoded again), print, zone, a blurred card's second reading.
+fn read_judged(photo: &RgbImage, judged: Judged, qr_texts: Option<Vec<String>>, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> SideScan {
     let (photo_width, photo_height) = photo.dimensions();
-    let Judged { located, flat, sanity, photo_blur_sigma, photo_glare_box } = locate_and_judge(photo);
+    let Judged { located, flat, sanity, photo_blur_sigma, photo_glare_box, location: _ } = judged;
     // A blurred card is read from a deblurred copy (`idv_vision::deblur`); `flat` itself
     // stays as photographed (it is the `transformed_image_id` the caller gets back).
     let deblurred = match (&flat, &sanity) {
@@ -162,13 +227,16 @@ pub fn scan_side(photo: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecogni
 
     // QR: the photo as sent, then the flattened card (perspective undone), then its
     // deblurred copy.
-    let mut qr_texts = idv_vision::qr::decode_qr_codes(photo);
-    for card in [flat.as_ref(), deblurred.as_ref()].into_iter().flatten() {
-        if !qr_texts.is_empty() {
-            break;
+    let qr_texts = qr_texts.unwrap_or_else(|| {
+        let mut texts = idv_vision::qr::decode_qr_codes(photo);
+        for card in [flat.as_ref(), deblurred.as_ref()].into_iter().flatten() {
+            if !texts.is_empty() {
+                break;
+            }
+            texts = idv_vision::qr::decode_qr_codes(card);
         }
-        qr_texts = idv_vision::qr::decode_qr_codes(card);
-    }
+        texts
+    });
 
     // The printed text and the machine-readable zone are two OCR passes over the same
     // card, independent of each other: they run side by side (a passport's read takes
@@ -261,6 +329,8 @@ pub struct Judged {
     pub photo_blur_sigma: Option<f32>,
     /// With no card found: its largest glare spot (see [`SideScan`]).
     pub photo_glare_box: Option<[f32; 4]>,
+    /// Where the card was found (`None` when it fills the frame or was not found).
+    pub location: Option<idv_vision::card_box::CardLocation>,
 }
 
 /// Width the whole photo is read at when no card was found in it.
@@ -273,9 +343,14 @@ fn no_card_page_width(photo: &RgbImage) -> u32 {
 /// `card_sanity` needs.
 pub fn locate_and_judge(photo: &RgbImage) -> Judged {
     let (located, flat, location) = match idv_vision::card_box::find_card(photo) {
-        CardFind::One(loc) => {
-            let flat = idv_vision::card_box::rectify(photo, &loc.quad, FLAT_WIDTH);
-            (Located::Card(loc.quad), Some(flat), Some(loc))
+        CardFind::One(mut loc) => {
+            // A card photographed turned a quarter stands on a short side: it is
+            // flattened with a long side on top (the right way up, or upside down,
+            // which only its print can tell: `scan_side`).
+            if loc.quad.aspect() < 1.0 {
+                loc.quad = loc.quad.turned(1);
+            }
+            return judged_card(photo, loc);
         }
         CardFind::FillsFrame => (Located::FillsFrame, Some(scaled_to_width(photo, FLAT_WIDTH)), None),
         CardFind::None => (Located::NoCard, None, None),
@@ -297,7 +372,14 @@ pub fn locate_and_judge(photo: &RgbImage) -> Judged {
         }
         (None, _) => (None, None, None),
     };
-    Judged { located, flat, sanity, photo_blur_sigma, photo_glare_box }
+    Judged { located, flat, sanity, photo_blur_sigma, photo_glare_box, location }
+}
+
+/// A found card flattened along its corners as named (`loc.quad`) and judged.
+fn judged_card(photo: &RgbImage, loc: idv_vision::card_box::CardLocation) -> Judged {
+    let flat = idv_vision::card_box::rectify(photo, &loc.quad, FLAT_WIDTH);
+    let sanity = idv_vision::card_sanity::card_sanity(&flat, Some(&loc));
+    Judged { located: Located::Card(loc.quad), flat: Some(flat), sanity: Some(sanity), photo_blur_sigma: None, photo_glare_box: None, location: Some(loc) }
 }
 
 /// The printed text of a flattened card, as lines with boxes in its pixels.
