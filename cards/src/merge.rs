@@ -158,6 +158,30 @@ pub fn compare(field: &str, a: &str, b: &str) -> Comparison {
     }
 }
 
+/// Whether `short` reads as `long` with letters lost, word order aside (a zone writes
+/// the surname first): each of its words lies inside a different word of `long`, and
+/// `long` has more letters. A `long` with a digit in it is no fuller reading of a name
+/// (a zone's filler misread: "VENKATESH KUMAR 9 6REDDY").
+fn loses_letters(short: &str, long: &str) -> bool {
+    let (short, long) = (spaced(short), spaced(long));
+    if long.chars().any(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    let (sw, lw): (Vec<&str>, Vec<&str>) = (short.split_whitespace().collect(), long.split_whitespace().collect());
+    let letters = |ws: &[&str]| ws.iter().map(|w| w.chars().filter(|c| c.is_alphabetic()).count()).sum::<usize>();
+    if sw.is_empty() || letters(&sw) >= letters(&lw) {
+        return false;
+    }
+    let mut used = vec![false; lw.len()];
+    sw.iter().all(|w| match (0..lw.len()).find(|&i| !used[i] && lw[i].contains(w)) {
+        Some(i) => {
+            used[i] = true;
+            true
+        }
+        None => false,
+    })
+}
+
 /// Printed nationalities (as [`comparable`] leaves them) and their ICAO codes.
 const NATIONALITY_CODES: [(&str, &str); 4] = [("indian", "ind"), ("india", "ind"), ("vietnam", "vnm"), ("vietnamese", "vnm")];
 
@@ -265,6 +289,35 @@ pub fn merge(readings: &[Reading]) -> Merged {
                 .map_or(&chosen.value, |r| &r.value),
             _ => &chosen.value,
         };
+        // A name or place the print and the zone read differently, where one lost letters
+        // of the other (cut short where the print faded or a corner was cut: "ER" for
+        // "IYER", "HAN SNEHA" for "SNEHA KHAN"; a whole word lost counts even where the
+        // rest compares close): the more complete one is given, UNSURE. The zone's only
+        // where the print is plain ASCII (the zone has no diacritics): a print with
+        // diacritics cut short ("Thành Quang" of "HO THANH QUANG") is not given at all.
+        // Two readings neither of which holds the other: the print's, UNSURE, as before.
+        let mut more_complete: Option<String> = None;
+        if !confirmed && !is_exact_field(name) && chosen.source == Source::Printed {
+            if let Some(zone) = of_field.iter().find(|r| r.source == Source::Mrz && compare(name, &chosen.value, &r.value) != Comparison::Same) {
+                let word_lost = chosen.value.split_whitespace().count() != zone.value.split_whitespace().count();
+                let differ = contradicted || word_lost;
+                if differ && loses_letters(&zone.value, &chosen.value) {
+                    // The print's, as chosen.
+                } else if differ && loses_letters(&chosen.value, &zone.value) {
+                    if !chosen.value.is_ascii() {
+                        continue;
+                    }
+                    // Only against a print that compares different, word for word: a
+                    // zone whose fillers were read as letters ("REKHA KUMARI B EGUPTA",
+                    // "KARTHIK KUMAR S GSHARMA") has words the print has not, and the
+                    // whole print stays.
+                    if contradicted && !word_lost {
+                        more_complete = Some(zone.value.clone());
+                    }
+                }
+            }
+        }
+        let shown = more_complete.as_ref().unwrap_or(shown);
         let sure = chosen.check != Check::Failed && !contradicted && (chosen.check == Check::Strong || confirmed);
         if chosen.check == Check::Failed {
             score = 0.0;
@@ -338,6 +391,31 @@ mod tests {
         // The zone alone: its name.
         let m = merge(&[r(Source::Mrz, "name", "SHARMA PRIYA", 0.9, Check::Weak)]);
         assert_eq!(verdict(&m, "name").0, "SHARMA PRIYA");
+    }
+
+    #[test]
+    fn a_name_cut_short_by_one_source_is_given_whole() {
+        // The print faded at the name's start (a shadow, glare): the zone's, UNSURE.
+        let m = merge(&[r(Source::Mrz, "last_name", "IYER", 0.9, Check::Weak), r(Source::Printed, "last_name", "ER", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "last_name"), ("IYER".into(), Some(Unsure)));
+        // Two readings neither of which holds the other: the print's, UNSURE, the
+        // disagreement kept.
+        let m = merge(&[r(Source::Mrz, "name", "PATEL RAVI", 0.9, Check::Weak), r(Source::Printed, "name", "MEHTA RAVI", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("MEHTA RAVI".into(), Some(Unsure)));
+        assert_eq!(m.disagreements.len(), 1);
+        // A print with diacritics cut short: the zone's form (none) is not the card's.
+        let m = merge(&[r(Source::Mrz, "name", "HO THANH QUANG", 0.9, Check::Weak), r(Source::Printed, "name", "Thành Quang", 0.8, Check::Weak)]);
+        assert!(m.fields.iter().all(|f| f.field != "name"), "{:?}", m.fields);
+        assert!(loses_letters("Thành Quang", "HO THANH QUANG") && !loses_letters("HO THANH QUANG", "Thành Quang"));
+        assert!(!loses_letters("SNEHA KHAN", "SNEHA KHAN") && !loses_letters("", "A"));
+        // A zone whose filler was read as digits is not the fuller reading: the print's.
+        let m = merge(&[r(Source::Mrz, "name", "VENKATESH KUMAR 9 6REDDY", 0.9, Check::Weak), r(Source::Printed, "name", "VENKATESH KUMAR REDDY", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("VENKATESH KUMAR REDDY".into(), Some(Unsure)));
+        // Nor one whose fillers were read as letters, close to the whole print or not.
+        let m = merge(&[r(Source::Mrz, "name", "KARTHIK KUMAR S GSHARMA", 0.9, Check::Weak), r(Source::Printed, "name", "KARTHIK KUMAR SHARMA", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("KARTHIK KUMAR SHARMA".into(), Some(Unsure)));
+        let m = merge(&[r(Source::Mrz, "name", "REKHA KUMARI B EGUPTA", 0.9, Check::Weak), r(Source::Printed, "name", "REKHA KUMARI GUPTA", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("REKHA KUMARI GUPTA".into(), Some(Unsure)));
     }
 
     #[test]

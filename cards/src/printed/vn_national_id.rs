@@ -16,7 +16,9 @@
 //!   off the same card (`NotApplicable` for a 9-digit CMND number, or when no date of
 //!   birth was read).
 //! - `gender`: "Nam" → `M`, "Nữ"/"Nu" → `F`. `nationality`: "Việt Nam" for any reading
-//!   within one edit of "Viet Nam" (spaces and diacritics aside); otherwise as printed.
+//!   (or its last two words) within one edit of "Viet Nam" (spaces and diacritics aside);
+//!   no other value (only Vietnamese citizens hold these cards: another reading is a
+//!   misread).
 //! - `place_of_origin`: after "Quê quán / Place of origin" (or the CMND's "Nguyên
 //!   quán"), on the same line or the next. `address`: after "Nơi thường trú / Place of
 //!   residence" (CMND: "Nơi ĐKHK thường trú"), the rest of that line and up to two
@@ -157,12 +159,17 @@ fn vn_gender(s: &str) -> Option<&'static str> {
     gender_value(s, false)
 }
 
+/// Only Vietnamese citizens hold a CCCD or a CMND: a nationality that does not read as
+/// "Việt Nam" is a misread (the label's own fragment, "National"), and one whose last
+/// two words do is the label run into the value ("Natonalsy: Việt Nam").
 fn vn_nationality(s: &str) -> Option<String> {
-    let f: Vec<char> = fold_for_match(s).chars.into_iter().filter(|c| *c != ' ').collect();
-    if edit_distance(&f, &"vietnam".chars().collect::<Vec<_>>()) <= 1 {
-        return Some("Việt Nam".to_string());
-    }
-    name_value(s)
+    let is_viet_nam = |t: &str| {
+        let f: Vec<char> = fold_for_match(t).chars.into_iter().filter(|c| *c != ' ').collect();
+        edit_distance(&f, &"vietnam".chars().collect::<Vec<_>>()) <= 1
+    };
+    let words: Vec<&str> = s.split_whitespace().collect();
+    let tail = words[words.len().saturating_sub(2)..].join(" ");
+    (is_viet_nam(s) || is_viet_nam(&tail)).then(|| "Việt Nam".to_string())
 }
 
 /// Vietnamese text as printed: `Ð`/`ð` (Latin eth, a misread) as `Đ`/`đ`.
@@ -414,6 +421,18 @@ mod tests {
         let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
         assert_eq!(value(&f, "dob"), None);
         assert_eq!(check(&f, "id"), Some(FieldCheck::NotApplicable));
+    }
+
+    /// Only Việt Nam: a label's fragment is no nationality, and a label run into the
+    /// value still gives the value.
+    #[test]
+    fn the_nationality_is_viet_nam_or_nothing() {
+        assert_eq!(super::vn_nationality("Việt Nam").as_deref(), Some("Việt Nam"));
+        assert_eq!(super::vn_nationality("Viet Nan").as_deref(), Some("Việt Nam"));
+        assert_eq!(super::vn_nationality("Natonalsy: Việt Nam").as_deref(), Some("Việt Nam"));
+        assert_eq!(super::vn_nationality("Neguoaaley: Việt Nam").as_deref(), Some("Việt Nam"));
+        assert_eq!(super::vn_nationality("National"), None);
+        assert_eq!(super::vn_nationality("Quốc tịch"), None);
     }
 
     #[test]

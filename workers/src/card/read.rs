@@ -481,7 +481,12 @@ pub fn read_card(
     let f = read_side(card_type, codec, Side::Front, front, year);
     let b = back.map(|b| read_side(card_type, codec, Side::Back, b, year));
     let sides: Vec<&SideRead> = std::iter::once(&f).chain(b.as_ref()).collect();
-    let readings: Vec<Reading> = sides.iter().flat_map(|s| s.readings.iter().cloned()).collect();
+    let mut readings: Vec<Reading> = sides.iter().flat_map(|s| s.readings.iter().cloned()).collect();
+    if card_type == "vn.national_id" && !readings.iter().any(|r| r.field == "name" && r.source != Source::Mrz) {
+        // A CCCD's zone writes the name without its diacritics ("HO<<THANH<QUANG" for
+        // "Hồ Thành Quang"): it can confirm the QR's or the print's, never stand in for them.
+        readings.retain(|r| !(r.field == "name" && r.source == Source::Mrz));
+    }
     let mut merged = idv_cards::merge::merge(&readings);
     if card_type == "vn.national_id" {
         // One name form whichever source gave it (`idv_cards::vn_cccd::name_in_written_form`).
@@ -820,6 +825,13 @@ mod print_tests {
         const CCCD: &str = "IDVNM0930470641001093047064<<2\n9301054M3301052VNM<<<<<<<<<<<8\nUNG<<HOANG<HIEP<<<<<<<<<<<<<<<";
         let cccd = SideScan { mrz: zone(CCCD), reread: Some(SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(CCCD) }), ..passport(None) };
         let front = SideInput { id: None, scan: &cccd, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+        let reading = read_card("vn.national_id", None, &front, None, None, 2026);
+        assert_eq!(value(&reading, "gender"), Some("M"), "{:?}", reading.card_information);
+        assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
+        // Read once from a sharp photo on which nothing else gives a name: the zone's
+        // name still is not the card's (it confirms a QR's or a print's, never stands in).
+        let sharp = SideScan { sanity: None, mrz: zone(CCCD), ..passport(None) };
+        let front = SideInput { id: None, scan: &sharp, close_up_qr_texts: Vec::new(), transformed_image_id: None };
         let reading = read_card("vn.national_id", None, &front, None, None, 2026);
         assert_eq!(value(&reading, "gender"), Some("M"), "{:?}", reading.card_information);
         assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
