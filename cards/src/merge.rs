@@ -295,15 +295,13 @@ pub fn merge(readings: &[Reading]) -> Merged {
         // rest compares close): the more complete one is given, UNSURE. The zone's only
         // where the print is plain ASCII (the zone has no diacritics): a print with
         // diacritics cut short ("Thành Quang" of "HO THANH QUANG") is not given at all.
-        // Two readings neither of which holds the other: the print's, UNSURE, as before.
+        // The zone cut short, or two readings neither of which holds the other: the
+        // print's, UNSURE, as before.
         let mut more_complete: Option<String> = None;
         if !confirmed && !is_exact_field(name) && chosen.source == Source::Printed {
             if let Some(zone) = of_field.iter().find(|r| r.source == Source::Mrz && compare(name, &chosen.value, &r.value) != Comparison::Same) {
                 let word_lost = chosen.value.split_whitespace().count() != zone.value.split_whitespace().count();
-                let differ = contradicted || word_lost;
-                if differ && loses_letters(&zone.value, &chosen.value) {
-                    // The print's, as chosen.
-                } else if differ && loses_letters(&chosen.value, &zone.value) {
+                if (contradicted || word_lost) && loses_letters(&chosen.value, &zone.value) {
                     if !chosen.value.is_ascii() {
                         continue;
                     }

@@ -1725,6 +1725,27 @@ pub fn with_glare_spot(photo: &Photo, at: (f32, f32), sigma: f32) -> Vec<u8> {
     jpeg(&image, photo.jpeg_quality)
 }
 
+/// `photo` with a shadow over part of its card (a hand's, a phone's): everything left of
+/// a slanting line through the card's point `at` (fractions of its width and height)
+/// lit at `light` (0-1), the edge soft over ~3 % of the photo's width; encoded as
+/// [`capture`] encodes. The evaluation never shades part of a card (its shadow is the
+/// card's own, on the table).
+pub fn with_shadow(photo: &Photo, at: (f32, f32), light: f32) -> Vec<u8> {
+    let c = photo.corners;
+    let lerp = |p: (f32, f32), q: (f32, f32), t: f32| (p.0 + (q.0 - p.0) * t, p.1 + (q.1 - p.1) * t);
+    let (ex, ey) = lerp(lerp(c[0], c[1], at.0), lerp(c[3], c[2], at.0), at.1);
+    let mut image = photo.image.clone();
+    let soft = 0.03 * image.width() as f32;
+    for (x, y, p) in image.enumerate_pixels_mut() {
+        // The edge leans a fifth of a pixel right per pixel down.
+        let edge = ex + 0.2 * (y as f32 - ey);
+        let t = ((x as f32 - edge) / soft + 0.5).clamp(0.0, 1.0);
+        let k = light + (1.0 - light) * t;
+        p.0 = p.0.map(|v| (f32::from(v) * k).round().clamp(0.0, 255.0) as u8);
+    }
+    jpeg(&image, photo.jpeg_quality)
+}
+
 /// Writes every kind's flat sides (`<type>_front.png`, `<type>_back.png`), its front
 /// photographed in every degradation and its back photographed clean
 /// (`<type>_<degradation>.png`, `<type>_back_clean.png`: the JPEG a reader would get,

@@ -273,6 +273,78 @@ pub fn recognizer() -> Option<Arc<dyn TextRecognizer>> {
     }
 }
 
+/// [`light_spread`] past which a page is thresholded locally for OCR (Tesseract's
+/// Sauvola) rather than once for the whole page: evenly lit cards of the evaluation
+/// measure ≤ 0.25, a shadow at 55 % over part of a card 0.45-0.55.
+pub const UNEVEN_LIGHT: f32 = 0.3;
+
+/// Side of the blocks over which [`light_spread`] takes the paper's brightness, in
+/// pixels, and how many blocks each way the brightest is looked for (a 56-px window:
+/// wider than a letter's stroke or a line of print on a page read at a card's reading
+/// width, so the brightest pixel in it is paper).
+const PAPER_BLOCK: usize = 8;
+const PAPER_REACH: usize = 3;
+
+/// How unevenly a page's paper is lit: the paper's brightness estimated around every
+/// block (the brightest pixel within [`PAPER_REACH`] blocks of it, a 3 x 3 mean of that),
+/// and `(p95 - p10) / p95` over the page. The 10th percentile, not the darkest: a
+/// punched hole, a cut corner or a dark portrait shows no paper, but they are small or
+/// (the portrait's edge) narrower than the window. Even light across a card measures
+/// below 0.1 (the evaluation's captures: a 3-8 % gradient), a shadow over part of it its
+/// depth (0.45 for a shadow at 55 %). 0 for a page too small to measure.
+pub fn light_spread(gray: &GrayImage) -> f32 {
+    let (w, h) = (gray.width() as usize, gray.height() as usize);
+    let (gw, gh) = (w / PAPER_BLOCK, h / PAPER_BLOCK);
+    if gw < 2 * PAPER_REACH + 1 || gh < 2 * PAPER_REACH + 1 {
+        return 0.0;
+    }
+    let l = gray.as_raw();
+    let mut block = vec![0f32; gw * gh];
+    for y in 0..gh * PAPER_BLOCK {
+        for x in 0..gw * PAPER_BLOCK {
+            let b = &mut block[(y / PAPER_BLOCK) * gw + x / PAPER_BLOCK];
+            *b = b.max(f32::from(l[y * w + x]));
+        }
+    }
+    let at = |v: &[f32], x: usize, y: usize, dx: isize, dy: isize| {
+        let xx = x.saturating_add_signed(dx).min(gw - 1);
+        let yy = y.saturating_add_signed(dy).min(gh - 1);
+        v[yy * gw + xx]
+    };
+    let r = PAPER_REACH as isize;
+    let mut paper = vec![0f32; block.len()];
+    for y in 0..gh {
+        for x in 0..gw {
+            let mut m = 0f32;
+            for dy in -r..=r {
+                for dx in -r..=r {
+                    m = m.max(at(&block, x, y, dx, dy));
+                }
+            }
+            paper[y * gw + x] = m;
+        }
+    }
+    let mut smooth = Vec::with_capacity(paper.len());
+    for y in 0..gh {
+        for x in 0..gw {
+            let mut s = 0f32;
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    s += at(&paper, x, y, dx, dy);
+                }
+            }
+            smooth.push(s / 9.0);
+        }
+    }
+    smooth.sort_by(f32::total_cmp);
+    let q = |f: f32| smooth[((smooth.len() - 1) as f32 * f) as usize];
+    let (lo, hi) = (q(0.10), q(0.95));
+    if hi < 1.0 {
+        return 0.0;
+    }
+    ((hi - lo) / hi).clamp(0.0, 1.0)
+}
+
 #[cfg(feature = "tesseract")]
 pub mod tesseract {
     //! Tesseract through `tesseract-plumbing` (safe wrappers over the C API). An engine
@@ -337,6 +409,13 @@ pub mod tesseract {
             api.set_variable(c"tessedit_char_whitelist", &whitelist).map_err(|_| OcrError::Failed("setting the whitelist".into()))?;
             // Per-character confidences only: without them the lines are still read.
             let _ = api.set_variable(c"hocr_char_boxes", c"1");
+            // Tesseract thresholds a page once, globally (Otsu): print in a shadow over
+            // part of a card falls below that threshold as whole words ("ATESH KUMAR
+            // YADAV" for "VENKATESH KUMAR YADAV"). A page whose paper is unevenly lit is
+            // thresholded locally (Sauvola) instead; evenly lit pages keep Otsu, which
+            // reads a deblurred card's soft strokes better.
+            let method = if super::light_spread(image) > super::UNEVEN_LIGHT { c"2" } else { c"0" };
+            api.set_variable(c"thresholding_method", method).map_err(|_| OcrError::Failed("setting the thresholding method".into()))?;
             api.set_page_seg_mode(match params.layout {
                 Layout::Auto => sys::TessPageSegMode_PSM_AUTO,
                 Layout::Block => sys::TessPageSegMode_PSM_SINGLE_BLOCK,
@@ -391,6 +470,7 @@ pub mod tesseract {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use image::Luma;
 
     const TSV: &str = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext
 1\t1\t0\t0\t0\t0\t0\t0\t1500\t550\t-1\t
@@ -403,6 +483,40 @@ mod tests {
 5\t1\t2\t1\t1\t1\t10\t20\t30\t40\t-1\tX
 5\tbad\trow
 ";
+
+    /// A card-sized page (1200 x 760) of dark "words" on light paper, with a dark
+    /// "portrait" (200 x 260) at its left and a dark punched hole; its left part up to
+    /// `shadow_until` (a fraction of its width) lit at 55 % when given.
+    fn page(shadow_until: Option<f32>) -> GrayImage {
+        GrayImage::from_fn(1200, 760, |x, y| {
+            let ink = y % 50 >= 15 && y % 50 < 35 && x % 24 < 16 && x > 300;
+            let portrait = (60..260).contains(&x) && (200..460).contains(&y);
+            let hole = (x as i32 - 1000).pow(2) + (y as i32 - 120).pow(2) < 20 * 20;
+            let v: f32 = if ink || hole { 40.0 } else if portrait { 70.0 } else { 230.0 };
+            let light = match shadow_until {
+                Some(f) if (x as f32) < f * 1200.0 => 0.55,
+                _ => 1.0,
+            };
+            Luma([(v * light).round() as u8])
+        })
+    }
+
+    #[test]
+    fn a_shadow_over_part_of_a_page_measures_as_uneven_light() {
+        // Even light: print, a dark portrait and a hole are no unevenness.
+        let even = light_spread(&page(None));
+        assert!(even < 0.1, "{even}");
+        // A shadow over a third or more of the page: its depth.
+        for f in [0.35, 0.5, 0.8] {
+            let spread = light_spread(&page(Some(f)));
+            assert!(spread > UNEVEN_LIGHT && (0.4..=0.5).contains(&spread), "shadow over {f}: {spread}");
+        }
+        // A sliver of shadow (5 %) is below the 10th percentile: even.
+        assert!(light_spread(&page(Some(0.05))) < UNEVEN_LIGHT);
+        // A page too small to measure, a black page.
+        assert_eq!(light_spread(&GrayImage::new(40, 40)), 0.0);
+        assert_eq!(light_spread(&GrayImage::new(800, 500)), 0.0);
+    }
 
     #[test]
     fn tsv_words_become_lines() {

@@ -14,11 +14,17 @@
 //! card carries one (ours: through the whole pipeline; then the QR side's image decoded
 //! whole by rqrr alone, by rqrr then rxing — the service's decoder — and by ZXing), and
 //! latency p50/p90 of one card (both sides).
+//!
+//! Below the issue's captures, in rows of their own and out of its clean/degraded
+//! figures, four probes: photos the generator's degradations never make, each built from
+//! the card's clean photo ([`Probe`]): a shadow over part of the card, a lamp's
+//! reflection over part of it, the card upside down, the photo at a third of its
+//! resolution. Each found a wrong value the issue's captures did not show.
 //! Every image is synthetic: figures say how the pipeline does on this generator, not
 //! on real cards.
 
-use idv_tests::card_gen::{capture, eval_seed, generate, CardFonts, CardKind, Degradation};
-use rand::SeedableRng;
+use idv_tests::card_gen::{capture, eval_seed, generate, photograph, with_glare_spot, with_shadow, CardFonts, CardKind, Degradation, Photo};
+use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -109,6 +115,85 @@ fn score(expected: &[(String, String)], got: &[(String, String, bool)]) -> (usiz
     (exact, wrong, wrong_sure)
 }
 
+/// A capture the generator's degradations never make, built from the card's clean photo.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Probe {
+    /// The front's left part (up to a slanting line through the card's middle) at 55 %
+    /// light (`card_gen::with_shadow`).
+    Shadow,
+    /// A lamp's reflection (σ 7 % of the card's width) somewhere over the front's middle
+    /// (`card_gen::with_glare_spot`).
+    GlareSpot,
+    /// Both sides photographed upside down.
+    UpsideDown,
+    /// Both photos at a third of their resolution (a card ~300 px wide).
+    ThirdResolution,
+}
+
+impl Probe {
+    const ALL: [Probe; 4] = [Probe::Shadow, Probe::GlareSpot, Probe::UpsideDown, Probe::ThirdResolution];
+
+    fn name(self) -> &'static str {
+        match self {
+            Probe::Shadow => "shadow",
+            Probe::GlareSpot => "glare_spot",
+            Probe::UpsideDown => "upside_down",
+            Probe::ThirdResolution => "third_res",
+        }
+    }
+
+    /// The sanity verdict the photo deserves: a reflection over ~2 % of the card is too
+    /// bright; a shadow, a turned card and a small photo are no flaw of the card's.
+    fn expected_sanity(self) -> &'static str {
+        match self {
+            Probe::GlareSpot => "image_too_bright",
+            _ => "good",
+        }
+    }
+
+    /// The front's and the back's JPEG.
+    fn apply(self, front: &Photo, back: Option<&Photo>, rng: &mut impl Rng) -> (Vec<u8>, Option<Vec<u8>>) {
+        let plain = |p: &Photo| idv_tests::passport::jpeg(&p.image, p.jpeg_quality);
+        let turned = |p: &Photo| idv_tests::passport::jpeg(&image::imageops::rotate180(&p.image), p.jpeg_quality);
+        let third = |p: &Photo| {
+            let (w, h) = p.image.dimensions();
+            idv_tests::passport::jpeg(&image::imageops::resize(&p.image, w / 3, h / 3, image::imageops::FilterType::Triangle), p.jpeg_quality)
+        };
+        match self {
+            Probe::Shadow => (with_shadow(front, (0.45, 0.5), 0.55), back.map(plain)),
+            Probe::GlareSpot => {
+                let at = (rng.gen_range(0.3..0.7), rng.gen_range(0.3..0.7));
+                (with_glare_spot(front, at, 0.07), back.map(plain))
+            }
+            Probe::UpsideDown => (turned(front), back.map(turned)),
+            Probe::ThirdResolution => (third(front), back.map(third)),
+        }
+    }
+}
+
+/// One row's capture: one of the issue's, or a probe.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Shot {
+    Issue(Degradation),
+    Probe(Probe),
+}
+
+impl Shot {
+    fn name(self) -> &'static str {
+        match self {
+            Shot::Issue(d) => d.name(),
+            Shot::Probe(p) => p.name(),
+        }
+    }
+
+    fn expected_sanity(self) -> &'static str {
+        match self {
+            Shot::Issue(d) => d.expected_sanity(),
+            Shot::Probe(p) => p.expected_sanity(),
+        }
+    }
+}
+
 fn main() -> Result<(), String> {
     let samples: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(3);
     let out_dir = PathBuf::from(std::env::var("IDV_CARD_EVAL_DIR").unwrap_or_else(|_| "target/card_eval".into()));
@@ -132,6 +217,7 @@ fn main() -> Result<(), String> {
         "card eval: {samples} sample(s) per type and degradation; OCR engine: {}",
         ocr.as_ref().map_or("none (build with --features ocr)".to_string(), |o| o.describe())
     );
+    let shots: Vec<Shot> = Degradation::ALL.iter().map(|d| Shot::Issue(*d)).chain(Probe::ALL.iter().map(|p| Shot::Probe(*p))).collect();
     let mut rows: BTreeMap<(usize, usize), Tally> = BTreeMap::new();
     // (row key, image path, the QR text the card carries) for the ZXing pass.
     let mut qr_jobs: Vec<((usize, usize), PathBuf, String)> = Vec::new();
@@ -139,33 +225,44 @@ fn main() -> Result<(), String> {
         if only.as_deref().is_some_and(|o| o != kind.card_type()) {
             continue;
         }
-        for (di, d) in Degradation::ALL.iter().copied().enumerate() {
-            if only_capture.as_deref().is_some_and(|o| o != d.name()) {
+        for (di, shot) in shots.iter().copied().enumerate() {
+            if only_capture.as_deref().is_some_and(|o| o != shot.name()) {
                 continue;
             }
             let mut t = Tally::default();
             for i in 0..samples {
-                if only_stems.as_ref().is_some_and(|o| !o.contains(&format!("{}-{}-{i}", kind.card_type(), d.name()))) {
+                if only_stems.as_ref().is_some_and(|o| !o.contains(&format!("{}-{}-{i}", kind.card_type(), shot.name()))) {
                     continue;
                 }
+                // A probe starts from the same card and clean photo as the clean row's.
+                let d = match shot {
+                    Shot::Issue(d) => d,
+                    Shot::Probe(_) => Degradation::Clean,
+                };
                 let seed = eval_seed(kind, d, i as u64, seed_shift);
                 let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
                 let sample = generate(&fonts, kind, &mut rng);
-                let front = capture(&sample.front, d, &mut rng);
-                let back = sample.back.as_ref().map(|b| capture(b, d, &mut rng));
-                let stem = format!("{}-{}-{i}", kind.card_type(), d.name());
+                let (front, back) = match shot {
+                    Shot::Issue(d) => (capture(&sample.front, d, &mut rng).jpeg, sample.back.as_ref().map(|b| capture(b, d, &mut rng).jpeg)),
+                    Shot::Probe(p) => {
+                        let front = photograph(&sample.front, d, &mut rng);
+                        let back = sample.back.as_ref().map(|b| photograph(b, d, &mut rng));
+                        p.apply(&front, back.as_ref(), &mut rng)
+                    }
+                };
+                let stem = format!("{}-{}-{i}", kind.card_type(), shot.name());
                 let front_path = out_dir.join(format!("{stem}-front.jpg"));
-                std::fs::write(&front_path, &front.jpeg).map_err(|e| e.to_string())?;
+                std::fs::write(&front_path, &front).map_err(|e| e.to_string())?;
                 let back_path = out_dir.join(format!("{stem}-back.jpg"));
                 if let Some(b) = &back {
-                    std::fs::write(&back_path, &b.jpeg).map_err(|e| e.to_string())?;
+                    std::fs::write(&back_path, b).map_err(|e| e.to_string())?;
                 }
 
                 let started = Instant::now();
                 let reading = idv_workers::card::read_photos(
                     kind.card_type(),
-                    &front.jpeg,
-                    back.as_ref().map(|b| b.jpeg.as_slice()),
+                    &front,
+                    back.as_deref(),
                     Some(&keys),
                     ocr.as_deref(),
                     2026,
@@ -204,13 +301,6 @@ fn main() -> Result<(), String> {
                     }
                     let verdict = reading.sanity.as_ref().map(|s| format!("{:?} {:.2} {:?}", s.verdict, s.score, s.measures));
                     println!("{stem}: sanity {verdict:?} failure {:?} located {:?}", reading.failure, reading.image1["card_box"].is_object());
-                    if d == Degradation::Blur {
-                        // The blur's σ at the sanity check's working width, for calibrating
-                        // the deblur σ against the measured σ̂.
-                        let c = &front.corners;
-                        let card_w = ((c[1].0 - c[0].0).powi(2) + (c[1].1 - c[0].1).powi(2)).sqrt();
-                        println!("{stem}: blur sigma at {} px card width: {:.2}", idv_vision::card_sanity::WORK_WIDTH, 3.5 * idv_vision::card_sanity::WORK_WIDTH as f32 / card_w);
-                    }
                 }
                 t.cards += 1;
                 t.expected += sample.expected.len();
@@ -218,7 +308,7 @@ fn main() -> Result<(), String> {
                 t.wrong += wrong;
                 t.wrong_sure += wrong_sure;
                 let verdict = reading.sanity.as_ref().map(|s| serde_json::to_value(s.verdict).unwrap_or_default());
-                t.sanity_right += usize::from(verdict.as_ref().and_then(|v| v.as_str()) == Some(d.expected_sanity()));
+                t.sanity_right += usize::from(verdict.as_ref().and_then(|v| v.as_str()) == Some(shot.expected_sanity()));
                 if let Some(qr) = &sample.qr_text {
                     t.qr_cards += 1;
                     let read = [&reading.image1, &reading.image2].iter().any(|s| s["qr"]["raw"].as_str() == Some(qr.as_str()));
@@ -292,9 +382,17 @@ fn main() -> Result<(), String> {
     let mut per_type_readable: BTreeMap<usize, Tally> = BTreeMap::new();
     let mut clean_or_degraded: [Tally; 2] = [Tally::default(), Tally::default()];
     let mut readable = Tally::default();
+    let mut probes: BTreeMap<usize, Tally> = BTreeMap::new();
     for ((ki, di), t) in &rows {
         let kind = CardKind::ALL[*ki];
-        let d = Degradation::ALL[*di];
+        let d = match shots[*di] {
+            Shot::Issue(d) => d,
+            Shot::Probe(p) => {
+                probes.entry(*di).or_default().add(t);
+                print_row(kind.card_type(), p.name(), t, zxing.is_some());
+                continue;
+            }
+        };
         per_type.entry(*ki).or_default().add(t);
         clean_or_degraded[usize::from(d != Degradation::Clean)].add(t);
         if d != Degradation::Clean && !built_unreadable(d) {
@@ -314,6 +412,13 @@ fn main() -> Result<(), String> {
     print_row("all types", "degraded", &clean_or_degraded[1], zxing.is_some());
     print_row("all types", "readable", &readable, zxing.is_some());
     println!("(readable: the degraded captures but blur σ3.5 and glare, which wash the print out and are answered image_too_blur / image_too_bright)");
+    if !probes.is_empty() {
+        println!();
+        for (di, t) in &probes {
+            print_row("probe", shots[*di].name(), t, zxing.is_some());
+        }
+        println!("(probes: photos the issue's captures never make, built from each card's clean photo; not in the figures above)");
+    }
     Ok(())
 }
 

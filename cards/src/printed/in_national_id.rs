@@ -110,6 +110,26 @@ mod tests {
     }
 
     #[test]
+    fn a_number_both_types_print_is_no_evidence_against_either() {
+        // A national identity card photographed at a third of its resolution: the header
+        // unread, the labels and the number read. The number alone scores an Aadhaar card
+        // 0.6 (enough to refuse the photo as another type); asked as a national identity
+        // card, the shared format says nothing against it.
+        let l = lines(&["~REPUBL OE IN", "Name: Rahul Kumar Sharma", "Date of Birth: 14/08/1991", "Sex: M", "2341 2341 2346"]);
+        let score = |t: &str| crate::printed::classify(&l).iter().find(|(c, _)| *c == t).map_or(0.0, |(_, s)| *s);
+        assert!(score("in.aadhaar") >= 0.5 && score("in.national_id") < 0.2, "{:?}", crate::printed::classify(&l));
+        let other = crate::printed::best_other_type("in.national_id", &l);
+        assert!(other.is_none_or(|(_, s)| s < 0.5), "{other:?}");
+        // Asked as a PAN, the same photo is still an Aadhaar's, strongly.
+        let other = crate::printed::best_other_type("in.pan", &l);
+        assert!(other.is_some_and(|(t, s)| t == "in.aadhaar" && s >= 0.5), "{other:?}");
+        // And an Aadhaar asked as a national identity card is refused on its phrases.
+        let aadhaar = lines(&["Government of India", "Unique Identification Authority of India", "2341 2341 2346"]);
+        let other = crate::printed::best_other_type("in.national_id", &aadhaar);
+        assert!(other.is_some_and(|(t, s)| t == "in.aadhaar" && s >= 0.5), "{other:?}");
+    }
+
+    #[test]
     fn noisy_card() {
         // Misspelt labels, missing colons, values on the next line, "|" for "1" in the
         // number, a failing Verhoeff check digit is Failed.

@@ -240,6 +240,20 @@ const CUES: [(&str, &[Cue]); 6] = [
 /// letter. Generic labels that several cards share ("Name", "Date of Birth", "Sex")
 /// are no evidence. Back sides (address only, MRZ only) give weaker scores.
 pub fn classify(lines: &[TextLine]) -> Vec<(&'static str, f32)> {
+    classify_counting_ids(lines, |_| true)
+}
+
+/// The type other than `requested` these lines look like most, and its score, as
+/// [`classify`] scores it but with no weight for an identifier whose format `requested`
+/// shares (a Verhoeff-valid `dddd dddd dddd` is an Aadhaar number and a national identity
+/// card's: it says nothing against either being asked for). What `incorrect_card_type`
+/// weighs: a national identity card whose header was not read is no Aadhaar card.
+pub fn best_other_type(requested: &str, lines: &[TextLine]) -> Option<(&'static str, f32)> {
+    classify_counting_ids(lines, |card| !shares_id_format(card, requested)).into_iter().find(|(t, _)| *t != requested)
+}
+
+/// [`classify`], an identifier counted only for the types `counts_id` names.
+fn classify_counting_ids(lines: &[TextLine], counts_id: impl Fn(&str) -> bool) -> Vec<(&'static str, f32)> {
     let doc = Doc::new(lines, &[]);
     // Per type: what its phrases leave unexplained, and whether its identifier was found.
     let evidence: Vec<(&'static str, f32, Option<f32>)> = CUES
@@ -255,7 +269,7 @@ pub fn classify(lines: &[TextLine]) -> Vec<(&'static str, f32)> {
                     }
                     Cue::Raw(s, w) => doc.lines.iter().any(|l| l.text.to_uppercase().replace(' ', "").contains(s)).then_some(*w),
                     Cue::Id(w) => {
-                        id = has_id(&doc, card).then_some(*w);
+                        id = (counts_id(card) && has_id(&doc, card)).then_some(*w);
                         None
                     }
                 };

@@ -179,7 +179,57 @@ fn vn_text(s: &str) -> String {
 
 fn place_value(s: &str) -> Option<String> {
     let v = vn_text(s);
-    (v.chars().filter(|c| c.is_alphabetic()).count() >= 2).then_some(v)
+    (v.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !foreign_to_vietnamese(&v)).then(|| with_province_restored(&v))
+}
+
+/// Whether a place read holds letters outside Vietnamese's alphabet (F, J, W, Z) or
+/// characters no address prints: a misread ("Quảng PWU, QuaW@ Xương, Thanh Hóa" along a
+/// shadow's edge), not given.
+fn foreign_to_vietnamese(s: &str) -> bool {
+    s.chars().any(|c| {
+        matches!(c, 'f' | 'F' | 'j' | 'J' | 'w' | 'W' | 'z' | 'Z')
+            || !(c.is_alphanumeric() || c.is_whitespace() || super::unicode::is_mark(c) || ",.;:/-()'".contains(c))
+    })
+}
+
+/// Vietnam's 63 provinces and centrally governed cities as printed on cards issued
+/// before the 2025 merger: the last part of a place of origin or of residence.
+const VN_PROVINCES: [&str; 63] = [
+    "Hà Nội", "Hồ Chí Minh", "Hải Phòng", "Đà Nẵng", "Cần Thơ", "An Giang", "Bà Rịa - Vũng Tàu", "Bắc Giang", "Bắc Kạn", "Bạc Liêu",
+    "Bắc Ninh", "Bến Tre", "Bình Định", "Bình Dương", "Bình Phước", "Bình Thuận", "Cà Mau", "Cao Bằng", "Đắk Lắk", "Đắk Nông",
+    "Điện Biên", "Đồng Nai", "Đồng Tháp", "Gia Lai", "Hà Giang", "Hà Nam", "Hà Tĩnh", "Hải Dương", "Hậu Giang", "Hòa Bình",
+    "Hưng Yên", "Khánh Hòa", "Kiên Giang", "Kon Tum", "Lai Châu", "Lâm Đồng", "Lạng Sơn", "Lào Cai", "Long An", "Nam Định",
+    "Nghệ An", "Ninh Bình", "Ninh Thuận", "Phú Thọ", "Phú Yên", "Quảng Bình", "Quảng Nam", "Quảng Ngãi", "Quảng Ninh", "Quảng Trị",
+    "Sóc Trăng", "Sơn La", "Tây Ninh", "Thái Bình", "Thái Nguyên", "Thanh Hóa", "Thừa Thiên Huế", "Tiền Giang", "Trà Vinh", "Tuyên Quang",
+    "Vĩnh Long", "Vĩnh Phúc", "Yên Bái",
+];
+
+/// `place` with its province (the part after its last comma) given back the diacritics
+/// the reading lost ("Phú Mậu, Phú Vang, Thừa Thiên Hue" → "…, Thừa Thiên Huế"): only a
+/// part that folds to exactly one province's name and carries fewer letters with marks
+/// than it, in a place whose other parts kept theirs (a reading with no marks at all, by
+/// a model without them, stays one: no half-marked value). A part as marked as the name but placed otherwise ("Thanh Hoá", the older
+/// tone placement) stays as printed; a part that is no province's name is left alone.
+fn with_province_restored(place: &str) -> String {
+    let (head, last) = match place.rfind(',') {
+        Some(i) => (&place[..=i], &place[i + 1..]),
+        None => ("", place),
+    };
+    let part = last.trim();
+    let folded = |s: &str| fold_for_match(s).chars.into_iter().collect::<String>();
+    let marked = |s: &str| s.chars().filter(|c| !c.is_ascii()).count();
+    let key = folded(part);
+    let mut matches = VN_PROVINCES.iter().filter(|p| folded(p) == key);
+    match (matches.next(), matches.next()) {
+        (Some(province), None) if marked(part) < marked(province) && marked(head) > 0 => {
+            if head.is_empty() {
+                (*province).to_string()
+            } else {
+                format!("{head} {province}")
+            }
+        }
+        _ => place.to_string(),
+    }
 }
 
 /// "Ngày 15 tháng 06 năm 2021" → 15/06/2021.
@@ -232,8 +282,8 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     let date_line = |j: usize| extract_date(doc.text(j)).is_some() && doc.text(j).chars().filter(|c| c.is_alphabetic()).count() < 4;
     if let Some(block) = doc.block("address", 2, date_line, |_| false) {
         let parts: Vec<String> = block.value.iter().map(|p| vn_text(p)).collect();
-        let address = super::join_parts(&parts);
-        if !address.is_empty() {
+        let address = with_province_restored(&super::join_parts(&parts));
+        if !address.is_empty() && !foreign_to_vietnamese(&address) {
             out.push(field("address", block.with(address), na));
         }
     }
@@ -266,6 +316,36 @@ mod tests {
         "Phường Bến Nghé, Quận 1, TP Hồ Chí Minh",
         "Có giá trị đến: 01/01/2030",
     ];
+
+    #[test]
+    fn a_place_keeps_to_vietnamese_letters_and_names_its_province_in_full() {
+        use super::place_value;
+        // Misreads along a shadow's edge: letters Vietnamese has not, a symbol.
+        assert_eq!(place_value("Quảng PWU, QuaW@ Xương, Thanh Hóa"), None);
+        assert_eq!(place_value("Quảng Phú, Quảng Xương, Thanh Hóa").as_deref(), Some("Quảng Phú, Quảng Xương, Thanh Hóa"));
+        assert_eq!(place_value("Ea Tu, Buôn Ma Thuột, Đắk Lắk").as_deref(), Some("Ea Tu, Buôn Ma Thuột, Đắk Lắk"));
+        assert_eq!(place_value("12/3A Lê Lợi, P. Bến Nghé (Q.1), Hồ Chí Minh").as_deref(), Some("12/3A Lê Lợi, P. Bến Nghé (Q.1), Hồ Chí Minh"));
+        // A province that lost its marks gets them back; one spelled otherwise stays.
+        assert_eq!(place_value("Phú Mậu, Phú Vang, Thừa Thiên Hue").as_deref(), Some("Phú Mậu, Phú Vang, Thừa Thiên Huế"));
+        assert_eq!(place_value("Đình Bảng, Từ Sơn, Bac Ninh").as_deref(), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));
+        // A reading without any marks (Tesseract's English model) stays one: no half-marked value.
+        assert_eq!(place_value("Hai Thanh, Hai Hau, Nam Dinh").as_deref(), Some("Hai Thanh, Hai Hau, Nam Dinh"));
+        assert_eq!(place_value("Quảng Phú, Quảng Xương, Thanh Hoá").as_deref(), Some("Quảng Phú, Quảng Xương, Thanh Hoá"));
+        assert_eq!(place_value("Phú Thượng, Tây Hồ, Hà Nội").as_deref(), Some("Phú Thượng, Tây Hồ, Hà Nội"));
+        assert_eq!(place_value("Phú Thượng, Tây Hồ, Ha Noi Moi").as_deref(), Some("Phú Thượng, Tây Hồ, Ha Noi Moi"));
+        assert_eq!(place_value("Nam Dinh").as_deref(), Some("Nam Dinh"));
+        // The address (place of residence) the same way.
+        let mut l: Vec<&str> = CHIP.to_vec();
+        if let Some(i) = l.iter().position(|t| t.starts_with("Nơi thường trú")) {
+            l.truncate(i + 1);
+            l.push("Phường Vĩnh Ninh, TP. Huế, Thừa Thiên Hue");
+            l.push("Có giá trị đến: 01/01/2030");
+            let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
+            assert_eq!(value(&f, "address"), Some("12 Lê Lợi, Phường Vĩnh Ninh, TP. Huế, Thừa Thiên Huế"), "{f:#?}");
+        } else {
+            panic!("the fixture has a place of residence line");
+        }
+    }
 
     #[test]
     fn chip_front_clean() {

@@ -139,6 +139,9 @@ struct SideRead {
     mrz_refusal: Option<(FailureCode, String)>,
     printed_id_check: Option<bool>,
     types: Vec<(&'static str, f32)>,
+    /// The best type other than the requested one, its shared identifier format not
+    /// counted (`idv_cards::printed::best_other_type`).
+    other_type: Option<(&'static str, f32)>,
     ocr_not_performed: bool,
     mrz_not_performed: bool,
     /// A zone was searched for (found or not).
@@ -288,6 +291,12 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 if f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) {
                     out.ids.push(f.value.clone());
                 }
+                // A zone spells names in letters and fillers only: one read with a digit
+                // is its fillers misread ("REKHA DEVI 4 SMEHTA" for "MEHTA<<REKHA<DEVI" on
+                // a card photographed small), no name. Shown in `mrz.parsed`, not merged.
+                if matches!(f.field.as_str(), "name" | "first_name" | "last_name") && f.value.chars().any(|c| c.is_ascii_digit()) {
+                    continue;
+                }
                 out.readings.push(Reading::mrz(f, confidence));
             }
             out.anything_read |= !fields.is_empty();
@@ -303,6 +312,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             let text = text_lines(lines);
             let printed = idv_cards::printed::parse_printed(card_type, side, &text);
             out.types = idv_cards::printed::classify(&text);
+            out.other_type = idv_cards::printed::best_other_type(card_type, &text);
             let hole = punched_hole(scan.sanity.as_ref());
             let glare = washed_out(scan.sanity.as_ref().and_then(|s| s.measures.glare_box).or(scan.photo_glare_box));
             for f in &printed {
@@ -386,9 +396,7 @@ fn punched_hole(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
     if !s.details.iter().any(|d| d.0 == CardSanityVerdict::ImageHasHole && d.1 >= 0.5) {
         return None;
     }
-    let [x0, y0, x1, y1] = s.measures.hole_box?;
-    let (gx, gy) = (0.25 * (x1 - x0), 0.25 * (y1 - y0));
-    Some([x0 - gx, y0 - gy, x1 + gx, y1 + gy])
+    Some(grown(s.measures.hole_box?, 0.25))
 }
 
 /// Where print may be washed out by glare (the pixels of the page OCR read): the largest
@@ -397,9 +405,13 @@ fn punched_hole(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
 /// around it print keeps too little contrast to be read whole (a Gaussian highlight that
 /// saturates out to radius r still blends half the print away out to ~1.7 r).
 fn washed_out(glare_box: Option<[f32; 4]>) -> Option<[f32; 4]> {
-    let [x0, y0, x1, y1] = glare_box?;
-    let (gx, gy) = (0.375 * (x1 - x0), 0.375 * (y1 - y0));
-    Some([x0 - gx, y0 - gy, x1 + gx, y1 + gy])
+    Some(grown(glare_box?, 0.375))
+}
+
+/// A box `[x0, y0, x1, y1]` grown each way by `share` of its width and height.
+fn grown([x0, y0, x1, y1]: [f32; 4], share: f32) -> [f32; 4] {
+    let (gx, gy) = (share * (x1 - x0), share * (y1 - y0));
+    [x0 - gx, y0 - gy, x1 + gx, y1 + gy]
 }
 
 /// An OCR line's box widened by its height at either end and half of it up and down:
@@ -536,7 +548,7 @@ pub fn read_card(
         }
     }
     let anything_read = sides.iter().any(|s| s.anything_read);
-    let best_other = f.types.iter().find(|(t, _)| *t != card_type).copied();
+    let best_other = f.other_type;
     let requested_score = f.types.iter().find(|(t, _)| *t == card_type).map_or(0.0, |(_, s)| *s);
     let failure: Option<(FailureCode, String)> = if let Located::Several(n) = front.scan.located {
         Some((FailureCode::NocardOrMulticardImage, format!("{n} cards in image1")))
@@ -835,6 +847,22 @@ mod print_tests {
         let reading = read_card("vn.national_id", None, &front, None, None, 2026);
         assert_eq!(value(&reading, "gender"), Some("M"), "{:?}", reading.card_information);
         assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
+
+        // A sharp passport whose zone read a filler as a digit in the given names (its
+        // check digits, which do not cover names, all pass): no name with the digit (the
+        // given names, the whole name) from it, the rest as read.
+        const FILLER_MISREAD: &str = "P<INDSHARMA<<PRIYA4KUMARI<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<<<<<<<<<0";
+        for (zone_text, names) in [(READ, true), (FILLER_MISREAD, false)] {
+            let sharp = SideScan { sanity: None, mrz: zone(zone_text), ..passport(None) };
+            let reading = read(&sharp);
+            assert_eq!(value(&reading, "id"), Some("Z1234567"), "{:?}", reading.card_information);
+            assert_eq!(value(&reading, "last_name"), Some("SHARMA"), "{:?}", reading.card_information);
+            assert_eq!(value(&reading, "name"), names.then_some("SHARMA PRIYA KUMARI"), "{:?}", reading.card_information);
+            let want = names.then_some("PRIYA KUMARI");
+            assert_eq!(value(&reading, "first_name"), want, "{:?}", reading.card_information);
+            let shown = &reading.image1["mrz"]["parsed"];
+            assert!(shown.to_string().contains(if names { "PRIYA KUMARI" } else { "PRIYA4KUMARI" }), "{shown}");
+        }
     }
 
     #[test]

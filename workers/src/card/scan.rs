@@ -197,17 +197,7 @@ fn judged_other_way_up(photo: &RgbImage, first: &SideScan, location: Option<idv_
             loc.quad = loc.quad.turned(2);
             Some(judged_card(photo, loc))
         }
-        (Located::FillsFrame, _) => first.flat.as_ref().map(|flat| {
-            let turned = image::imageops::rotate180(flat);
-            Judged {
-                located: Located::FillsFrame,
-                sanity: Some(idv_vision::card_sanity::card_sanity(&turned, None)),
-                flat: Some(turned),
-                location: None,
-                photo_blur_sigma: None,
-                photo_glare_box: None,
-            }
-        }),
+        (Located::FillsFrame, _) => first.flat.as_ref().map(|flat| judged_fill(image::imageops::rotate180(flat))),
         _ => None,
     }
 }
@@ -342,7 +332,7 @@ fn no_card_page_width(photo: &RgbImage) -> u32 {
 /// the first stage of every card read, and all that `mix_compare_faces_sync`'s
 /// `card_sanity` needs.
 pub fn locate_and_judge(photo: &RgbImage) -> Judged {
-    let (located, flat, location) = match idv_vision::card_box::find_card(photo) {
+    match idv_vision::card_box::find_card(photo) {
         CardFind::One(mut loc) => {
             // A card photographed turned a quarter stands on a short side: it is
             // flattened with a long side on top (the right way up, or upside down,
@@ -352,27 +342,35 @@ pub fn locate_and_judge(photo: &RgbImage) -> Judged {
             }
             return judged_card(photo, loc);
         }
-        CardFind::FillsFrame => (Located::FillsFrame, Some(scaled_to_width(photo, FLAT_WIDTH)), None),
-        CardFind::None => (Located::NoCard, None, None),
-        CardFind::Several(n) => (Located::Several(n), None, None),
-    };
-    let (sanity, photo_blur_sigma, photo_glare_box) = match (&flat, &located) {
-        (Some(card), _) => (Some(idv_vision::card_sanity::card_sanity(card, location.as_ref())), None, None),
-        // No card shape found: the whole photo is judged, and the answer kept only when
-        // it is too dark or too bright (a photo too dark to find the card in, or one
-        // whose glare hides it, deserves that answer rather than "no card"); its blur
-        // measure is kept for the reading.
-        (None, Located::NoCard) => {
-            let whole = idv_vision::card_sanity::card_sanity(&scaled_to_width(photo, FLAT_WIDTH), None);
-            let blur = whole.measures.blur_sigma;
-            // From the judged copy's pixels to the read page's.
-            let k = no_card_page_width(photo) as f32 / FLAT_WIDTH as f32;
-            let glare = whole.measures.glare_box.map(|b| b.map(|v| v * k));
-            (idv_vision::card_sanity::exposure_verdict(whole), Some(blur), glare)
+        CardFind::FillsFrame => return judged_fill(scaled_to_width(photo, FLAT_WIDTH)),
+        CardFind::Several(n) => {
+            return Judged { located: Located::Several(n), flat: None, sanity: None, photo_blur_sigma: None, photo_glare_box: None, location: None }
         }
-        (None, _) => (None, None, None),
-    };
-    Judged { located, flat, sanity, photo_blur_sigma, photo_glare_box, location }
+        CardFind::None => {}
+    }
+    // No card shape found: the whole photo is judged, and the answer kept only when it is
+    // too dark or too bright (a photo too dark to find the card in, or one whose glare
+    // hides it, deserves that answer rather than "no card"); its blur measure is kept for
+    // the reading.
+    let whole = idv_vision::card_sanity::card_sanity(&scaled_to_width(photo, FLAT_WIDTH), None);
+    let blur = whole.measures.blur_sigma;
+    // From the judged copy's pixels to the read page's.
+    let k = no_card_page_width(photo) as f32 / FLAT_WIDTH as f32;
+    let glare = whole.measures.glare_box.map(|b| b.map(|v| v * k));
+    Judged {
+        located: Located::NoCard,
+        flat: None,
+        sanity: idv_vision::card_sanity::exposure_verdict(whole),
+        photo_blur_sigma: Some(blur),
+        photo_glare_box: glare,
+        location: None,
+    }
+}
+
+/// A photo the card fills, taken whole as the flattened card (`flat`), judged.
+fn judged_fill(flat: RgbImage) -> Judged {
+    let sanity = idv_vision::card_sanity::card_sanity(&flat, None);
+    Judged { located: Located::FillsFrame, flat: Some(flat), sanity: Some(sanity), photo_blur_sigma: None, photo_glare_box: None, location: None }
 }
 
 /// A found card flattened along its corners as named (`loc.quad`) and judged.
