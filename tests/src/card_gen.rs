@@ -140,7 +140,7 @@ impl CardFonts {
         };
         Ok(CardFonts {
             base: Fonts::load()?,
-            bold: load(SANS_BOLD, "fonts-dejavu-core")?,
+            bold: load(&crate::passport::font_path(SANS_BOLD, "IDV_CARD_FONT_BOLD"), "fonts-dejavu-core")?,
             devanagari: load(DEVANAGARI, "fonts-noto-core")?,
         })
     }

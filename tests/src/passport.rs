@@ -39,8 +39,14 @@ impl Fonts {
             let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e} (install Debian's {pkg}: scripts/lib.sh ensure_tesseract)"))?;
             FontVec::try_from_vec(bytes).map_err(|e| format!("{path}: {e}"))
         };
-        Ok(Fonts { ocr_b: load(OCR_B, "fonts-ocr-b")?, sans: load(SANS, "fonts-dejavu-core")? })
+        Ok(Fonts { ocr_b: load(OCR_B, "fonts-ocr-b")?, sans: load(&font_path(SANS, "IDV_CARD_FONT_SANS"), "fonts-dejavu-core")? })
     }
+}
+
+/// `default`, or the font file the variable `env` names: the card evaluation's probe of
+/// another typeface for the print (a reader must not depend on the generator's font).
+pub fn font_path(default: &str, env: &str) -> String {
+    std::env::var(env).ok().filter(|p| !p.is_empty()).unwrap_or_else(|| default.to_string())
 }
 
 /// One passport's data, as its zone writes it.

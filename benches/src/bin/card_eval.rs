@@ -207,6 +207,9 @@ fn main() -> Result<(), String> {
     // IDV_CARD_EVAL_SEED=<n>: other cards than the documented run's (seeds shifted by n), to
     // see the reader on cards nobody looked at while tuning it.
     let seed_shift: u64 = std::env::var("IDV_CARD_EVAL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    // IDV_CARD_FONT_SANS / IDV_CARD_FONT_BOLD=<font file>: the cards' print (not the
+    // zone's OCR-B) drawn in another typeface than DejaVu Sans (`card_gen`), to see the
+    // reader on a face it was not tuned on.
     // IDV_CARD_EVAL_STEMS=<stem>,<stem>: only these cards (stems as in the photos' names,
     // e.g. `in.voter-clean-4`), to compare two builds on the cards a change touches.
     let only_stems: Option<Vec<String>> = std::env::var("IDV_CARD_EVAL_STEMS").ok().map(|s| s.split(',').map(str::to_string).collect());

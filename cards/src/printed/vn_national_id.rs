@@ -179,7 +179,16 @@ fn vn_text(s: &str) -> String {
 
 fn place_value(s: &str) -> Option<String> {
     let v = vn_text(s);
-    (v.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !foreign_to_vietnamese(&v)).then(|| with_province_restored(&v))
+    (v.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !foreign_to_vietnamese(&v) && !label_fragment(&v)).then(|| with_province_restored(&v))
+}
+
+/// Whether a value read after a place's label is a piece of a label ("Place o" or
+/// "origin" of "Quê quán / Place of origin:", the label read across OCR boxes on a card
+/// photographed at an angle), not a place.
+fn label_fragment(v: &str) -> bool {
+    let squeezed = |s: &str| fold_for_match(s).chars.into_iter().filter(|c| *c != ' ').collect::<String>();
+    let value = squeezed(v);
+    value.chars().count() >= 3 && ["Quê quán", "Place of origin", "Nơi thường trú", "Place of residence"].iter().any(|label| squeezed(label).contains(&value))
 }
 
 /// Whether a place read holds letters outside Vietnamese's alphabet (F, J, W, Z) or
@@ -334,6 +343,13 @@ mod tests {
         assert_eq!(place_value("Phú Thượng, Tây Hồ, Hà Nội").as_deref(), Some("Phú Thượng, Tây Hồ, Hà Nội"));
         assert_eq!(place_value("Phú Thượng, Tây Hồ, Ha Noi Moi").as_deref(), Some("Phú Thượng, Tây Hồ, Ha Noi Moi"));
         assert_eq!(place_value("Nam Dinh").as_deref(), Some("Nam Dinh"));
+        // The label's own English half read as the value (a card at an angle).
+        assert_eq!(place_value("Place o"), None);
+        assert_eq!(place_value("origin"), None);
+        assert_eq!(place_value("thường trú"), None);
+        assert_eq!(place_value("Place of residence"), None);
+        assert_eq!(place_value("Plá"), None);
+        assert_eq!(place_value("Phú Mậu").as_deref(), Some("Phú Mậu"));
         // The address (place of residence) the same way.
         let mut l: Vec<&str> = CHIP.to_vec();
         if let Some(i) = l.iter().position(|t| t.starts_with("Nơi thường trú")) {
