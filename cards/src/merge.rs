@@ -61,6 +61,12 @@ pub struct Reading {
     pub check: Check,
     /// An OCR-read identifier's per-character confidences (0–1), where found.
     pub digits: Option<Vec<f32>>,
+    /// Read from a zone line that OCR read longer than its format: a stray mark (the
+    /// card's edge beside the line's first letter) may have been read into it as a
+    /// letter, so it is no fuller reading of a name than the print's
+    /// ("WBANERJEE<<PRADEEP" for "PRADEEP BANERJEE"). It still confirms a print it
+    /// reads the same as.
+    pub overlong_line: bool,
 }
 
 impl Reading {
@@ -74,18 +80,20 @@ impl Reading {
             confidence: if failed { 0.0 } else { 1.0 },
             check: if failed { Check::Failed } else { Check::Strong },
             digits: None,
+            overlong_line: false,
         }
     }
 
     /// An MRZ value as `Mrz::ocr_card_fields` marks it (SURE: check digit passed; UNSURE:
     /// failed; none: no check digit covers it), with the zone's OCR confidence (0–1).
-    pub fn mrz(f: &CardField, confidence: f32) -> Reading {
+    /// `overlong_line`: the value's line was read longer than its format.
+    pub fn mrz(f: &CardField, confidence: f32, overlong_line: bool) -> Reading {
         let check = match f.confidence_verdict {
             Some(ConfidenceVerdict::Sure) => Check::Strong,
             Some(ConfidenceVerdict::Unsure) => Check::Failed,
             None => Check::Weak,
         };
-        Reading { source: Source::Mrz, field: f.field.clone(), value: f.value.clone(), confidence, check, digits: None }
+        Reading { source: Source::Mrz, field: f.field.clone(), value: f.value.clone(), confidence, check, digits: None, overlong_line }
     }
 }
 
@@ -299,7 +307,7 @@ pub fn merge(readings: &[Reading]) -> Merged {
         // print's, UNSURE, as before.
         let mut more_complete: Option<String> = None;
         if !confirmed && !is_exact_field(name) && chosen.source == Source::Printed {
-            if let Some(zone) = of_field.iter().find(|r| r.source == Source::Mrz && compare(name, &chosen.value, &r.value) != Comparison::Same) {
+            if let Some(zone) = of_field.iter().find(|r| r.source == Source::Mrz && !r.overlong_line && compare(name, &chosen.value, &r.value) != Comparison::Same) {
                 let word_lost = chosen.value.split_whitespace().count() != zone.value.split_whitespace().count();
                 if (contradicted || word_lost) && loses_letters(&chosen.value, &zone.value) {
                     if !chosen.value.is_ascii() {
@@ -339,7 +347,7 @@ mod tests {
     use ConfidenceVerdict::{Sure, Unsure};
 
     fn r(source: Source, field: &str, value: &str, confidence: f32, check: Check) -> Reading {
-        Reading { source, field: field.into(), value: value.into(), confidence, check, digits: None }
+        Reading { source, field: field.into(), value: value.into(), confidence, check, digits: None, overlong_line: false }
     }
 
     fn verdict(m: &Merged, field: &str) -> (String, Option<ConfidenceVerdict>) {
@@ -414,6 +422,17 @@ mod tests {
         assert_eq!(verdict(&m, "name"), ("KARTHIK KUMAR SHARMA".into(), Some(Unsure)));
         let m = merge(&[r(Source::Mrz, "name", "REKHA KUMARI B EGUPTA", 0.9, Check::Weak), r(Source::Printed, "name", "REKHA KUMARI GUPTA", 0.8, Check::Weak)]);
         assert_eq!(verdict(&m, "name"), ("REKHA KUMARI GUPTA".into(), Some(Unsure)));
+        // Nor one from a line read longer than its format, whose extra letter is a stray
+        // mark at the card's edge ("WBANERJEE<<PRADEEP", a tilted card): the print's.
+        // Read at its length, the same zone would be given (the print faded).
+        let zone = |overlong_line| Reading { overlong_line, ..r(Source::Mrz, "name", "PRADEEP WBANERJEE", 0.9, Check::Weak) };
+        let m = merge(&[zone(true), r(Source::Printed, "name", "PRADEEP BANERJEE", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("PRADEEP BANERJEE".into(), Some(Unsure)));
+        let m = merge(&[zone(false), r(Source::Printed, "name", "PRADEEP BANERJEE", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("PRADEEP WBANERJEE".into(), Some(Unsure)));
+        // An overlong line still confirms a print it reads the same.
+        let m = merge(&[Reading { overlong_line: true, ..r(Source::Mrz, "name", "BANERJEE PRADEEP", 0.9, Check::Weak) }, r(Source::Printed, "name", "PRADEEP BANERJEE", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("PRADEEP BANERJEE".into(), Some(Sure)));
     }
 
     #[test]

@@ -20,7 +20,7 @@ fn main() {
                 let s = card_sanity(&card, Some(&loc));
                 println!("{path}\tone\t{:?}\tcoverage {:.2}\thole {:.4}", s.verdict, s.measures.corner_coverage, s.measures.hole_share);
                 if verbose {
-                    println!("  corners {:?}\n  bg {:?} spread {:.1}\n  {:?}", loc.quad.corners(), loc.background_colors, loc.background_spread, s.measures);
+                    println!("  corners {:?}\n  bg {:?} spread {:.1} texture {:.1}\n  {:?}", loc.quad.corners(), loc.background_colors, loc.background_spread, loc.background_texture, s.measures);
                 }
                 let mut m = image::RgbImage::from_fn(loc.mask.width(), loc.mask.height(), |x, y| {
                     let v = loc.mask.get_pixel(x, y).0[0];

@@ -188,6 +188,13 @@ pub struct CardLocation {
     /// Spread of the background around those colours: 75th percentile of the ring's RGB
     /// distance to the nearest one (working copy, smoothed).
     pub background_spread: f32,
+    /// How textured the table is at the size of a punched hole: the median, over
+    /// windows of [`TEXTURE_WINDOW`] of the photo's long side along its border that show
+    /// the table alone, of the luminance's standard deviation in the window (working copy,
+    /// smoothed). Wood grain, fabric and concrete measure several levels; a plain mat or
+    /// desk ~1. A hole shows the table's texture; a region of the portrait of the table's
+    /// colour (a neck on a brown table) does not. 0 when no window shows only the table.
+    pub background_texture: f32,
 }
 
 impl std::fmt::Debug for CardLocation {
@@ -200,6 +207,7 @@ impl std::fmt::Debug for CardLocation {
             .field("background_like", &format_args!("{}x{}", self.background_like.width(), self.background_like.height()))
             .field("background_colors", &self.background_colors)
             .field("background_spread", &self.background_spread)
+            .field("background_texture", &self.background_texture)
             .finish()
     }
 }
@@ -1200,6 +1208,56 @@ fn solve6(mut a: [[f64; 6]; 6], mut b: [f64; 6]) -> Option<[f64; 6]> {
     Some(x)
 }
 
+/// Side of the windows [`CardLocation::background_texture`] is measured in, share of the
+/// working copy's long side: about a punched hole's diameter on a card that fills half to
+/// four fifths of the photo's width.
+pub const TEXTURE_WINDOW: f32 = 0.04;
+
+/// [`CardLocation::background_texture`]: windows tiled along the working copy's border,
+/// those with ≥ 90 % of their pixels background-like (`dist` ≤ `lo`) and none of the
+/// card's component `card`.
+fn table_texture(px: &[[f32; 3]], labels: &[u32], card: u32, dist: &[f32], lo: f32, w: usize, h: usize) -> f32 {
+    let s = ((TEXTURE_WINDOW * w.max(h) as f32).round() as usize).max(4);
+    if w < 2 * s || h < 2 * s {
+        return 0.0;
+    }
+    let mut origins: Vec<(usize, usize)> = Vec::new();
+    for x in (0..=w - s).step_by(s) {
+        origins.push((x, 0));
+        origins.push((x, h - s));
+    }
+    for y in (s..=h - 2 * s).step_by(s) {
+        origins.push((0, y));
+        origins.push((w - s, y));
+    }
+    let mut stds: Vec<f32> = origins
+        .iter()
+        .filter_map(|&(x0, y0)| {
+            let idx = (y0..y0 + s).flat_map(|y| (x0..x0 + s).map(move |x| y * w + x));
+            let (mut sum, mut sq, mut n, mut odd) = (0f64, 0f64, 0f64, 0usize);
+            for i in idx {
+                if labels[i] == card {
+                    return None;
+                }
+                // The darkest grain of a wood table can stray past the noise floor.
+                odd += usize::from(dist[i] > lo);
+                let l = f64::from(0.299 * px[i][0] + 0.587 * px[i][1] + 0.114 * px[i][2]);
+                sum += l;
+                sq += l * l;
+                n += 1.0;
+            }
+            if odd * 10 > s * s {
+                return None;
+            }
+            let mean = sum / n;
+            Some(((sq / n - mean * mean).max(0.0)).sqrt() as f32)
+        })
+        .collect();
+    if stds.is_empty() {
+        return 0.0;
+    }
+    percentile(&mut stds, 0.5)
+}
 
 /// Finds the card in `photo`: see the module documentation.
 pub fn find_card(photo: &RgbImage) -> CardFind {
@@ -1333,6 +1391,7 @@ pub fn find_card(photo: &RgbImage) -> CardFind {
             },
             background_colors: bg.iter().map(|c| c.map(|v| v.round().clamp(0.0, 255.0) as u8)).collect(),
             background_spread: ring_q,
+            background_texture: table_texture(&px, &labels, c.label, &dist, lo, w, h),
         });
     }
 

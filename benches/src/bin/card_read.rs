@@ -1,6 +1,6 @@
 //! Reads one card photo (and its back) the way the card worker does and prints what it
 //! found: each field with its verdict, the sanity verdict and its measures, the failure
-//! code, whether the card was located. For looking at photos that are not the
+//! code, whether the card was located, the zone's reading. For looking at photos that are not the
 //! generator's (the evaluation, `card_eval`, only reads generated ones).
 //!
 //!     cargo run --release -p idv-benches --features ocr --bin card_read -- TYPE FRONT [BACK]
@@ -24,6 +24,9 @@ fn main() -> Result<(), String> {
     println!("failure {:?}", reading.failure);
     for (side, image) in [("front", &reading.image1), ("back", &reading.image2)] {
         println!("{side} located {}", image["card_box"].is_object());
+        if !image["mrz"].is_null() {
+            println!("{side} mrz {}", image["mrz"]);
+        }
     }
     Ok(())
 }

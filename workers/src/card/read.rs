@@ -287,17 +287,22 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 // Its check digits say nothing about the card (tampering: not performed).
                 out.mrz_checks = None;
             }
+            // The line the names are on (TD1: the third; TD2, TD3: the first) read longer
+            // than its format (`Reading::overlong_line`).
+            let name_line = if zone.zone.lines.len() == 3 { 2 } else { 0 };
+            let names_overlong = zone.zone.read.get(name_line).zip(zone.zone.lines.get(name_line)).is_some_and(|(read, fitted)| read.len() > fitted.len());
             for f in &fields {
                 if f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) {
                     out.ids.push(f.value.clone());
                 }
+                let name = matches!(f.field.as_str(), "name" | "first_name" | "last_name");
                 // A zone spells names in letters and fillers only: one read with a digit
                 // is its fillers misread ("REKHA DEVI 4 SMEHTA" for "MEHTA<<REKHA<DEVI" on
                 // a card photographed small), no name. Shown in `mrz.parsed`, not merged.
-                if matches!(f.field.as_str(), "name" | "first_name" | "last_name") && f.value.chars().any(|c| c.is_ascii_digit()) {
+                if name && f.value.chars().any(|c| c.is_ascii_digit()) {
                     continue;
                 }
-                out.readings.push(Reading::mrz(f, confidence));
+                out.readings.push(Reading::mrz(f, confidence, name && names_overlong));
             }
             out.anything_read |= !fields.is_empty();
             mrz = mrz_json(zone, year_parsed.as_ref().ok(), shown.as_deref().unwrap_or(&fields));
@@ -343,6 +348,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                     confidence: f.confidence,
                     check: printed_check(card_type, f),
                     digits,
+                    overlong_line: false,
                 });
             }
             out.anything_read |= !printed.is_empty();
