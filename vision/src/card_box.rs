@@ -56,6 +56,10 @@
 //!    [`CardFind::One`] (corners ordered clockwise from the one up and to the left of the
 //!    centre, scaled back to input pixels); none → [`CardFind::FillsFrame`] when the
 //!    photo looks like a tight crop of a card, else [`CardFind::None`].
+//! 7. *Coarser copy*: when that is [`CardFind::None`], steps 1-6 once more on a copy of
+//!    [`COARSE_WORK_LONG_SIDE`] px, each pixel averaging four times as many of the photo's
+//!    (a pale card on a pale desk under heavy sensor noise: its edge is a few levels
+//!    against noise of σ 12); only one card found there is taken.
 //!
 //! **Fills the frame** (no valid candidate): the photo's aspect is 1.36-1.72 (either
 //! orientation; 4:3 and 16:9 photos are excluded), the dominant border colour (the card's
@@ -67,7 +71,8 @@
 //! [y, y+1): the photo's own top-left corner is (0, 0) and its bottom-right (w, h).
 //!
 //! Cost: one area-downscale pass over the photo, then work on ≤ 640 x 640 px: a few ms
-//! for a 1600 x 1200 photo in an optimized build (`tests::timing`).
+//! for a 1600 x 1200 photo in an optimized build (`tests::timing`); a photo with no card
+//! found pays for a second, smaller pass.
 
 use image::{GrayImage, Luma, RgbImage};
 
@@ -233,12 +238,12 @@ struct Work {
     sy: f32,
 }
 
-fn downscale(photo: &RgbImage) -> Option<Work> {
+fn downscale(photo: &RgbImage, long_side: u32) -> Option<Work> {
     let (w, h) = (photo.width() as usize, photo.height() as usize);
     if w == 0 || h == 0 || photo.as_raw().len() < w * h * 3 {
         return None;
     }
-    let s = (w.max(h) as f32 / WORK_LONG_SIDE as f32).max(1.0);
+    let s = (w.max(h) as f32 / long_side.max(1) as f32).max(1.0);
     let ww = ((w as f32 / s).round() as usize).clamp(1, w);
     let hh = ((h as f32 / s).round() as usize).clamp(1, h);
     let sx = w as f32 / ww as f32;
@@ -1261,7 +1266,24 @@ fn table_texture(px: &[[f32; 3]], labels: &[u32], card: u32, dist: &[f32], lo: f
 
 /// Finds the card in `photo`: see the module documentation.
 pub fn find_card(photo: &RgbImage) -> CardFind {
-    let Some(work) = downscale(photo) else {
+    match find_card_at(photo, WORK_LONG_SIDE) {
+        // Nothing found: once more on a coarser copy, whose pixels average four times as
+        // many of the photo's (a pale card on a pale desk under heavy sensor noise: the
+        // card's edge is a few levels against noise of σ 12). Only one card is taken.
+        CardFind::None => match find_card_at(photo, COARSE_WORK_LONG_SIDE) {
+            found @ CardFind::One(_) => found,
+            _ => CardFind::None,
+        },
+        found => found,
+    }
+}
+
+/// The longest side of the coarser working copy [`find_card`] searches when the first
+/// finds nothing.
+pub const COARSE_WORK_LONG_SIDE: u32 = WORK_LONG_SIDE / 2;
+
+fn find_card_at(photo: &RgbImage, long_side: u32) -> CardFind {
+    let Some(work) = downscale(photo, long_side) else {
         return CardFind::None;
     };
     let (w, h) = (work.w, work.h);
@@ -2008,6 +2030,24 @@ mod tests {
             let s = crate::card_sanity::card_sanity(&rectify(&photo, &loc.quad, 1000), Some(&loc));
             assert_eq!(s.verdict, crate::card_sanity::CardSanityVerdict::Good, "{angle}°: {:?}", s.measures);
         }
+    }
+
+    #[test]
+    fn a_light_card_on_a_light_desk_under_heavy_noise_is_found_on_a_coarser_copy() {
+        // The card above, under sensor noise of σ 12: on the working copy its edge is a
+        // few levels against the noise and nothing is found; on the coarser copy, whose
+        // pixels average four times as many, it is.
+        let mut found_only_coarse = 0;
+        for (k, angle) in [3.0f32, -6.0, 8.0].into_iter().enumerate() {
+            let corners = place(W, H, 0.62, ID1_ASPECT, 0.5, 0.5, angle, 0.0);
+            let card = CardSpec::new(corners, Bg::Pale.card_base());
+            let photo = Degradation::Noise(12.0).apply(&with_soft_shadow(Bg::Pale, &card, (4.0, 5.0), 0.8, 5), k as u64);
+            found_only_coarse += usize::from(matches!(find_card_at(&photo, WORK_LONG_SIDE), CardFind::None));
+            let CardFind::One(loc) = find_card(&photo) else { panic!("{angle}°: no card found") };
+            let err = corner_error(&loc.quad, corners);
+            assert!(err < 0.02, "{angle}°: corner error {err:.4} of the width");
+        }
+        assert!(found_only_coarse > 0, "every card was found on the working copy: the case does not test the coarser one");
     }
 
     #[test]
