@@ -31,8 +31,11 @@
 //!    colours' spread; only a single card found that way is taken. When that finds none
 //!    either, the card's *outline*: colour edges (the RGB step across 4 px, a cream card
 //!    on a white table differing mostly in blue) above a threshold set by the border
-//!    ring's own edges, with hysteresis, closed, the insides of closed outlines filled;
-//!    steps 3-5 on that mask, and the one valid quad's sides then moved onto the card's
+//!    ring's own edges, with hysteresis, closed, the insides of closed outlines filled,
+//!    opened (radius 3 px; when that leaves no valid card, radius 3 % of the short side:
+//!    the edge of a shadow over part of the photo is an outline band from the frame
+//!    through the card to the frame, as wide as its penumbra, that the thin opening
+//!    keeps); steps 3-5 on that mask, and the one valid quad's sides then moved onto the card's
 //!    edges (the filled outline holds the edge band and a soft shadow): per side, of the
 //!    lines through gradient peaks along its normal that 60 % of it supports, the
 //!    outermost that is not a shadow's far side (the table's colour darker inside).
@@ -976,6 +979,12 @@ const EDGE_TOL: f32 = 1.0;
 /// Share of a side's samples that must support the line taken for its edge.
 const EDGE_MIN_SUPPORT: f32 = 0.6;
 
+/// Half-width (share of the working copy's short side) of the wider opening that
+/// removes a shadow edge's band from an outline mask when the thin one leaves no card: a
+/// penumbra measures 15-25 working px across on the evaluation's shadows (window 29 px
+/// at 640 x 457); a card is at least ~100 px tall there ([`MIN_CARD_SHARE`]).
+const OUTLINE_THREAD_OPEN: f32 = 0.03;
+
 /// Card candidates from the photo's edges: per pixel the larger RGB distance between the
 /// pixels 2 px either side of it (horizontally, vertically), above [`OUTLINE_MIN_EDGE`]
 /// and [`OUTLINE_RING_FACTOR`] x the border ring's 95th percentile, with hysteresis
@@ -983,6 +992,26 @@ const EDGE_MIN_SUPPORT: f32 = 0.6;
 /// filled, thin threads opened away; each valid quad then moved onto the card's edges
 /// ([`refine_to_edges`]).
 fn outline_candidates(px: &[[f32; 3]], ring: &[usize], step: usize, w: usize, h: usize) -> (Vec<u32>, Vec<Comp>, Vec<(QuadFit, Comp)>) {
+    let (filled, grad, te) = outline_mask(px, ring, step, w, h);
+    let opened = morph(&morph(&filled, w, h, 3, false), w, h, 3, true);
+    let (mut labels, mut comps, mut found) = candidates(&opened, w, h);
+    // A cast shadow's edge that crosses the table and the card is an outline too: a band
+    // as wide as the shadow's penumbra, joined to the card's, that the thin opening
+    // leaves and the quad then fails on. Opened wider, only the card's body is left.
+    let wide = (OUTLINE_THREAD_OPEN * w.min(h) as f32).round() as usize;
+    if found.is_empty() && wide > 3 {
+        let opened = morph(&morph(&filled, w, h, wide, false), w, h, wide, true);
+        (labels, comps, found) = candidates(&opened, w, h);
+    }
+    for (q, _) in &mut found {
+        q.corners = refine_to_edges(q.corners, px, &grad, w, h, te);
+    }
+    (labels, comps, found)
+}
+
+/// The photo's outlines, closed and their insides filled ([`outline_candidates`]), with
+/// the gradient map and the edge threshold it used.
+fn outline_mask(px: &[[f32; 3]], ring: &[usize], step: usize, w: usize, h: usize) -> (Vec<u8>, Vec<f32>, f32) {
     // Colour edges, not luma: a cream card on a grey table differs mostly in blue.
     let mut grad = vec![0.0f32; w * h];
     for y in 2..h.saturating_sub(2) {
@@ -1013,13 +1042,7 @@ fn outline_candidates(px: &[[f32; 3]], ring: &[usize], step: usize, w: usize, h:
         }
     }
     let closed = morph(&morph(&edges, w, h, 3, true), w, h, 3, false);
-    let filled = fill_holes(&closed, w, h);
-    let opened = morph(&morph(&filled, w, h, 3, false), w, h, 3, true);
-    let (labels, comps, mut found) = candidates(&opened, w, h);
-    for (q, _) in &mut found {
-        q.corners = refine_to_edges(q.corners, px, &grad, w, h, te);
-    }
-    (labels, comps, found)
+    (fill_holes(&closed, w, h), grad, te)
 }
 
 /// The quad of a filled outline lies on the outline band's outer rim, and beyond a cast
@@ -2030,6 +2053,57 @@ mod tests {
             let s = crate::card_sanity::card_sanity(&rectify(&photo, &loc.quad, 1000), Some(&loc));
             assert_eq!(s.verdict, crate::card_sanity::CardSanityVerdict::Good, "{angle}°: {:?}", s.measures);
         }
+    }
+
+    /// `photo` in the shadow of something held over it (a hand, a phone): everything left
+    /// of a line through (`x`, `y`) leaning a fifth of a pixel right per pixel down, lit
+    /// at `light`, its penumbra 3 % of the photo's width.
+    fn under_a_shadow(photo: &RgbImage, x: f32, y: f32, light: f32) -> RgbImage {
+        let soft = 0.03 * photo.width() as f32;
+        let mut out = photo.clone();
+        for (px, py, p) in out.enumerate_pixels_mut() {
+            let edge = x + 0.2 * (py as f32 - y);
+            let k = light + (1.0 - light) * ((px as f32 - edge) / soft + 0.5).clamp(0.0, 1.0);
+            p.0 = p.0.map(|v| (f32::from(v) * k).round() as u8);
+        }
+        out
+    }
+
+    #[test]
+    fn a_card_crossed_by_a_shadow_with_the_table_is_found() {
+        // A pale card on a light grey desk, the left part of the photo (card and desk) in
+        // a shadow at 55 % light. Against the border's colours the card is within the
+        // desk's spread, lit and in shadow; its outline is closed, but the shadow's edge
+        // is an outline too, a band as wide as its penumbra running from the frame
+        // through the card to the frame, and the quad fails on it until the outline is
+        // opened wide enough to drop the band.
+        let mut wide_needed = 0;
+        for (k, (angle, keystone, at)) in [(3.0f32, 0.0f32, 0.45f32), (-7.0, 0.06, 0.5), (0.0, 0.0, 0.35)].into_iter().enumerate() {
+            let corners = place(W, H, 0.7, ID1_ASPECT, 0.5, 0.55, angle, keystone);
+            let card = CardSpec::new(corners, Bg::Grey.card_base());
+            let lit = render(W, H, Bg::Grey, std::slice::from_ref(&card));
+            let photo = Degradation::Jpeg(85).apply(&under_a_shadow(&lit, at * W as f32, 0.5 * H as f32, 0.55), k as u64);
+            wide_needed += usize::from(thin_outline_finds_nothing(&photo));
+            let CardFind::One(loc) = find_card(&photo) else { panic!("{angle}°: no card found") };
+            let err = corner_error(&loc.quad, corners);
+            assert!(err < 0.02, "{angle}°: corner error {err:.4} of the width");
+            let s = crate::card_sanity::card_sanity(&rectify(&photo, &loc.quad, 1000), Some(&loc));
+            assert_eq!(s.verdict, crate::card_sanity::CardSanityVerdict::Good, "{angle}°: {:?}", s.measures);
+        }
+        assert!(wide_needed > 0, "the thin opening found every card: the case does not test the wide one");
+    }
+
+    /// Whether the outline of `photo`'s working copy, opened thinly as before the wide
+    /// opening, holds no valid card.
+    fn thin_outline_finds_nothing(photo: &RgbImage) -> bool {
+        let Some(work) = downscale(photo, WORK_LONG_SIDE) else { return true };
+        let (w, h) = (work.w, work.h);
+        let px = box3(&box3(&work.px, w, h), w, h);
+        let b = (w.min(h) / 50).max(1);
+        let ring: Vec<usize> = (0..w * h).filter(|&i| (i % w) < b || (i / w) < b || (i % w) + b >= w || (i / w) + b >= h).collect();
+        let step = (ring.len() / 6000).max(1);
+        let (filled, _, _) = outline_mask(&px, &ring, step, w, h);
+        candidates(&morph(&morph(&filled, w, h, 3, false), w, h, 3, true), w, h).2.is_empty()
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Reads one card photo (and its back) the way the card worker does and prints what it
 //! found: each field with its verdict, the sanity verdict and its measures, the failure
 //! code, whether the card was located, the zone's reading. For looking at photos that are not the
-//! generator's (the evaluation, `card_eval`, only reads generated ones).
+//! generator's (the evaluation, `card_eval`, only reads generated ones). With
+//! `IDV_CARD_READ_LINES` set, also each side's OCR lines with their labels and boxes.
 //!
 //!     cargo run --release -p idv-benches --features ocr --bin card_read -- TYPE FRONT [BACK]
 
@@ -26,6 +27,12 @@ fn main() -> Result<(), String> {
         println!("{side} located {}", image["card_box"].is_object());
         if !image["mrz"].is_null() {
             println!("{side} mrz {}", image["mrz"]);
+        }
+        if std::env::var_os("IDV_CARD_READ_LINES").is_some() {
+            for b in image["ocr"]["raw"].as_array().into_iter().flatten() {
+                let at = |k: usize, axis: &str| b["bounding_box"][k][axis].as_f64().unwrap_or_default();
+                println!("{side}   {:?} [{}] x {:.0}-{:.0} y {:.0}-{:.0}", b["text"].as_str().unwrap_or_default(), b["label"].as_str().unwrap_or_default(), at(0, "x"), at(2, "x"), at(0, "y"), at(2, "y"));
+            }
         }
     }
     Ok(())
