@@ -2,6 +2,7 @@
 //!     cargo run --release -p idv-vision --example card_debug -- PHOTO... 
 //! Prints one line per photo: what `find_card` found and the sanity verdict with its measures, and writes
 //! `PHOTO.mask.png` (the card mask in the working frame, the fitted quad's corners marked).
+//! With `IDV_CARD_DEBUG_FLAT` set, also `PHOTO.flat.png`: the card rectified to 1200 px.
 use idv_vision::card_box::{find_card, rectify, CardFind};
 use idv_vision::card_sanity::card_sanity;
 
@@ -17,6 +18,9 @@ fn main() {
         match find_card(&img) {
             CardFind::One(loc) => {
                 let card = rectify(&img, &loc.quad, 1200);
+                if std::env::var_os("IDV_CARD_DEBUG_FLAT").is_some() {
+                    let _ = card.save(format!("{path}.flat.png"));
+                }
                 let s = card_sanity(&card, Some(&loc));
                 println!("{path}\tone\t{:?}\tcoverage {:.2}\thole {:.4}", s.verdict, s.measures.corner_coverage, s.measures.hole_share);
                 if verbose {
