@@ -1305,6 +1305,20 @@ pub fn find_card(photo: &RgbImage) -> CardFind {
 /// finds nothing.
 pub const COARSE_WORK_LONG_SIDE: u32 = WORK_LONG_SIDE / 2;
 
+/// The border ring of a `w` x `h` working copy (module doc, step 1): its width `b` (2 %
+/// of the short side), its pixel indices, and the step that samples ~6,000 of them.
+fn border_ring(w: usize, h: usize) -> (usize, Vec<usize>, usize) {
+    let b = (w.min(h) / 50).max(1);
+    let ring: Vec<usize> = (0..w * h)
+        .filter(|&i| {
+            let (x, y) = (i % w, i / w);
+            x < b || y < b || x + b >= w || y + b >= h
+        })
+        .collect();
+    let step = (ring.len() / 6000).max(1);
+    (b, ring, step)
+}
+
 fn find_card_at(photo: &RgbImage, long_side: u32) -> CardFind {
     let Some(work) = downscale(photo, long_side) else {
         return CardFind::None;
@@ -1317,14 +1331,7 @@ fn find_card_at(photo: &RgbImage, long_side: u32) -> CardFind {
     let n = w * h;
 
     // 1. Background colours from the border ring.
-    let b = (w.min(h) / 50).max(1);
-    let ring: Vec<usize> = (0..n)
-        .filter(|&i| {
-            let (x, y) = (i % w, i / w);
-            x < b || y < b || x + b >= w || y + b >= h
-        })
-        .collect();
-    let step = (ring.len() / 6000).max(1);
+    let (b, ring, step) = border_ring(w, h);
     let samples: Vec<[f32; 3]> = ring.iter().step_by(step).map(|&i| px[i]).collect();
     let clusters = kmeans(&samples, 3);
     // Which sides of the ring each cluster shows on (≥ 10 % of that side's samples).
@@ -2099,9 +2106,7 @@ mod tests {
         let Some(work) = downscale(photo, WORK_LONG_SIDE) else { return true };
         let (w, h) = (work.w, work.h);
         let px = box3(&box3(&work.px, w, h), w, h);
-        let b = (w.min(h) / 50).max(1);
-        let ring: Vec<usize> = (0..w * h).filter(|&i| (i % w) < b || (i / w) < b || (i % w) + b >= w || (i / w) + b >= h).collect();
-        let step = (ring.len() / 6000).max(1);
+        let (_, ring, step) = border_ring(w, h);
         let (filled, _, _) = outline_mask(&px, &ring, step, w, h);
         candidates(&morph(&morph(&filled, w, h, 3, false), w, h, 3, true), w, h).2.is_empty()
     }
