@@ -55,6 +55,10 @@
 //!    ≥ 80 % of the boundary pixels lie within max(2 px, 1.2 % of the mean side) of its
 //!    sides; its aspect (mean long side / mean short side) is 1.15-2.1 (ID-1 is 1.586,
 //!    passports 1.42, perspective changes both). A face, a hand or a blob fails these.
+//!    A candidate under [`PRINTED_ON_CARD_MAX_SHARE`] of the photo with
+//!    [`PRINT_AROUND_MIN`] print-sized components of the first segmentation around it is
+//!    something printed on a card that fills the frame (its portrait: a rectangle of a
+//!    card's aspect turned upright), not a card.
 //! 6. *Answer*: two or more valid candidates → [`CardFind::Several`]; one →
 //!    [`CardFind::One`] (corners ordered clockwise from the one up and to the left of the
 //!    centre, scaled back to input pixels); none → [`CardFind::FillsFrame`] when the
@@ -1196,6 +1200,29 @@ fn as_scaled(p: [f32; 3], base: [f32; 3]) -> Option<(f32, f32)> {
     Some((gain, dist2(p, base.map(|v| v * gain)).sqrt()))
 }
 
+/// A card candidate smaller than this share of the photo, with [`PRINT_AROUND_MIN`] or
+/// more print-sized components around it, is something printed on a card that fills the
+/// frame, not a card ([`find_card`]). Portraits of tight crops of the evaluation's cards
+/// measured 7-10 % of the photo (a passport's 35 x 45 mm on its 125 x 88 mm page is up
+/// to 14 %); its photographed cards 20 % and more (half the photo's width).
+const PRINTED_ON_CARD_MAX_SHARE: f32 = 0.18;
+/// See [`PRINTED_ON_CARD_MAX_SHARE`]. Around the portraits of tight crops of the
+/// evaluation's clean cards: 8-56 print-sized components; around its photographed cards:
+/// at most 4 (a textured table's specks, a design element beside a fitted edge).
+const PRINT_AROUND_MIN: usize = 6;
+
+/// Print-sized foreground components (0.02-3 % of the image, words and marks at the
+/// working scale) whose centre lies outside `quad` by more than 2 % of the short side.
+fn print_outside(comps: &[Comp], quad: &[P; 4], w: usize, h: usize) -> usize {
+    let n = (w * h) as f32;
+    let margin = w.min(h) as f32 * 0.02;
+    comps
+        .iter()
+        .filter(|c| (c.area as f32) >= 0.0002 * n && (c.area as f32) <= 0.03 * n)
+        .filter(|c| !inside_quad(quad, ((c.x0 + c.x1) as f32 * 0.5, (c.y0 + c.y1) as f32 * 0.5), margin))
+        .count()
+}
+
 /// Shoelace area of a working-frame quad.
 fn quad_area(c: &[P; 4]) -> f32 {
     (0..4).map(|i| c[i].0 * c[(i + 1) % 4].1 - c[(i + 1) % 4].0 * c[i].1).sum::<f32>().abs() * 0.5
@@ -1369,6 +1396,18 @@ fn find_card_at(photo: &RgbImage, long_side: u32) -> CardFind {
     let dist: Vec<f32> = px.iter().map(|p| nearest(&bg, *p).1).collect();
     let ring_d: Vec<f32> = samples.iter().map(|s| nearest(&bg, *s).1).collect();
     let mut seg = segment(&dist, ring_d, w, h);
+    // Something printed on a card that fills the frame (a scan, a photo cropped to the
+    // card, a card one corner of which is outside the frame): against the card's paper as
+    // the background, its portrait is a rectangle of a card's aspect turned upright, and
+    // was taken for the card (flattened, it read as nothing and was judged blurred). What
+    // tells it from a card on a table is the print around it, counted on this first
+    // segmentation (the shadow-aware one below takes dark print on a grey paper for
+    // shadow). Every stage's candidates go through it.
+    let print = seg.comps.clone();
+    let not_printed_on_a_card = |found: &mut Vec<(QuadFit, Comp)>| {
+        found.retain(|(q, c)| (c.area as f32) >= PRINTED_ON_CARD_MAX_SHARE * n as f32 || print_outside(&print, &q.corners, w, h) < PRINT_AROUND_MIN);
+    };
+    not_printed_on_a_card(&mut seg.found);
     let mut dist = dist;
     let mut shadow_aware = false;
     // The card's cast shadow is the table's colour, darker: far from every background
@@ -1381,7 +1420,8 @@ fn find_card_at(photo: &RgbImage, long_side: u32) -> CardFind {
     if seg.found.len() <= 1 {
         let shadowless: Vec<f32> = dist.iter().zip(&px).map(|(&d, p)| if bg.iter().any(|c| shadow_like(*p, *c)) { 0.0 } else { d }).collect();
         let ring_s: Vec<f32> = samples.iter().map(|s| if bg.iter().any(|c| shadow_like(*s, *c)) { 0.0 } else { nearest(&bg, *s).1 }).collect();
-        let alt = segment(&shadowless, ring_s, w, h);
+        let mut alt = segment(&shadowless, ring_s, w, h);
+        not_printed_on_a_card(&mut alt.found);
         let take = match (seg.found.first(), alt.found.first()) {
             (_, None) => false,
             _ if alt.found.len() != 1 => false,
@@ -1402,12 +1442,17 @@ fn find_card_at(photo: &RgbImage, long_side: u32) -> CardFind {
     // Only a single card found that way is taken.
     if seg.found.is_empty() {
         if let Some((surface_dist, surface_ring)) = smooth_background_distance(&px, &ring, step, w, h) {
-            let alt = segment(&surface_dist, surface_ring, w, h);
+            let mut alt = segment(&surface_dist, surface_ring, w, h);
+            not_printed_on_a_card(&mut alt.found);
             // Still no card: its outline. A light card on a light table can be within
             // the table's colours and near its surface over most of its area and still
             // have a closed outline (its edge, its cast shadow). What is background-like
             // for card sanity is then the surface's measure.
             let outline = if alt.found.is_empty() { Some(outline_candidates(&px, &ring, step, w, h)) } else { None };
+            let outline = outline.map(|(labels, comps, mut found)| {
+                not_printed_on_a_card(&mut found);
+                (labels, comps, found)
+            });
             if alt.found.len() == 1 {
                 seg = alt;
                 dist = surface_dist;
@@ -1703,11 +1748,14 @@ pub(crate) mod synth {
         pub cut: Option<(usize, f32)>,
         /// Specular glare: centre (fractions), semi-axes (fractions of width, height).
         pub glare: Option<(f32, f32, f32, f32)>,
+        /// The face on a rectangle of its own (a portrait photo's background), as most ID
+        /// cards print it, and a line of print along the bottom.
+        pub portrait: bool,
     }
 
     impl CardSpec {
         pub fn new(corners: [P; 4], base: [f32; 3]) -> Self {
-            CardSpec { corners, size: (85.6, 54.0), base, hole: None, cut: None, glare: None }
+            CardSpec { corners, size: (85.6, 54.0), base, hole: None, cut: None, glare: None, portrait: false }
         }
 
         /// Card colour at (X, Y) mm, `None` off the card.
@@ -1746,8 +1794,14 @@ pub(crate) mod synth {
                 c = [190.0, 158.0, 138.0];
             } else if ell(0.2, 0.56, 0.12, 0.27) {
                 c = [75.0, 62.0, 58.0];
+            } else if self.portrait && (0.08..0.30).contains(&u) && (0.28..0.82).contains(&v) {
+                c = [150.0, 172.0, 205.0];
             } else if (0.35..0.9).contains(&u) && (0.08..0.17).contains(&v) {
                 c = [45.0, 55.0, 115.0];
+            } else if self.portrait && (0.88..0.925).contains(&v) && (0.08..0.7).contains(&u) {
+                if ((u - 0.08) * 40.0).fract() < 0.8 {
+                    c = [35.0, 35.0, 45.0];
+                }
             } else {
                 let lens = [0.45, 0.3, 0.5, 0.25, 0.4, 0.35];
                 for (k, len) in lens.iter().enumerate() {
@@ -2223,6 +2277,30 @@ mod tests {
             let img = deg.apply(&render(w, h, Bg::Dark, &[CardSpec::new(corners, Bg::Dark.card_base())]), 7);
             let r = find_card(&img);
             assert!(matches!(r, CardFind::FillsFrame), "{name}: {r:?}");
+        }
+    }
+
+    /// A card's portrait, a rectangle of a card's aspect turned upright, was taken for the
+    /// card in a tight crop (the card's paper then the "background"), and the card read as
+    /// its flattened portrait: nothing, judged blurred.
+    #[test]
+    fn a_portrait_on_a_card_that_fills_the_frame_is_not_the_card() {
+        let (w, h) = (1000u32, 631u32);
+        let tight = [(-8.0, -8.0), (w as f32 + 8.0, -8.0), (w as f32 + 8.0, h as f32 + 8.0), (-8.0, h as f32 + 8.0)];
+        let card = |corners| CardSpec { portrait: true, ..CardSpec::new(corners, Bg::Dark.card_base()) };
+        for deg in [Degradation::Clean, Degradation::Jpeg(35), Degradation::Noise(6.0)] {
+            let img = deg.apply(&render(w, h, Bg::Dark, &[card(tight)]), 7);
+            let r = find_card(&img);
+            assert!(matches!(r, CardFind::FillsFrame), "{}: {r:?}", deg.name());
+        }
+        // The same card on a table is found, corners and all.
+        for bg in [Bg::Dark, Bg::Cloth, Bg::Grey] {
+            let corners = place(1200, 900, 0.6, ID1_ASPECT, 0.5, 0.5, 5.0, 0.0);
+            let img = render(1200, 900, bg, &[CardSpec { portrait: true, ..CardSpec::new(corners, bg.card_base()) }]);
+            let CardFind::One(loc) = find_card(&img) else { panic!("{bg:?}: no card") };
+            for (a, b) in loc.quad.corners().iter().zip(corners) {
+                assert!(a.dist(Point::new(b.0, b.1)) < 8.0, "{bg:?}: {a:?} vs {b:?}");
+            }
         }
     }
 
