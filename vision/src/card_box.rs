@@ -20,7 +20,7 @@
 //!    from its pixels into every pixel above the noise floor that is not the table in
 //!    shadow, and segmented again: a dark header band nearer the table's colour than the
 //!    paper's, below the midway threshold, joins the card that way (taken when one card
-//!    holds the first, [`BAND_MIN_GROWTH`] larger and nearer a card's aspect).
+//!    holds the first, [`BAND_MIN_GROWTH`] larger and nearer ID-1's aspect; a passport page is not judged against its own).
 //!    *Cast shadows*: a pixel that is a background colour scaled by a gain of 0.4-0.97
 //!    (least squares) and within 6 levels of it is the card's shadow on the table (the
 //!    table's chromaticity, darker); far from every background colour, a shadow joins the
@@ -904,7 +904,7 @@ fn segment(dist: &[f32], mut ring_d: Vec<f32>, w: usize, h: usize, growable: Opt
     // mid-tone table) is below the midway threshold and left out: the quad is then wider
     // than any card. Grown from the card into everything above the noise floor that is
     // not the table in shadow (`growable`), the band joins it; taken when that finds one
-    // card holding the first, larger by a band worth the name and nearer a card's aspect.
+    // card holding the first, larger by a band worth the name and nearer ID-1's aspect.
     if let (Some(growable), [(first, _)]) = (growable, found.as_slice()) {
         let aspect = quad_aspect(&first.corners);
         if t > lo && aspect > ID1_ASPECT * WIDE_QUAD_FACTOR {
