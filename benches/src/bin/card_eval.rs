@@ -128,10 +128,14 @@ enum Probe {
     UpsideDown,
     /// Both photos at a third of their resolution (a card ~300 px wide).
     ThirdResolution,
+    /// Both photos the size a 12-megapixel phone camera takes (4,032 px on the long
+    /// side), with a sensor's noise (σ 2) and JPEG quality 90: the latency of the photos
+    /// a client most often sends, which the generator's 1,400-1,600 px photos do not show.
+    PhoneResolution,
 }
 
 impl Probe {
-    const ALL: [Probe; 4] = [Probe::Shadow, Probe::GlareSpot, Probe::UpsideDown, Probe::ThirdResolution];
+    const ALL: [Probe; 5] = [Probe::Shadow, Probe::GlareSpot, Probe::UpsideDown, Probe::ThirdResolution, Probe::PhoneResolution];
 
     fn name(self) -> &'static str {
         match self {
@@ -139,6 +143,7 @@ impl Probe {
             Probe::GlareSpot => "glare_spot",
             Probe::UpsideDown => "upside_down",
             Probe::ThirdResolution => "third_res",
+            Probe::PhoneResolution => "phone_12mp",
         }
     }
 
@@ -159,7 +164,22 @@ impl Probe {
             let (w, h) = p.image.dimensions();
             idv_tests::passport::jpeg(&image::imageops::resize(&p.image, w / 3, h / 3, image::imageops::FilterType::Triangle), p.jpeg_quality)
         };
+        let mut phone = |p: &Photo| {
+            let (w, h) = p.image.dimensions();
+            let k = 4032.0 / w.max(h) as f32;
+            let mut big = image::imageops::resize(&p.image, (w as f32 * k).round() as u32, (h as f32 * k).round() as u32, image::imageops::FilterType::CatmullRom);
+            for v in big.iter_mut() {
+                // Triangular noise of σ 2 (the sum of two uniforms of half-width √6).
+                let n = rng.gen_range(-2.449f32..2.449) + rng.gen_range(-2.449f32..2.449);
+                *v = (f32::from(*v) + n).round().clamp(0.0, 255.0) as u8;
+            }
+            idv_tests::passport::jpeg(&big, 90)
+        };
         match self {
+            Probe::PhoneResolution => {
+                let f = phone(front);
+                (f, back.map(phone))
+            }
             Probe::Shadow => (with_shadow(front, (0.45, 0.5), 0.55), back.map(plain)),
             Probe::GlareSpot => {
                 let at = (rng.gen_range(0.3..0.7), rng.gen_range(0.3..0.7));

@@ -160,8 +160,8 @@ impl CardHandler {
         let bytes = self.image_bytes(group, field, image).await?;
         let ocr = self.ocr.clone();
         let task = tokio::task::spawn_blocking(move || {
-            let photo = idv_vision::decode(&bytes, &idv_vision::DecodeLimits::cards())?;
-            Ok::<_, idv_vision::DecodeError>(scan_side(&photo, &plan, ocr.as_deref()))
+            let (photo, upload_scale) = idv_vision::decode_scaled(&bytes, &idv_vision::DecodeLimits::cards())?;
+            Ok::<_, idv_vision::DecodeError>(scan_side(&photo, upload_scale, &plan, ocr.as_deref()))
         });
         let not_performed = |reason: String| Stop::Answer(Envelope::error(group, &ErrorKind::NotAvailable { reason }));
         match tokio::time::timeout(SCAN_TIME_BUDGET, task).await {
@@ -381,8 +381,8 @@ pub fn read_photos(
 ) -> Result<CardReading, idv_vision::DecodeError> {
     let codec = Codec::of(card_type, aadhaar_keys);
     let scan = |i: usize, bytes: &[u8]| -> Result<SideScan, idv_vision::DecodeError> {
-        let photo = idv_vision::decode(bytes, &idv_vision::DecodeLimits::cards())?;
-        Ok(scan_side(&photo, &ScanPlan::for_card_type(card_type, i == 1, year), ocr))
+        let (photo, upload_scale) = idv_vision::decode_scaled(bytes, &idv_vision::DecodeLimits::cards())?;
+        Ok(scan_side(&photo, upload_scale, &ScanPlan::for_card_type(card_type, i == 1, year), ocr))
     };
     // Both sides at once, as the handler scans them.
     let (front_scan, back_scan) = std::thread::scope(|s| {

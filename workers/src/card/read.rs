@@ -104,14 +104,15 @@ pub(crate) fn text_lines(lines: &[OcrLine]) -> Vec<TextLine> {
 
 /// The side's `ocr.raw` text boxes (the contract's shape: `text`, `bounding_box` as four
 /// points, `label` the field the line was read into or "", `line`, `group`), in the
-/// flattened card's pixels (`transformed_image_id`).
-fn raw_boxes(lines: &[OcrLine], printed: &[PrintedField]) -> Value {
+/// flattened card's pixels (`transformed_image_id`), or the upload's when no card was
+/// found: each page coordinate times `scale` ([`SideScan::text_box_scale`]).
+fn raw_boxes(lines: &[OcrLine], printed: &[PrintedField], scale: f32) -> Value {
     let boxes: Vec<Value> = lines
         .iter()
         .enumerate()
         .map(|(i, l)| {
             let label = printed.iter().find(|f| f.lines.contains(&i)).map_or("", |f| f.field);
-            let (x0, y0, x1, y1) = (l.bbox.x as f32, l.bbox.y as f32, l.bbox.right() as f32, l.bbox.bottom() as f32);
+            let [x0, y0, x1, y1] = [l.bbox.x, l.bbox.y, l.bbox.right(), l.bbox.bottom()].map(|v| v as f32 * scale);
             json!({
                 "text": l.text,
                 "bounding_box": [{"x": x0, "y": y0}, {"x": x1, "y": y0}, {"x": x1, "y": y1}, {"x": x0, "y": y1}],
@@ -155,10 +156,12 @@ struct SideRead {
 fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &SideInput<'_>, year: u32) -> SideRead {
     let scan = input.scan;
     let mut out = SideRead::default();
+    // In the upload's pixels: the photo may have been scaled down at decode.
+    let to_upload = scan.upload_scale;
     let card_box = match &scan.located {
-        Located::Card(q) => json!(q),
+        Located::Card(q) => json!(q.scaled(to_upload, to_upload)),
         Located::FillsFrame => {
-            let (w, h) = (scan.photo_width as f32, scan.photo_height as f32);
+            let (w, h) = (scan.photo_width as f32 * to_upload, scan.photo_height as f32 * to_upload);
             json!({"top_left": {"x": 0.0, "y": 0.0}, "top_right": {"x": w, "y": 0.0}, "bottom_right": {"x": w, "y": h}, "bottom_left": {"x": 0.0, "y": h}})
         }
         Located::NoCard | Located::Several(_) => Value::Null,
@@ -353,7 +356,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             }
             out.anything_read |= !printed.is_empty();
             let parsed: Vec<Value> = printed.iter().map(|f| json!({"field": f.field, "value": f.value, "confidence_score": (f.confidence * 1000.0).round() / 1000.0})).collect();
-            ocr = json!({"parsed": parsed, "raw": raw_boxes(lines, &printed)});
+            ocr = json!({"parsed": parsed, "raw": raw_boxes(lines, &printed, scan.text_box_scale())});
         }
     }
 
@@ -703,6 +706,7 @@ mod print_tests {
         SideScan {
             photo_width: 1200,
             photo_height: 760,
+            upload_scale: 1.0,
             located: Located::FillsFrame,
             flat: None,
             sanity,
@@ -722,6 +726,40 @@ mod print_tests {
 
     fn value<'a>(reading: &'a CardReading, field: &str) -> Option<&'a str> {
         reading.card_information.iter().find(|f| f.field == field).map(|f| f.value.as_str())
+    }
+
+    /// A photo scaled down at decode (`upload_scale` 2) or read whole at another width
+    /// than its own: `card_box` and, with no card found, the `ocr.raw` boxes are the
+    /// upload's pixels; with a card, the boxes stay the flattened card's.
+    #[test]
+    fn positions_are_given_in_the_uploads_pixels() {
+        use idv_vision::card_box::{CardQuad, Point};
+        let quad = CardQuad::from_corners([Point::new(100.0, 50.0), Point::new(1100.0, 60.0), Point::new(1090.0, 690.0), Point::new(110.0, 680.0)]);
+        let first_box = |r: &CardReading| {
+            let b = &r.image1["ocr"]["raw"][0]["bounding_box"];
+            [b[0]["x"].as_f64(), b[0]["y"].as_f64(), b[2]["x"].as_f64(), b[2]["y"].as_f64()].map(|v| v.unwrap_or(f64::NAN))
+        };
+        // A card found in a photo the decoder halved: its corners doubled; the text
+        // boxes are the flattened card's (300, 40)-(900, 70) as read.
+        let mut found = cccd_front_scan(None);
+        (found.photo_width, found.photo_height, found.upload_scale) = (2000, 1500, 2.0);
+        (found.located, found.flat) = (Located::Card(quad), Some(idv_vision::RgbImage::new(1200, 757)));
+        let r = read_front(&found);
+        assert_eq!(r.image1["card_box"]["top_right"]["x"].as_f64(), Some(2200.0), "{}", r.image1["card_box"]);
+        assert_eq!(r.image1["card_box"]["bottom_left"]["y"].as_f64(), Some(1360.0));
+        assert_eq!(first_box(&r), [300.0, 40.0, 900.0, 70.0]);
+        // No card in the same photo: read whole at 1600 px wide (the photo 2000 decoded,
+        // 4000 uploaded), so its boxes are 2.5 times the page's.
+        let mut whole = cccd_front_scan(None);
+        (whole.photo_width, whole.photo_height, whole.upload_scale, whole.located) = (2000, 1500, 2.0, Located::NoCard);
+        let r = read_front(&whole);
+        assert!(r.image1["card_box"].is_null());
+        assert_eq!(first_box(&r), [750.0, 100.0, 2250.0, 175.0]);
+        // A small photo read whole at the flattened width: its boxes shrink back.
+        (whole.photo_width, whole.photo_height, whole.upload_scale) = (800, 600, 1.0);
+        let small = first_box(&read_front(&whole));
+        let expected = [300.0, 40.0, 900.0, 70.0].map(|v: f64| v * 800.0 / 1200.0);
+        assert!(small.iter().zip(expected).all(|(a, b)| (a - b).abs() < 1e-3), "{small:?}: 800 / 1200 of the page");
     }
 
     #[test]
@@ -810,6 +848,7 @@ mod print_tests {
         let passport = |second: Option<&str>| SideScan {
             photo_width: 1200,
             photo_height: 850,
+            upload_scale: 1.0,
             located: Located::FillsFrame,
             flat: None,
             sanity: Some(blurred.clone()),
