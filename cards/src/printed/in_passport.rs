@@ -10,8 +10,10 @@
 //! - `id`: a letter and seven digits (positional repairs, at most two, on a token with
 //!   at least five digits), preferably under "Passport No.", never from the MRZ (lines
 //!   with `<<`). Check: the structure ([`super::passport_number_check`]).
-//! - `nationality` printed "INDIAN" (misreads within one edit) answered as its ICAO code `IND`.
-//! - `gender`: `M`, `F` or `T`; dates `DD/MM/YYYY`; `place_of_birth` as printed.
+//! - `nationality` printed "INDIAN" (misreads within one edit) answered as its ICAO code
+//!   `IND`, else nothing.
+//! - `gender`: `M`, `F` or `T` (a single letter only on the line under its label);
+//!   dates `DD/MM/YYYY`; `place_of_birth` as printed.
 
 use super::{
     edit_distance, field, fold_for_match, gender_value, name_value, passport_number_check, repair_positional, tokens, Doc, FieldCheck, Found,
@@ -57,15 +59,15 @@ pub(crate) fn find_passport_number(doc: &Doc) -> Option<(Found<String>, FieldChe
     cands.into_iter().next().map(|(_, f, c)| (f, c))
 }
 
+/// An Indian passport's holder is Indian: `IND` or nothing. The Hindi half of the next
+/// label, read as Latin between two labels on the real page's one row ("Nationality fer
+/// / Sex"), is no nationality.
 fn nationality(s: &str) -> Option<String> {
     let f = fold_for_match(s);
     let text: String = f.chars.iter().collect();
     let indian: Vec<char> = "indian".chars().collect();
-    if text.split(' ').any(|w| edit_distance(&w.chars().collect::<Vec<_>>(), &indian) <= 1) {
-        // The ICAO code, as the zone and the national identity card give it.
-        return Some("IND".to_string());
-    }
-    name_value(s)
+    // The ICAO code, as the zone and the national identity card give it.
+    text.split(' ').any(|w| edit_distance(&w.chars().collect::<Vec<_>>(), &indian) <= 1).then(|| "IND".to_string())
 }
 
 /// The type and the issuing country printed before the number on its line ("P IND
@@ -113,7 +115,9 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     if let Some(v) = doc.labelled("nationality", 1, |s, _| nationality(s)) {
         out.push(field("nationality", v, na));
     }
-    if let Some(g) = doc.labelled("gender", 1, |s, _| gender_value(s, true).map(str::to_string)) {
+    // A single letter is the sex only on the value line under the label: on the label's
+    // row, "Sex sient F / Date of Birth", it is the next label's Hindi half read as Latin.
+    if let Some(g) = doc.labelled("gender", 1, |s, col| gender_value(s, col.is_some()).map(str::to_string)) {
         out.push(field("gender", g, na));
     }
     for (key, name) in [("dob", "dob"), ("issue_date", "issue_date"), ("expiry_date", "expiry_date")] {
@@ -232,6 +236,26 @@ mod tests {
             ],
         );
         assert_eq!(best_type(&l), Some("in.passport"));
+    }
+
+    /// The real data page prints nationality, sex and date of birth on one row, each label
+    /// Hindi first: `eng` reads the Hindi halves as Latin between the English labels
+    /// ("fer /", "sient F /"), which are neither a nationality nor a sex.
+    #[test]
+    fn nationality_sex_and_date_of_birth_on_one_row() {
+        let l = lines(&[
+            "~Ana Tora REPUBLIC OF INDIA",
+            "~aR/Type 1/Country Code urate #./Passport No.",
+            "P IND J8369854",
+            "~su4 / Surname",
+            "SHARMA",
+            "~fear wer am / Given Name(s)",
+            "RAHUL KUMAR",
+            "~trea / Nationality fer / Sex sient F / Date of Birth",
+            "INDIAN M 12/05/1985",
+        ]);
+        let f = parse_printed("in.passport", Side::Front, &l);
+        assert_eq!((value(&f, "nationality"), value(&f, "gender"), value(&f, "dob")), (Some("IND"), Some("M"), Some("12/05/1985")), "{f:?}");
     }
 
     #[test]
