@@ -258,6 +258,30 @@ mod tests {
         assert_eq!((value(&f, "nationality"), value(&f, "gender"), value(&f, "dob")), (Some("IND"), Some("M"), Some("12/05/1985")), "{f:?}");
     }
 
+    /// A holder with one name has an empty surname row, and a value line OCR lost leaves its
+    /// label without one: neither takes the next label's Hindi half (read as Latin).
+    #[test]
+    fn an_empty_row_does_not_take_the_next_labels_hindi_half() {
+        let l = lines(&[
+            "~aR/Type 1/Country Code urate #./Passport No.",
+            "P IND J8369854",
+            "~su4 / Surname",
+            "~fear wer am / Given Name(s)",
+            "MURUGAN",
+            "~trea / Nationality",
+            "INDIAN",
+            "~sa eae / Place of Birth",
+            "~ant ar at fafa / Place of Issue",
+            "CHENNAI",
+        ]);
+        let f = parse_printed("in.passport", Side::Front, &l);
+        assert_eq!(
+            (value(&f, "last_name"), value(&f, "first_name"), value(&f, "name"), value(&f, "place_of_birth")),
+            (None, Some("MURUGAN"), None, None),
+            "{f:?}"
+        );
+    }
+
     #[test]
     fn impossible_dates_are_not_returned() {
         let mut t = PAGE;
