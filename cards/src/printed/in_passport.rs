@@ -9,7 +9,8 @@
 //!   two dates — the k-th date under the k-th date label).
 //! - `id`: a letter and seven digits (positional repairs, at most two, on a token with
 //!   at least five digits), preferably under "Passport No.", never from the MRZ (lines
-//!   with `<<`). Check: the structure ([`super::passport_number_check`]).
+//!   with `<<`), nor from the last page's "Old Passport No." and the two lines under it.
+//!   Check: the structure ([`super::passport_number_check`]).
 //! - `nationality` printed "INDIAN" (misreads within one edit) answered as its ICAO code
 //!   `IND`, else nothing.
 //! - `gender`: `M`, `F` or `T` (a single letter only on the line under its label);
@@ -24,6 +25,9 @@ pub(crate) const LABELS: Labels = &[
     ("type", &["=Type", "प्रकार"]),
     ("country_code", &["Country Code", "कोड"]),
     ("id_label", &["Passport No", "पासपोर्ट नं"]),
+    // The last page's previous passport. Exact: "au/Passport No." is no "Old", and the
+    // longer label takes the line from "Passport No".
+    ("old_passport", &["=Old Passport No", "=Old Passport Number"]),
     ("last_name", &["Surname", "उपनाम"]),
     ("first_name", &["Given Name(s)", "Given Names", "Given Name", "दिया गया नाम"]),
     ("nationality", &["Nationality", "राष्ट्रीयता"]),
@@ -39,9 +43,12 @@ pub(crate) const LABELS: Labels = &[
 /// The passport number, with its check.
 pub(crate) fn find_passport_number(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
     let label = doc.line_of("id_label");
+    // The last page prints the holder's previous passport under "Old Passport No. with
+    // Date and Place of Issue" ("H1234567 10/01/2005 DELHI"): not this passport's number.
+    let old: Vec<usize> = (0..doc.len()).filter(|&i| doc.has(i, "old_passport")).collect();
     let mut cands = Vec::new();
     for i in 0..doc.len() {
-        if doc.text(i).contains("<<") {
+        if doc.text(i).contains("<<") || old.iter().any(|&o| (o..=o + 2).contains(&i)) {
             continue;
         }
         for (tok, _, _) in tokens(doc.text(i)) {
@@ -280,6 +287,28 @@ mod tests {
             (None, Some("MURUGAN"), None, None),
             "{f:?}"
         );
+    }
+
+    /// The last page (asked for beside the data page in Indian KYC) prints the holder's
+    /// previous passport: its number is not this passport's.
+    #[test]
+    fn the_old_passport_number_on_the_last_page_is_no_id() {
+        let l = lines(&[
+            "~fiat / aaah anata at art / Name of Father / Legal Guardian",
+            "RAMESH KUMAR SHARMA",
+            "~Ara at ara / Name of Mother",
+            "SUNITA SHARMA",
+            "~van / Address",
+            "H NO 12, MG ROAD, NEW DELHI",
+            "PIN:110001, DELHI, INDIA",
+            "~gu urate at a. / Old Passport No. with Date and Place of Issue",
+            "H1234567 10/01/2005 DELHI",
+            "~hrss a. / File No.",
+            "DL1067123456789",
+        ]);
+        let f = parse_printed("in.passport", Side::Back, &l);
+        assert_eq!(get(&f, "id"), None, "{f:?}");
+        assert_eq!(get(&f, "issue_date"), None, "{f:?}");
     }
 
     #[test]
