@@ -8,7 +8,8 @@
 //!   groups of four, and possibly "VID : 9134 5678 9012 3456" (16 digits, never taken
 //!   for the number).
 //! - `name` is the Latin name line just above the DOB/YoB line (within three lines;
-//!   above the gender line when no date of birth was read),
+//!   above the gender line when no date of birth was read; above the father's line
+//!   "Father : RAMESH KUMAR" of the first cards, 2010-2016, when it stands between),
 //!   skipping the "Government of India" line and lines that are not a plausible printed
 //!   name ([`super::plausible_latin_name`]: Devanagari read as Latin is lowercase
 //!   fragments, symbols, low confidence).
@@ -62,6 +63,13 @@ fn year_value(s: &str) -> Option<String> {
     })
 }
 
+/// The father's (husband's) line of the first cards ("Father : RAMESH KUMAR", its colon
+/// often lost) and an S/O, D/O, W/O or C/O line: not the holder's name. Not labels: on
+/// the back the address opens with "S/O: …", and a labelled line would end its block.
+fn relative_line(doc: &Doc, j: usize) -> bool {
+    ["=Father", "=Husband", "=S/O", "=D/O", "=W/O", "=C/O"].iter().any(|l| super::label_matches(doc.text(j), l))
+}
+
 fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
     let mut anchor = None;
     if let Some(dob) = doc.labelled_date("dob", 2) {
@@ -79,7 +87,12 @@ fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
     let gender = (0..doc.len()).filter(|&i| doc.hits(i).is_empty()).find_map(|i| gender_value(doc.text(i), false).map(|g| (g, i)));
     // With no date of birth read (a blurred "DOB" read "AOD: 1908/1995"), the gender line
     // under it anchors the name instead: the name is within three lines above either.
-    if let Some(a) = anchor.or(gender.map(|(_, i)| i)) {
+    if let Some(mut a) = anchor.or(gender.map(|(_, i)| i)) {
+        // The first cards print the father between the name and the date: the name is
+        // above him.
+        if let Some(r) = (a.saturating_sub(2)..a).find(|&j| relative_line(doc, j)) {
+            a = r;
+        }
         let name = (a.saturating_sub(3)..a).rev().find(|&j| {
             !doc.has(j, "government") && !doc.has(j, "authority") && doc.hits(j).is_empty() && plausible_latin_name(doc.text(j), doc.conf(&[j]))
         });
@@ -215,6 +228,29 @@ mod tests {
         assert_eq!((value(&f, "name"), value(&f, "gender"), value(&f, "dob")), (Some("Deepak Kumar Yadav"), Some("M"), None), "{f:?}");
         let f = parse_printed("in.aadhaar", Side::Front, &lines(&read[..4]));
         assert_eq!(value(&f, "name"), None, "{f:?}");
+    }
+
+    /// The first cards (2010-2016) print the father between the holder's name and the year
+    /// of birth, Hindi then English: he is no name, and the holder's name is above him.
+    #[test]
+    fn the_fathers_line_of_the_first_cards_is_no_name() {
+        let read = [
+            "~ag WRT",
+            "GOVERNMENT OF INDIA",
+            "~Ted HAR",
+            "Rahul Kumar",
+            "~fuat : Ua HAR",
+            "Father RAMESH KUMAR",
+            "Year of Birth : 1985",
+            "~ee / Male",
+            "2341 2341 2346",
+        ];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "year_of_birth"), value(&f, "gender")), (Some("Rahul Kumar"), Some("1985"), Some("M")), "{f:?}");
+        let mut read = read;
+        read[5] = "Father : RAMESH KUMAR";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!(value(&f, "name"), Some("Rahul Kumar"), "{f:?}");
     }
 
     #[test]
