@@ -13,8 +13,8 @@
 //!   skipping the "Government of India" line and lines that are not a plausible printed
 //!   name ([`super::plausible_latin_name`]: Devanagari read as Latin is lowercase
 //!   fragments, symbols, low confidence).
-//! - Without a DOB label, the first date on a line that is not an issue/download date
-//!   is the date of birth.
+//! - Without a DOB label, the earliest date that is not an issue/download date (on its
+//!   label's line or the next) is the date of birth.
 //! - Back: "Address:" (or "पता:") followed by the address over the following lines up
 //!   to the one ending with the PIN code ("Bengaluru, Karnataka - 560001"); the parts
 //!   are joined with ", " and the PIN (with its "- " or "PIN Code:") is cut off and
@@ -70,6 +70,19 @@ fn relative_line(doc: &Doc, j: usize) -> bool {
     ["=Father", "=Husband", "=S/O", "=D/O", "=W/O", "=C/O"].iter().any(|l| super::label_matches(doc.text(j), l))
 }
 
+/// With no DOB label read, the date of birth among the front's dates: the earliest
+/// (the card is issued and downloaded after its holder's birth, and "Aadhaar no. issued:
+/// 12/05/2015" beside the photo is often read apart from its label), never the date of
+/// an issue or download label (on its line or the next).
+fn unlabelled_dob(doc: &Doc) -> Option<(usize, String)> {
+    let key = |d: &str| [6..10, 3..5, 0..2].map(|r| d.get(r).unwrap_or("").to_string());
+    let issued = doc.labelled_date("issued", 1).and_then(|f| f.lines.first().copied());
+    (0..doc.len())
+        .filter(|&i| !doc.has(i, "issued") && Some(i) != issued)
+        .filter_map(|i| extract_date(doc.text(i)).map(|d| (i, d)))
+        .min_by_key(|(i, d)| (key(d), *i))
+}
+
 fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
     let mut anchor = None;
     if let Some(dob) = doc.labelled_date("dob", 2) {
@@ -78,11 +91,9 @@ fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
     } else if let Some(yob) = doc.labelled("yob", 1, |s, _| year_value(s)) {
         anchor = yob.label_line.or(yob.lines.first().copied());
         out.push(field("year_of_birth", yob, FieldCheck::NotApplicable));
-    } else if let Some(i) = (0..doc.len()).find(|&i| !doc.has(i, "issued") && extract_date(doc.text(i)).is_some()) {
-        if let Some(d) = extract_date(doc.text(i)) {
-            anchor = Some(i);
-            out.push(field("dob", Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }, FieldCheck::Passed));
-        }
+    } else if let Some((i, d)) = unlabelled_dob(doc) {
+        anchor = Some(i);
+        out.push(field("dob", Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }, FieldCheck::Passed));
     }
     let gender = (0..doc.len()).filter(|&i| doc.hits(i).is_empty()).find_map(|i| gender_value(doc.text(i), false).map(|g| (g, i)));
     // With no date of birth read (a blurred "DOB" read "AOD: 1908/1995"), the gender line
@@ -251,6 +262,21 @@ mod tests {
         read[5] = "Father : RAMESH KUMAR";
         let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
         assert_eq!(value(&f, "name"), Some("Rahul Kumar"), "{f:?}");
+    }
+
+    /// The PVC and e-Aadhaar fronts print "Aadhaar no. issued: 12/05/2015" (or "Download
+    /// Date") vertically beside the photo, which OCR reads apart from its label or without it.
+    /// With no DOB label read, that date is no date of birth: the earlier date is, and the
+    /// date under an issue label never is.
+    #[test]
+    fn an_issue_date_read_apart_from_its_label_is_no_date_of_birth() {
+        let read = ["~ag WRT", "GOVERNMENT OF INDIA", "12/05/2015", "~wet pan", "Rahul Kumar", "wet AOD: 14/08/1991", "~ee / MALE", "2341 2341 2346"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "dob"), value(&f, "name"), value(&f, "gender")), (Some("14/08/1991"), Some("Rahul Kumar"), Some("M")), "{f:?}");
+        // Must-fail: the date of birth lost, the download date under its label is none.
+        let read = ["GOVERNMENT OF INDIA", "Rahul Kumar", "~ee / MALE", "2341 2341 2346", "Download Date :", "12/12/2021"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "dob"), value(&f, "name"), value(&f, "gender")), (None, Some("Rahul Kumar"), Some("M")), "{f:?}");
     }
 
     #[test]
