@@ -20,7 +20,8 @@
 //!   no other value (only Vietnamese citizens hold these cards: another reading is a
 //!   misread).
 //! - `place_of_origin`: after "Quê quán / Place of origin" (or the CMND's "Nguyên
-//!   quán"), on the same line or the next. `address`: after "Nơi thường trú / Place of
+//!   quán"), on the same line or the next, and on the line after it when its line ends
+//!   with a comma. `address`: after "Nơi thường trú / Place of
 //!   residence" (CMND: "Nơi ĐKHK thường trú"), the rest of that line and up to two
 //!   following lines until the next label, joined with ", ".
 //! - `expiry_date`: after "Có giá trị đến" / "Date of expiry".
@@ -259,10 +260,28 @@ fn written_date(s: &str) -> Option<String> {
     })
 }
 
+/// Whether line `j` is a date standing alone (the expiry beside the portrait).
+fn date_line(doc: &Doc, j: usize) -> bool {
+    extract_date(doc.text(j)).is_some() && doc.text(j).chars().filter(|c| c.is_alphabetic()).count() < 4
+}
+
+/// The place of origin. A place too long for one line (the 2016 card writes "Xã Tân
+/// Chánh, Huyện Cần Đước, Tỉnh Long An") goes on over the next line when its line ends
+/// with a comma; a line holding a label or a date is no part of it.
+fn place_of_origin(doc: &Doc) -> Option<Found<String>> {
+    let p = doc.labelled("place_of_origin", 1, |s, _| place_value(s))?;
+    let Some(&l) = p.lines.last() else { return Some(p) };
+    let j = l + 1;
+    let goes_on = doc.text(l).trim_end().ends_with(',') && j < doc.len() && doc.hits(j).is_empty() && !date_line(doc, j) && !doc.gap(l, j);
+    match goes_on.then(|| place_value(&super::join_parts(&[p.value.clone(), doc.text(j).to_string()]))).flatten() {
+        Some(v) => Some(Found { value: v, lines: vec![l, j], conf: doc.conf(&[l, j]), label_line: p.label_line }),
+        None => Some(p),
+    }
+}
+
 /// The place of residence: the rest of its label's line and up to two lines after it.
 fn address(doc: &Doc) -> Option<PrintedField> {
-    let date_line = |j: usize| extract_date(doc.text(j)).is_some() && doc.text(j).chars().filter(|c| c.is_alphabetic()).count() < 4;
-    let block = doc.block("address", 2, date_line, |_| false)?;
+    let block = doc.block("address", 2, |j| date_line(doc, j), |_| false)?;
     let parts: Vec<String> = block.value.iter().map(|p| vn_text(p)).collect();
     let address = with_province_restored(&super::join_parts(&parts));
     (!address.is_empty() && !foreign_to_vietnamese(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
@@ -307,7 +326,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     if let Some(n) = doc.labelled("nationality", 1, |s, _| vn_nationality(s)) {
         out.push(field("nationality", n, na));
     }
-    if let Some(p) = doc.labelled("place_of_origin", 1, |s, _| place_value(s)) {
+    if let Some(p) = place_of_origin(doc) {
         out.push(field("place_of_origin", p, na));
     }
     out.extend(address(doc));
@@ -439,6 +458,25 @@ mod tests {
         let c = classify(&l);
         assert_eq!(c.first().map(|x| x.0), Some("vn.national_id"), "{c:?}");
         assert!(c.iter().all(|x| x.0 != "in.aadhaar" && x.0 != "in.pan"), "{c:?}");
+    }
+
+    /// A place of origin too long for one line (the 2016 card writes "Xã …, Huyện …, Tỉnh …")
+    /// goes on over the next line. Must-fail: a place that does not end with a comma is
+    /// whole, and the line under it (the expiry's label beside the portrait, half read) no
+    /// part of it.
+    #[test]
+    fn a_place_of_origin_over_two_lines_is_read_whole() {
+        let mut l: Vec<&str> = CHIP.to_vec();
+        l[12] = "Xã Tân Chánh, Huyện Cần Đước,";
+        l.insert(13, "Tỉnh Long An");
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
+        assert_eq!(value(&f, "place_of_origin"), Some("Xã Tân Chánh, Huyện Cần Đước, Tỉnh Long An"), "{f:?}");
+        assert_eq!(get(&f, "place_of_origin").map(|x| x.lines.clone()), Some(vec![12, 13]));
+        assert_eq!(value(&f, "address"), Some("12 Lê Lợi, Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"));
+        l[12] = "Tân Chánh, Cần Đước, Long An";
+        l[13] = "Cé giá";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
+        assert_eq!(value(&f, "place_of_origin"), Some("Tân Chánh, Cần Đước, Long An"), "{f:?}");
     }
 
     #[test]
