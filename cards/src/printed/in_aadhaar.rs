@@ -4,7 +4,8 @@
 //! - Front: "भारत सरकार / Government of India" at the top, the holder's name in
 //!   Devanagari (garbage Latin under the `eng` model) and then in Latin, a line
 //!   "जन्म तिथि/DOB: 14/08/1991" (or "Year of Birth : 1991" / "YoB"), a line
-//!   "पुरुष / MALE" (FEMALE, TRANSGENDER; no label), the number "2345 6789 0123" in
+//!   "पुरुष / MALE" (FEMALE, TRANSGENDER; no label; else after the date on the date of
+//!   birth's line, "DOB: 14/08/1991 Gender: MALE"), the number "2345 6789 0123" in
 //!   groups of four, and possibly "VID : 9134 5678 9012 3456" (16 digits, never taken
 //!   for the number).
 //! - `name` is the Latin name line just above the DOB/YoB line (within three lines;
@@ -85,17 +86,27 @@ fn unlabelled_dob(doc: &Doc) -> Option<(usize, String)> {
 
 fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
     let mut anchor = None;
+    // The line holding the labelled date (year) of birth.
+    let mut birth_line = None;
     if let Some(dob) = doc.labelled_date("dob", 2) {
         anchor = dob.label_line.or(dob.lines.first().copied());
+        birth_line = dob.lines.first().copied();
         out.push(field("dob", dob, FieldCheck::Passed));
     } else if let Some(yob) = doc.labelled("yob", 1, |s, _| year_value(s)) {
         anchor = yob.label_line.or(yob.lines.first().copied());
+        birth_line = yob.lines.first().copied();
         out.push(field("year_of_birth", yob, FieldCheck::NotApplicable));
     } else if let Some((i, d)) = unlabelled_dob(doc) {
         anchor = Some(i);
         out.push(field("dob", Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }, FieldCheck::Passed));
     }
-    let gender = (0..doc.len()).filter(|&i| doc.hits(i).is_empty()).find_map(|i| gender_value(doc.text(i), false).map(|g| (g, i)));
+    let gender = (0..doc.len()).filter(|&i| doc.hits(i).is_empty()).find_map(|i| gender_value(doc.text(i), false).map(|g| (g, i))).or_else(|| {
+        // Some fronts print it after the date on its line ("DOB: 14/08/1991  पुरुष/MALE",
+        // the mAadhaar's "DOB: 14/08/1991 Gender: MALE").
+        let i = birth_line?;
+        let after = doc.text(i).rsplit(|c: char| c.is_ascii_digit()).next()?;
+        gender_value(after, false).map(|g| (g, i))
+    });
     // With no date of birth read (a blurred "DOB" read "AOD: 1908/1995"), the gender line
     // under it anchors the name instead: the name is within three lines above either.
     if let Some(mut a) = anchor.or(gender.map(|(_, i)| i)) {
@@ -277,6 +288,25 @@ mod tests {
         let read = ["GOVERNMENT OF INDIA", "Rahul Kumar", "~ee / MALE", "2341 2341 2346", "Download Date :", "12/12/2021"];
         let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
         assert_eq!((value(&f, "dob"), value(&f, "name"), value(&f, "gender")), (None, Some("Rahul Kumar"), Some("M")), "{f:?}");
+    }
+
+    /// Some fronts print the gender on the date of birth's line ("जन्म तिथि/DOB: 14/08/1991
+    /// पुरुष/MALE", the mAadhaar's "DOB: 14/08/1991 Gender: FEMALE"). Must-fail: no gender
+    /// word after the date, no gender.
+    #[test]
+    fn the_gender_on_the_date_of_births_line() {
+        let mut read = ["GOVERNMENT OF INDIA", "Rahul Kumar", "जन्म तिथि/DOB: 14/08/1991  पुरुष/MALE", "2341 2341 2346"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "dob"), value(&f, "gender")), (Some("Rahul Kumar"), Some("14/08/1991"), Some("M")), "{f:?}");
+        read[2] = "DOB: 14/08/1991 Gender: FEMALE";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "dob"), value(&f, "gender")), (Some("14/08/1991"), Some("F")), "{f:?}");
+        read[2] = "Year of Birth : 1985 MALE";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "year_of_birth"), value(&f, "gender")), (Some("1985"), Some("M")), "{f:?}");
+        read[2] = "DOB: 14/08/1991 ma";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "dob"), value(&f, "gender")), (Some("14/08/1991"), None), "{f:?}");
     }
 
     #[test]
