@@ -4,16 +4,18 @@
 //! - Front: "भारत सरकार / Government of India" at the top, the holder's name in
 //!   Devanagari (garbage Latin under the `eng` model) and then in Latin, a line
 //!   "जन्म तिथि/DOB: 14/08/1991" (or "Year of Birth : 1991" / "YoB"), a line
-//!   "पुरुष / MALE" (FEMALE, TRANSGENDER; no label), the number "2345 6789 0123" in
+//!   "पुरुष / MALE" (FEMALE, TRANSGENDER; no label; else after the date on the date of
+//!   birth's line, "DOB: 14/08/1991 Gender: MALE"), the number "2345 6789 0123" in
 //!   groups of four, and possibly "VID : 9134 5678 9012 3456" (16 digits, never taken
 //!   for the number).
 //! - `name` is the Latin name line just above the DOB/YoB line (within three lines;
-//!   above the gender line when no date of birth was read),
+//!   above the gender line when no date of birth was read; above the father's line
+//!   "Father : RAMESH KUMAR" of the first cards, 2010-2016, when it stands between),
 //!   skipping the "Government of India" line and lines that are not a plausible printed
 //!   name ([`super::plausible_latin_name`]: Devanagari read as Latin is lowercase
 //!   fragments, symbols, low confidence).
-//! - Without a DOB label, the first date on a line that is not an issue/download date
-//!   is the date of birth.
+//! - Without a DOB label, the earliest date that is not an issue/download date (on its
+//!   label's line or the next) is the date of birth.
 //! - Back: "Address:" (or "पता:") followed by the address over the following lines up
 //!   to the one ending with the PIN code ("Bengaluru, Karnataka - 560001"); the parts
 //!   are joined with ", " and the PIN (with its "- " or "PIN Code:") is cut off and
@@ -62,24 +64,57 @@ fn year_value(s: &str) -> Option<String> {
     })
 }
 
+/// The father's (husband's) line of the first cards ("Father : RAMESH KUMAR", its colon
+/// often lost) and an S/O, D/O, W/O or C/O line: not the holder's name. Not labels: on
+/// the back the address opens with "S/O: …", and a labelled line would end its block.
+fn relative_line(doc: &Doc, j: usize) -> bool {
+    ["=Father", "=Husband", "=S/O", "=D/O", "=W/O", "=C/O"].iter().any(|l| super::label_matches(doc.text(j), l))
+}
+
+/// With no DOB label read, the date of birth among the front's dates: the earliest
+/// (the card is issued and downloaded after its holder's birth, and "Aadhaar no. issued:
+/// 12/05/2015" beside the photo is often read apart from its label), never the date of
+/// an issue or download label (on its line or the next).
+fn unlabelled_dob(doc: &Doc) -> Option<(usize, String)> {
+    let key = |d: &str| [6..10, 3..5, 0..2].map(|r| d.get(r).unwrap_or("").to_string());
+    let issued = doc.labelled_date("issued", 1).and_then(|f| f.lines.first().copied());
+    (0..doc.len())
+        .filter(|&i| !doc.has(i, "issued") && Some(i) != issued)
+        .filter_map(|i| extract_date(doc.text(i)).map(|d| (i, d)))
+        .min_by_key(|(i, d)| (key(d), *i))
+}
+
 fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
     let mut anchor = None;
+    // The line holding the labelled date (year) of birth.
+    let mut birth_line = None;
     if let Some(dob) = doc.labelled_date("dob", 2) {
         anchor = dob.label_line.or(dob.lines.first().copied());
+        birth_line = dob.lines.first().copied();
         out.push(field("dob", dob, FieldCheck::Passed));
     } else if let Some(yob) = doc.labelled("yob", 1, |s, _| year_value(s)) {
         anchor = yob.label_line.or(yob.lines.first().copied());
+        birth_line = yob.lines.first().copied();
         out.push(field("year_of_birth", yob, FieldCheck::NotApplicable));
-    } else if let Some(i) = (0..doc.len()).find(|&i| !doc.has(i, "issued") && extract_date(doc.text(i)).is_some()) {
-        if let Some(d) = extract_date(doc.text(i)) {
-            anchor = Some(i);
-            out.push(field("dob", Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }, FieldCheck::Passed));
-        }
+    } else if let Some((i, d)) = unlabelled_dob(doc) {
+        anchor = Some(i);
+        out.push(field("dob", Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }, FieldCheck::Passed));
     }
-    let gender = (0..doc.len()).filter(|&i| doc.hits(i).is_empty()).find_map(|i| gender_value(doc.text(i), false).map(|g| (g, i)));
+    let gender = (0..doc.len()).filter(|&i| doc.hits(i).is_empty()).find_map(|i| gender_value(doc.text(i), false).map(|g| (g, i))).or_else(|| {
+        // Some fronts print it after the date on its line ("DOB: 14/08/1991  पुरुष/MALE",
+        // the mAadhaar's "DOB: 14/08/1991 Gender: MALE").
+        let i = birth_line?;
+        let after = doc.text(i).rsplit(|c: char| c.is_ascii_digit()).next()?;
+        gender_value(after, false).map(|g| (g, i))
+    });
     // With no date of birth read (a blurred "DOB" read "AOD: 1908/1995"), the gender line
     // under it anchors the name instead: the name is within three lines above either.
-    if let Some(a) = anchor.or(gender.map(|(_, i)| i)) {
+    if let Some(mut a) = anchor.or(gender.map(|(_, i)| i)) {
+        // The first cards print the father between the name and the date: the name is
+        // above him.
+        if let Some(r) = (a.saturating_sub(2)..a).find(|&j| relative_line(doc, j)) {
+            a = r;
+        }
         let name = (a.saturating_sub(3)..a).rev().find(|&j| {
             !doc.has(j, "government") && !doc.has(j, "authority") && doc.hits(j).is_empty() && plausible_latin_name(doc.text(j), doc.conf(&[j]))
         });
@@ -215,6 +250,63 @@ mod tests {
         assert_eq!((value(&f, "name"), value(&f, "gender"), value(&f, "dob")), (Some("Deepak Kumar Yadav"), Some("M"), None), "{f:?}");
         let f = parse_printed("in.aadhaar", Side::Front, &lines(&read[..4]));
         assert_eq!(value(&f, "name"), None, "{f:?}");
+    }
+
+    /// The first cards (2010-2016) print the father between the holder's name and the year
+    /// of birth, Hindi then English: he is no name, and the holder's name is above him.
+    #[test]
+    fn the_fathers_line_of_the_first_cards_is_no_name() {
+        let read = [
+            "~ag WRT",
+            "GOVERNMENT OF INDIA",
+            "~Ted HAR",
+            "Rahul Kumar",
+            "~fuat : Ua HAR",
+            "Father RAMESH KUMAR",
+            "Year of Birth : 1985",
+            "~ee / Male",
+            "2341 2341 2346",
+        ];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "year_of_birth"), value(&f, "gender")), (Some("Rahul Kumar"), Some("1985"), Some("M")), "{f:?}");
+        let mut read = read;
+        read[5] = "Father : RAMESH KUMAR";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!(value(&f, "name"), Some("Rahul Kumar"), "{f:?}");
+    }
+
+    /// The PVC and e-Aadhaar fronts print "Aadhaar no. issued: 12/05/2015" (or "Download
+    /// Date") vertically beside the photo, which OCR reads apart from its label or without it.
+    /// With no DOB label read, that date is no date of birth: the earlier date is, and the
+    /// date under an issue label never is.
+    #[test]
+    fn an_issue_date_read_apart_from_its_label_is_no_date_of_birth() {
+        let read = ["~ag WRT", "GOVERNMENT OF INDIA", "12/05/2015", "~wet pan", "Rahul Kumar", "wet AOD: 14/08/1991", "~ee / MALE", "2341 2341 2346"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "dob"), value(&f, "name"), value(&f, "gender")), (Some("14/08/1991"), Some("Rahul Kumar"), Some("M")), "{f:?}");
+        // Must-fail: the date of birth lost, the download date under its label is none.
+        let read = ["GOVERNMENT OF INDIA", "Rahul Kumar", "~ee / MALE", "2341 2341 2346", "Download Date :", "12/12/2021"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "dob"), value(&f, "name"), value(&f, "gender")), (None, Some("Rahul Kumar"), Some("M")), "{f:?}");
+    }
+
+    /// Some fronts print the gender on the date of birth's line ("जन्म तिथि/DOB: 14/08/1991
+    /// पुरुष/MALE", the mAadhaar's "DOB: 14/08/1991 Gender: FEMALE"). Must-fail: no gender
+    /// word after the date, no gender.
+    #[test]
+    fn the_gender_on_the_date_of_births_line() {
+        let mut read = ["GOVERNMENT OF INDIA", "Rahul Kumar", "जन्म तिथि/DOB: 14/08/1991  पुरुष/MALE", "2341 2341 2346"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "dob"), value(&f, "gender")), (Some("Rahul Kumar"), Some("14/08/1991"), Some("M")), "{f:?}");
+        read[2] = "DOB: 14/08/1991 Gender: FEMALE";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "dob"), value(&f, "gender")), (Some("14/08/1991"), Some("F")), "{f:?}");
+        read[2] = "Year of Birth : 1985 MALE";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "year_of_birth"), value(&f, "gender")), (Some("1985"), Some("M")), "{f:?}");
+        read[2] = "DOB: 14/08/1991 ma";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "dob"), value(&f, "gender")), (Some("14/08/1991"), None), "{f:?}");
     }
 
     #[test]

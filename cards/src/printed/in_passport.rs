@@ -9,9 +9,12 @@
 //!   two dates — the k-th date under the k-th date label).
 //! - `id`: a letter and seven digits (positional repairs, at most two, on a token with
 //!   at least five digits), preferably under "Passport No.", never from the MRZ (lines
-//!   with `<<`). Check: the structure ([`super::passport_number_check`]).
-//! - `nationality` printed "INDIAN" (misreads within one edit) answered as its ICAO code `IND`.
-//! - `gender`: `M`, `F` or `T`; dates `DD/MM/YYYY`; `place_of_birth` as printed.
+//!   with `<<`), nor from the last page's "Old Passport No." and the two lines under it.
+//!   Check: the structure ([`super::passport_number_check`]).
+//! - `nationality` printed "INDIAN" (misreads within one edit) answered as its ICAO code
+//!   `IND`, else nothing.
+//! - `gender`: `M`, `F` or `T` (a single letter only on the line under its label);
+//!   dates `DD/MM/YYYY`; `place_of_birth` as printed.
 
 use super::{
     edit_distance, field, fold_for_match, gender_value, name_value, passport_number_check, repair_positional, tokens, Doc, FieldCheck, Found,
@@ -22,6 +25,9 @@ pub(crate) const LABELS: Labels = &[
     ("type", &["=Type", "प्रकार"]),
     ("country_code", &["Country Code", "कोड"]),
     ("id_label", &["Passport No", "पासपोर्ट नं"]),
+    // The last page's previous passport. Exact: "au/Passport No." is no "Old", and the
+    // longer label takes the line from "Passport No".
+    ("old_passport", &["=Old Passport No", "=Old Passport Number"]),
     ("last_name", &["Surname", "उपनाम"]),
     ("first_name", &["Given Name(s)", "Given Names", "Given Name", "दिया गया नाम"]),
     ("nationality", &["Nationality", "राष्ट्रीयता"]),
@@ -37,9 +43,12 @@ pub(crate) const LABELS: Labels = &[
 /// The passport number, with its check.
 pub(crate) fn find_passport_number(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
     let label = doc.line_of("id_label");
+    // The last page prints the holder's previous passport under "Old Passport No. with
+    // Date and Place of Issue" ("H1234567 10/01/2005 DELHI"): not this passport's number.
+    let old: Vec<usize> = (0..doc.len()).filter(|&i| doc.has(i, "old_passport")).collect();
     let mut cands = Vec::new();
     for i in 0..doc.len() {
-        if doc.text(i).contains("<<") {
+        if doc.text(i).contains("<<") || old.iter().any(|&o| (o..=o + 2).contains(&i)) {
             continue;
         }
         for (tok, _, _) in tokens(doc.text(i)) {
@@ -57,15 +66,15 @@ pub(crate) fn find_passport_number(doc: &Doc) -> Option<(Found<String>, FieldChe
     cands.into_iter().next().map(|(_, f, c)| (f, c))
 }
 
+/// An Indian passport's holder is Indian: `IND` or nothing. The Hindi half of the next
+/// label, read as Latin between two labels on the real page's one row ("Nationality fer
+/// / Sex"), is no nationality.
 fn nationality(s: &str) -> Option<String> {
     let f = fold_for_match(s);
     let text: String = f.chars.iter().collect();
     let indian: Vec<char> = "indian".chars().collect();
-    if text.split(' ').any(|w| edit_distance(&w.chars().collect::<Vec<_>>(), &indian) <= 1) {
-        // The ICAO code, as the zone and the national identity card give it.
-        return Some("IND".to_string());
-    }
-    name_value(s)
+    // The ICAO code, as the zone and the national identity card give it.
+    text.split(' ').any(|w| edit_distance(&w.chars().collect::<Vec<_>>(), &indian) <= 1).then(|| "IND".to_string())
 }
 
 /// The type and the issuing country printed before the number on its line ("P IND
@@ -113,7 +122,9 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     if let Some(v) = doc.labelled("nationality", 1, |s, _| nationality(s)) {
         out.push(field("nationality", v, na));
     }
-    if let Some(g) = doc.labelled("gender", 1, |s, _| gender_value(s, true).map(str::to_string)) {
+    // A single letter is the sex only on the value line under the label: on the label's
+    // row, "Sex sient F / Date of Birth", it is the next label's Hindi half read as Latin.
+    if let Some(g) = doc.labelled("gender", 1, |s, col| gender_value(s, col.is_some()).map(str::to_string)) {
         out.push(field("gender", g, na));
     }
     for (key, name) in [("dob", "dob"), ("issue_date", "issue_date"), ("expiry_date", "expiry_date")] {
@@ -232,6 +243,72 @@ mod tests {
             ],
         );
         assert_eq!(best_type(&l), Some("in.passport"));
+    }
+
+    /// The real data page prints nationality, sex and date of birth on one row, each label
+    /// Hindi first: `eng` reads the Hindi halves as Latin between the English labels
+    /// ("fer /", "sient F /"), which are neither a nationality nor a sex.
+    #[test]
+    fn nationality_sex_and_date_of_birth_on_one_row() {
+        let l = lines(&[
+            "~Ana Tora REPUBLIC OF INDIA",
+            "~aR/Type 1/Country Code urate #./Passport No.",
+            "P IND J8369854",
+            "~su4 / Surname",
+            "SHARMA",
+            "~fear wer am / Given Name(s)",
+            "RAHUL KUMAR",
+            "~trea / Nationality fer / Sex sient F / Date of Birth",
+            "INDIAN M 12/05/1985",
+        ]);
+        let f = parse_printed("in.passport", Side::Front, &l);
+        assert_eq!((value(&f, "nationality"), value(&f, "gender"), value(&f, "dob")), (Some("IND"), Some("M"), Some("12/05/1985")), "{f:?}");
+    }
+
+    /// A holder with one name has an empty surname row, and a value line OCR lost leaves its
+    /// label without one: neither takes the next label's Hindi half (read as Latin).
+    #[test]
+    fn an_empty_row_does_not_take_the_next_labels_hindi_half() {
+        let l = lines(&[
+            "~aR/Type 1/Country Code urate #./Passport No.",
+            "P IND J8369854",
+            "~su4 / Surname",
+            "~fear wer am / Given Name(s)",
+            "MURUGAN",
+            "~trea / Nationality",
+            "INDIAN",
+            "~sa eae / Place of Birth",
+            "~ant ar at fafa / Place of Issue",
+            "CHENNAI",
+        ]);
+        let f = parse_printed("in.passport", Side::Front, &l);
+        assert_eq!(
+            (value(&f, "last_name"), value(&f, "first_name"), value(&f, "name"), value(&f, "place_of_birth")),
+            (None, Some("MURUGAN"), None, None),
+            "{f:?}"
+        );
+    }
+
+    /// The last page (asked for beside the data page in Indian KYC) prints the holder's
+    /// previous passport: its number is not this passport's.
+    #[test]
+    fn the_old_passport_number_on_the_last_page_is_no_id() {
+        let l = lines(&[
+            "~fiat / aaah anata at art / Name of Father / Legal Guardian",
+            "RAMESH KUMAR SHARMA",
+            "~Ara at ara / Name of Mother",
+            "SUNITA SHARMA",
+            "~van / Address",
+            "H NO 12, MG ROAD, NEW DELHI",
+            "PIN:110001, DELHI, INDIA",
+            "~gu urate at a. / Old Passport No. with Date and Place of Issue",
+            "H1234567 10/01/2005 DELHI",
+            "~hrss a. / File No.",
+            "DL1067123456789",
+        ]);
+        let f = parse_printed("in.passport", Side::Back, &l);
+        assert_eq!(get(&f, "id"), None, "{f:?}");
+        assert_eq!(get(&f, "issue_date"), None, "{f:?}");
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //!   `age` from "Age as on 1.1.2008 : 25" (the number after the last colon).
 //! - Back: "Address" and its value over up to four following lines (joined with ", "),
 //!   ending before a line opening with a label, "Date", "Electoral Registration
-//!   Officer", "Assembly Constituency" or "Part No".
+//!   Officer", "Assembly Constituency" or "Part No". The sex and the date of birth (or
+//!   age) by their labels as on the front: the PVC card (2015 on) and the e-EPIC print
+//!   them on the back.
 
 use super::{
     epic_check, field, gender_value, join_parts, repair_positional, tokens, Doc, FieldCheck, Found, Labels,
@@ -96,14 +98,6 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
                 out.push(field("father_name", f, FieldCheck::NotApplicable));
                 out.push(field("relation", rel, FieldCheck::NotApplicable));
             }
-            if let Some(g) = doc.labelled("gender", 1, |s, _| gender_value(s, true).map(str::to_string)) {
-                out.push(field("gender", g, FieldCheck::NotApplicable));
-            }
-            if let Some(d) = doc.labelled_date("dob", 1) {
-                out.push(field("dob", d, FieldCheck::Passed));
-            } else if let Some(a) = doc.labelled("age", 1, |s, _| age_value(s)) {
-                out.push(field("age", a, FieldCheck::NotApplicable));
-            }
         }
         Side::Back => {
             let stop = |j: usize| doc.has(j, "officer") || doc.has(j, "header");
@@ -114,6 +108,17 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
                 }
             }
         }
+    }
+    // The PVC card (2015 on) and the e-EPIC print these on the back, above the address.
+    // Read by their labels on either side; the back's "Part No. & Name" and "Assembly
+    // Constituency No. & Name" keep the names to the front.
+    if let Some(g) = doc.labelled("gender", 1, |s, _| gender_value(s, true).map(str::to_string)) {
+        out.push(field("gender", g, FieldCheck::NotApplicable));
+    }
+    if let Some(d) = doc.labelled_date("dob", 1) {
+        out.push(field("dob", d, FieldCheck::Passed));
+    } else if let Some(a) = doc.labelled("age", 1, |s, _| age_value(s)) {
+        out.push(field("age", a, FieldCheck::NotApplicable));
     }
     out
 }
@@ -244,6 +249,30 @@ mod tests {
             &[("id", "ABC1234567", FieldCheck::Passed), ("address", "H.No. 12, MG Road, Shivaji Nagar, Bangalore 560001", FieldCheck::NotApplicable)],
         );
         assert_eq!(best_type(&l), Some("in.voter"));
+    }
+
+    /// The PVC card (2015 on) and the e-EPIC print the sex and the date of birth on the
+    /// back, above the address.
+    #[test]
+    fn the_pvc_cards_back_gives_sex_and_date_of_birth() {
+        let l = lines(&[
+            "~fery / Gender : yore / Male",
+            "~STA fafer / Date of Birth / Age : 14-08-1991",
+            "Address : H.No. 12, MG Road,",
+            "Shivaji Nagar, Bangalore 560001",
+            "Electoral Registration Officer",
+            "Assembly Constituency No. & Name : 151 - Shivajinagar",
+            "Download Date : 12/12/2021",
+        ]);
+        let f = parse_printed("in.voter", Side::Back, &l);
+        assert_fields(
+            &f,
+            &[
+                ("gender", "M", FieldCheck::NotApplicable),
+                ("dob", "14/08/1991", FieldCheck::Passed),
+                ("address", "H.No. 12, MG Road, Shivaji Nagar, Bangalore 560001", FieldCheck::NotApplicable),
+            ],
+        );
     }
 
     #[test]

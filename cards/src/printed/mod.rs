@@ -20,7 +20,8 @@
 //! A label's value is the rest of its line up to the next label on that line ("Giới tính
 //! / Sex: Nam   Quốc tịch / Nationality: Việt Nam" gives two values); when that is empty
 //! or not a value of the field's kind (a name, a date…), the following line(s) (a line
-//! opening with another label stops the search). Where a line holds several date labels
+//! opening with another label stops the search, and text ending with "/" before a label
+//! is that label's other half, never a value). Where a line holds several date labels
 //! with no values ("Date of Issue   Date of Expiry"), the next line's dates are given to
 //! them in order.
 //!
@@ -708,7 +709,9 @@ impl Doc {
                     continue;
                 }
                 let pre = self.before_labels(j);
-                if !clean(pre).is_empty() {
+                // "उपनाम / Surname" read "su4 / Surname": text before a label that ends
+                // with "/" is that label's other half, not the value of the label above.
+                if !clean(pre).is_empty() && !pre.trim_end().ends_with('/') {
                     if let Some(v) = accept(pre, Some(nth)) {
                         return Some(found(v, j, i));
                     }

@@ -1,6 +1,6 @@
 //! Vietnam's citizen identity card (Căn cước công dân, CCCD: the chip card's front and
-//! the older CCCD and CMND fronts, which share its labels), and the issue date on its
-//! back.
+//! the older CCCD and CMND fronts, which share its labels), and the dates (and on the
+//! 2024 card the residence) on its back.
 //!
 //! Assumptions:
 //! - Bilingual labels ("Họ và tên / Full name:"), read by the `vie` model with
@@ -20,12 +20,16 @@
 //!   no other value (only Vietnamese citizens hold these cards: another reading is a
 //!   misread).
 //! - `place_of_origin`: after "Quê quán / Place of origin" (or the CMND's "Nguyên
-//!   quán"), on the same line or the next. `address`: after "Nơi thường trú / Place of
+//!   quán"), on the same line or the next, and on the line after it when its line ends
+//!   with a comma. `address`: after "Nơi thường trú / Place of
 //!   residence" (CMND: "Nơi ĐKHK thường trú"), the rest of that line and up to two
 //!   following lines until the next label, joined with ", ".
 //! - `expiry_date`: after "Có giá trị đến" / "Date of expiry".
 //! - Back: `issue_date` after "Ngày, tháng, năm / Date, month, year", or written out
-//!   "Ngày 15 tháng 06 năm 2021" (older backs).
+//!   "Ngày 15 tháng 06 năm 2021" (older backs). The 2024 card (Căn cước) prints on its
+//!   back the `address` ("Nơi cư trú / Place of residence"), "Ngày, tháng, năm cấp / Date
+//!   of issue" and `expiry_date` ("Ngày, tháng, năm hết hạn / Date of expiry"); its "Nơi
+//!   đăng ký khai sinh / Place of birth" is no place of origin and is not returned.
 
 use super::{
     clean, edit_distance, extract_date, field, fold_for_match, gender_value, name_value, repair_digits, tokens, Doc, FieldCheck, Found,
@@ -40,8 +44,13 @@ pub(crate) const LABELS: Labels = &[
     ("nationality", &["Quốc tịch / Nationality", "Quốc tịch", "Nationality"]),
     ("place_of_origin", &["Quê quán / Place of origin", "Quê quán", "Place of origin", "=Nguyên quán"]),
     ("address", &["Nơi thường trú / Place of residence", "Nơi thường trú", "Place of residence", "Nơi ĐKHK thường trú", "Nơi cư trú"]),
-    ("expiry_date", &["Có giá trị đến / Date of expiry", "Có giá trị đến", "Date of expiry", "Giá trị đến"]),
-    ("issue_date", &["Ngày, tháng, năm / Date, month, year", "Ngày, tháng, năm", "Date, month, year"]),
+    // The 2024 card's back: "Ngày, tháng, năm cấp / Date of issue" and "Ngày, tháng, năm hết
+    // hạn / Date of expiry", in full so that the longer label wins over "Ngày, tháng, năm".
+    ("expiry_date", &["Có giá trị đến / Date of expiry", "Có giá trị đến", "Date of expiry", "Giá trị đến", "Ngày, tháng, năm hết hạn"]),
+    ("issue_date", &["Ngày, tháng, năm / Date, month, year", "Ngày, tháng, năm", "Date, month, year", "Ngày, tháng, năm cấp", "Date of issue"]),
+    // The 2024 card's place of birth registration: not the place of origin ("Quê quán"),
+    // and no field; it ends the place of residence above it.
+    ("birth_place", &["Nơi đăng ký khai sinh", "Place of birth"]),
     (
         "back",
         &[
@@ -251,6 +260,33 @@ fn written_date(s: &str) -> Option<String> {
     })
 }
 
+/// Whether line `j` is a date standing alone (the expiry beside the portrait).
+fn date_line(doc: &Doc, j: usize) -> bool {
+    extract_date(doc.text(j)).is_some() && doc.text(j).chars().filter(|c| c.is_alphabetic()).count() < 4
+}
+
+/// The place of origin. A place too long for one line (the 2016 card writes "Xã Tân
+/// Chánh, Huyện Cần Đước, Tỉnh Long An") goes on over the next line when its line ends
+/// with a comma; a line holding a label or a date is no part of it.
+fn place_of_origin(doc: &Doc) -> Option<Found<String>> {
+    let p = doc.labelled("place_of_origin", 1, |s, _| place_value(s))?;
+    let Some(&l) = p.lines.last() else { return Some(p) };
+    let j = l + 1;
+    let goes_on = doc.text(l).trim_end().ends_with(',') && j < doc.len() && doc.hits(j).is_empty() && !date_line(doc, j) && !doc.gap(l, j);
+    match goes_on.then(|| place_value(&super::join_parts(&[p.value.clone(), doc.text(j).to_string()]))).flatten() {
+        Some(v) => Some(Found { value: v, lines: vec![l, j], conf: doc.conf(&[l, j]), label_line: p.label_line }),
+        None => Some(p),
+    }
+}
+
+/// The place of residence: the rest of its label's line and up to two lines after it.
+fn address(doc: &Doc) -> Option<PrintedField> {
+    let block = doc.block("address", 2, |j| date_line(doc, j), |_| false)?;
+    let parts: Vec<String> = block.value.iter().map(|p| vn_text(p)).collect();
+    let address = with_province_restored(&super::join_parts(&parts));
+    (!address.is_empty() && !foreign_to_vietnamese(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
+}
+
 pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     let mut out = Vec::new();
     let na = FieldCheck::NotApplicable;
@@ -261,6 +297,11 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         if let Some(d) = issue {
             out.push(field("issue_date", d, FieldCheck::Passed));
         }
+        // The 2024 card (Căn cước) prints the place of residence and the expiry on its back.
+        if let Some(d) = doc.labelled_date("expiry_date", 1) {
+            out.push(field("expiry_date", d, FieldCheck::Passed));
+        }
+        out.extend(address(doc));
         return out;
     }
     let dob = doc.labelled_date("dob", 1);
@@ -285,17 +326,10 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     if let Some(n) = doc.labelled("nationality", 1, |s, _| vn_nationality(s)) {
         out.push(field("nationality", n, na));
     }
-    if let Some(p) = doc.labelled("place_of_origin", 1, |s, _| place_value(s)) {
+    if let Some(p) = place_of_origin(doc) {
         out.push(field("place_of_origin", p, na));
     }
-    let date_line = |j: usize| extract_date(doc.text(j)).is_some() && doc.text(j).chars().filter(|c| c.is_alphabetic()).count() < 4;
-    if let Some(block) = doc.block("address", 2, date_line, |_| false) {
-        let parts: Vec<String> = block.value.iter().map(|p| vn_text(p)).collect();
-        let address = with_province_restored(&super::join_parts(&parts));
-        if !address.is_empty() && !foreign_to_vietnamese(&address) {
-            out.push(field("address", block.with(address), na));
-        }
-    }
+    out.extend(address(doc));
     if let Some(d) = doc.labelled_date("expiry_date", 1) {
         out.push(field("expiry_date", d, FieldCheck::Passed));
     }
@@ -426,6 +460,25 @@ mod tests {
         assert!(c.iter().all(|x| x.0 != "in.aadhaar" && x.0 != "in.pan"), "{c:?}");
     }
 
+    /// A place of origin too long for one line (the 2016 card writes "Xã …, Huyện …, Tỉnh …")
+    /// goes on over the next line. Must-fail: a place that does not end with a comma is
+    /// whole, and the line under it (the expiry's label beside the portrait, half read) no
+    /// part of it.
+    #[test]
+    fn a_place_of_origin_over_two_lines_is_read_whole() {
+        let mut l: Vec<&str> = CHIP.to_vec();
+        l[12] = "Xã Tân Chánh, Huyện Cần Đước,";
+        l.insert(13, "Tỉnh Long An");
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
+        assert_eq!(value(&f, "place_of_origin"), Some("Xã Tân Chánh, Huyện Cần Đước, Tỉnh Long An"), "{f:?}");
+        assert_eq!(get(&f, "place_of_origin").map(|x| x.lines.clone()), Some(vec![12, 13]));
+        assert_eq!(value(&f, "address"), Some("12 Lê Lợi, Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"));
+        l[12] = "Tân Chánh, Cần Đước, Long An";
+        l[13] = "Cé giá";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
+        assert_eq!(value(&f, "place_of_origin"), Some("Tân Chánh, Cần Đước, Long An"), "{f:?}");
+    }
+
     #[test]
     fn decomposed_diacritics_are_composed() {
         let mut t = CHIP;
@@ -494,6 +547,36 @@ mod tests {
         assert_eq!(value(&parse_printed("vn.national_id", Side::Back, &l), "issue_date"), Some("15/06/2021"));
         let l = lines(&["DAN TOC: Kinh", "Ngày 15 tháng 06 năm 2010", "GIÁM ĐỐC CA TỈNH"]);
         assert_eq!(value(&parse_printed("vn.national_id", Side::Back, &l), "issue_date"), Some("15/06/2010"));
+    }
+
+    /// The 2024 card (Căn cước) moved the place of residence and the issue and expiry dates
+    /// to its back. Must-fail: the expiry's "Ngày, tháng, năm hết hạn" is no issue date, even
+    /// with the issue date itself unread.
+    #[test]
+    fn the_2024_cards_back() {
+        let back = [
+            "Nơi cư trú / Place of residence: Số 12 Lê Lợi, Phường Bến Nghé,",
+            "Quận 1, TP. Hồ Chí Minh",
+            "Nơi đăng ký khai sinh / Place of birth: Long An",
+            "Ngày, tháng, năm cấp / Date of issue",
+            "01/07/2024",
+            "Ngày, tháng, năm hết hạn / Date of expiry",
+            "01/07/2049",
+            "IDVNM0900012343079090001234<<8",
+        ];
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&back));
+        assert_fields(
+            &f,
+            &[
+                ("issue_date", "01/07/2024", FieldCheck::Passed),
+                ("expiry_date", "01/07/2049", FieldCheck::Passed),
+                ("address", "Số 12 Lê Lợi, Phường Bến Nghé, Quận 1, TP. Hồ Chí Minh", FieldCheck::NotApplicable),
+            ],
+        );
+        let mut lost = back.to_vec();
+        lost.remove(4);
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&lost));
+        assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (None, Some("01/07/2049")), "{f:?}");
     }
 
     #[test]
