@@ -307,7 +307,7 @@ impl CardHandler {
     async fn tampering_only(&self, job: &Job, req: &idv_schemas::api::SingleImageRequest) -> Result<Envelope, Stop> {
         let group = Group::CompareCard;
         let year = reference_year(job);
-        let first_plan = ScanPlan::for_card_type("in.passport", false, year);
+        let first_plan = ScanPlan::for_recognition(year);
         let first = self.scan(group, "image", &req.image, first_plan).await?;
         if matches!(first.located, crate::card::scan::Located::NoCard | crate::card::scan::Located::Several(_)) && first.qr_texts.is_empty() {
             let code = if matches!(first.located, crate::card::scan::Located::Several(_)) { "more than one card in image" } else { "no card found in image" };
