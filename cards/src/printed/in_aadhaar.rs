@@ -309,6 +309,22 @@ mod tests {
         assert_eq!((value(&f, "dob"), value(&f, "gender")), (Some("14/08/1991"), None), "{f:?}");
     }
 
+    /// The e-Aadhaar prints "Your Aadhaar No. : 2341 2341 2346" with "VID : 9134 5678 9012
+    /// 3456" beside it, which OCR can read as one line: the number before "VID" is the id.
+    /// Must-fail: digits after "VID" are never the id.
+    #[test]
+    fn the_number_on_the_vids_line() {
+        let mut read = ["GOVERNMENT OF INDIA", "Rahul Kumar", "DOB: 14/08/1991", "MALE", "Your Aadhaar No. : 2341 2341 2346 VID : 9134 5678 9012 3456"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("234123412346"), Some(FieldCheck::Passed)), "{f:?}");
+        read[4] = "VID : 9134 5678 9012 3456";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!(value(&f, "id"), None, "{f:?}");
+        read[4] = "VID: 2341 2341 2346";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!(value(&f, "id"), None, "{f:?}");
+    }
+
     #[test]
     fn failing_verhoeff_is_returned_failed_never_passed() {
         let mut t = FRONT;

@@ -10,16 +10,24 @@
 //! - `nationality` normalized to the ISO 3166 code: "INDIAN"/"INDIA"/"IND" (within one
 //!   edit) → `IND`; anything else as printed.
 //! - `gender`: `M`/`F`/`T` (letters or words).
+//! - Other designs' wordings: "Surname" + "Given Names" (→ `name`, given names first,
+//!   only with both), "D.O.B", "Valid Till/Upto/Thru"; "Father's Name" is no name label.
 
-use super::{edit_distance, field, find_aadhaar_number, fold_for_match, gender_value, name_value, Doc, FieldCheck, Labels, PrintedField};
+use super::{edit_distance, field, find_aadhaar_number, fold_for_match, gender_value, name_value, Doc, FieldCheck, Found, Labels, PrintedField};
 
 pub(crate) const LABELS: Labels = &[
     ("name", &["Name", "Full Name"]),
-    ("dob", &["Date of Birth", "DOB"]),
+    // Another design's ICAO-style split name ("Surname: SHARMA", "Given Names: RAHUL
+    // KUMAR"): read together, given names first.
+    ("surname", &["Surname", "Last Name"]),
+    ("given_names", &["Given Names", "Given Name", "First Name"]),
+    // A stop, no field: "Father's Name: RAMESH SHARMA" is no `name` label.
+    ("relative", &["Father's Name", "Father Name", "Husband's Name", "Mother's Name"]),
+    ("dob", &["Date of Birth", "DOB", "D.O.B"]),
     ("gender", &["=Sex", "Gender"]),
     ("nationality", &["Nationality"]),
     ("id_label", &["ID No", "ID Number", "Identity Number"]),
-    ("expiry_date", &["Date of Expiry", "Expiry Date", "Valid Until"]),
+    ("expiry_date", &["Date of Expiry", "Expiry Date", "Valid Until", "Valid Till", "Valid Upto", "Valid Thru"]),
     ("issue_date", &["Date of Issue", "Issue Date"]),
     ("header", &["Republic of India", "National Identity Card"]),
 ];
@@ -43,7 +51,14 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         out.push(field("id", f, check));
     }
     let na = FieldCheck::NotApplicable;
-    if let Some(n) = doc.labelled_name("name", 1) {
+    // Both halves or no name: a given name alone is partial.
+    let split = || {
+        let given = doc.labelled_name("given_names", 1)?;
+        let surname = doc.labelled_name("surname", 1)?;
+        let value = format!("{} {}", given.value, surname.value);
+        Some(Found { value, conf: given.conf.min(surname.conf), lines: [given.lines, surname.lines].concat(), label_line: given.label_line })
+    };
+    if let Some(n) = doc.labelled_name("name", 1).or_else(split) {
         out.push(field("name", n, na));
     }
     if let Some(d) = doc.labelled_date("dob", 1) {
@@ -166,6 +181,43 @@ mod tests {
         t[3] = "Date of Birth: 31/02/1990";
         let f = parse_printed("in.national_id", Side::Front, &lines(&t));
         assert_eq!(value(&f, "dob"), None);
+    }
+
+    /// Another design of the card: ICAO-style split names, "D.O.B", "Gender", "Valid Till".
+    #[test]
+    fn other_wordings_of_the_labels() {
+        let l = lines(&[
+            "REPUBLIC OF INDIA",
+            "NATIONAL IDENTITY CARD",
+            "Surname: SHARMA",
+            "Given Names: RAHUL KUMAR",
+            "D.O.B: 14/08/1991",
+            "Gender: Male",
+            "Nationality: Indian",
+            "2341 2341 2346",
+            "Valid Till: 13/08/2031",
+        ]);
+        let f = parse_printed("in.national_id", Side::Front, &l);
+        assert_fields(
+            &f,
+            &[
+                ("id", "234123412346", FieldCheck::Passed),
+                ("name", "RAHUL KUMAR SHARMA", FieldCheck::NotApplicable),
+                ("dob", "14/08/1991", FieldCheck::Passed),
+                ("gender", "M", FieldCheck::NotApplicable),
+                ("nationality", "IND", FieldCheck::NotApplicable),
+                ("expiry_date", "13/08/2031", FieldCheck::Passed),
+            ],
+        );
+        let mut t = CARD;
+        t[7] = "Valid Upto: 13/08/2031";
+        assert_eq!(value(&parse_printed("in.national_id", Side::Front, &lines(&t)), "expiry_date"), Some("13/08/2031"));
+        // Must-fail: the father's name on its own line is no name; a given name without
+        // its surname is no name (partial).
+        let l = lines(&["NATIONAL IDENTITY CARD", "Name:", "RAHUL KUMAR SHARMA", "Father's Name: RAMESH SHARMA"]);
+        assert_eq!(value(&parse_printed("in.national_id", Side::Front, &l), "name"), Some("RAHUL KUMAR SHARMA"));
+        let l = lines(&["NATIONAL IDENTITY CARD", "Surname:", "Given Name: RAHUL KUMAR", "D.O.B: 14/08/1991"]);
+        assert_eq!(value(&parse_printed("in.national_id", Side::Front, &l), "name"), None);
     }
 
     #[test]

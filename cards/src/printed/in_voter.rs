@@ -11,7 +11,8 @@
 //!   "Mother's Name" (→ `father_name` and `relation` `father`/`husband`/`mother`, the
 //!   first in reading order); "Sex" / "Gender" ("Male", "Female", "पुरुष", "M");
 //!   "Date of Birth" (or "Date of Birth / Age") with `DD/MM/YYYY` or `DD-MM-YYYY`, else
-//!   `age` from "Age as on 1.1.2008 : 25" (the number after the last colon).
+//!   `age` from "Age as on 1.1.2008 : 25" (the number after the last colon) or a bare
+//!   number after "Date of Birth / Age" on its line.
 //! - Back: "Address" and its value over up to four following lines (joined with ", "),
 //!   ending before a line opening with a label, "Date", "Electoral Registration
 //!   Officer", "Assembly Constituency" or "Part No". The sex and the date of birth (or
@@ -62,6 +63,22 @@ fn age_value(s: &str) -> Option<String> {
     let (t, _, _) = tokens(after).pop()?;
     let n: u32 = t.parse().ok().filter(|_| t.len() <= 3)?;
     (1..=150).contains(&n).then(|| n.to_string())
+}
+
+/// "Date of Birth / Age : 35" (the holder's birth date unknown): the longer label takes
+/// in "Age", so no age label is left. Only a bare number on the label's own line, and
+/// only when the label read says "Age": "Date of Birth : 35" or a date ("14/08/91") is
+/// no age.
+fn age_under_dob_label(doc: &Doc) -> Option<Found<String>> {
+    let bare = |s: &str| {
+        let t = s.trim_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '-' | '.' | '|'));
+        let n: u32 = t.parse().ok().filter(|_| (1..=3).contains(&t.len()) && t.chars().all(|c| c.is_ascii_digit()))?;
+        (1..=150).contains(&n).then(|| n.to_string())
+    };
+    let says_age = |i: usize| {
+        doc.hits(i).iter().any(|h| h.key == "dob" && super::fold_for_match(doc.text(i).get(h.bstart..h.bend).unwrap_or("")).chars.ends_with(&['a', 'g', 'e']))
+    };
+    doc.labelled("dob", 0, |s, _| bare(s)).filter(|f| f.label_line.is_some_and(says_age))
 }
 
 pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
@@ -117,7 +134,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     }
     if let Some(d) = doc.labelled_date("dob", 1) {
         out.push(field("dob", d, FieldCheck::Passed));
-    } else if let Some(a) = doc.labelled("age", 1, |s, _| age_value(s)) {
+    } else if let Some(a) = doc.labelled("age", 1, |s, _| age_value(s)).or_else(|| age_under_dob_label(doc)) {
         out.push(field("age", a, FieldCheck::NotApplicable));
     }
     out
@@ -273,6 +290,22 @@ mod tests {
                 ("address", "H.No. 12, MG Road, Shivaji Nagar, Bangalore 560001", FieldCheck::NotApplicable),
             ],
         );
+    }
+
+    /// "Date of Birth / Age : 35": cards of holders whose birth date is unknown print the
+    /// age under the combined label. Must-fail: a date, a short year or a number under a
+    /// plain "Date of Birth" is no age.
+    #[test]
+    fn the_age_under_the_date_of_birth_label() {
+        let mut t = FRONT;
+        t[6] = "Date of Birth / Age : 35";
+        let f = parse_printed("in.voter", Side::Front, &lines(&t));
+        assert_eq!((value(&f, "age"), value(&f, "dob")), (Some("35"), None), "{f:?}");
+        for bad in ["Date of Birth / Age : 14/08/91", "Date of Birth / Age : 31-02-1990", "Date of Birth : 35"] {
+            t[6] = bad;
+            let f = parse_printed("in.voter", Side::Front, &lines(&t));
+            assert_eq!((value(&f, "age"), value(&f, "dob")), (None, None), "{bad}: {f:?}");
+        }
     }
 
     #[test]

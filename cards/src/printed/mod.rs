@@ -1235,9 +1235,12 @@ pub fn passport_number_check(id: &str) -> FieldCheck {
 pub(crate) fn find_aadhaar_number(doc: &Doc, prefer: Option<&str>) -> Option<(Found<String>, FieldCheck)> {
     let mut cands: Vec<(bool, bool, Found<String>, FieldCheck)> = Vec::new();
     for i in 0..doc.len() {
-        let text = doc.text(i);
-        if fold_for_match(text).chars.windows(3).any(|w| w == ['v', 'i', 'd']) {
-            continue;
+        let mut text = doc.text(i);
+        // The VID's digits are never the number: read only the text before "VID" (the
+        // e-Aadhaar's "Your Aadhaar No. : 2341 2341 2346 VID : 9134 …" read as one line).
+        let folded = fold_for_match(text);
+        if let Some(w) = folded.chars.windows(3).position(|w| w == ['v', 'i', 'd']) {
+            text = folded.spans.get(w).and_then(|&(b, _)| text.get(..b)).unwrap_or("");
         }
         // Tokens keeping a "|" (read for "1") at their ends.
         let toks: Vec<(&str, usize, usize)> = text
