@@ -197,7 +197,7 @@ const NATIONALITY_CODES: [(&str, &str); 4] = [("indian", "ind"), ("india", "ind"
 fn is_exact_field(field: &str) -> bool {
     matches!(
         field,
-        "id" | "id_last4" | "old_id" | "document_number" | "dob" | "year_of_birth" | "issue_date" | "expiry_date" | "gender" | "pin_code" | "personal_number"
+        "id" | "id_last4" | "old_id" | "document_number" | "dob" | "year_of_birth" | "issue_date" | "expiry_date" | "incorporation_date" | "gender" | "pin_code" | "personal_number"
     )
 }
 

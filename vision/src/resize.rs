@@ -117,7 +117,7 @@ pub fn resize_area<T: Copy + Into<f32>>(src: &[T], sw: usize, sh: usize, dw: usi
 /// grey conversion then a triangle filter cost ~0.25-0.35 s for a 12-megapixel photo.
 /// Empty when a size is 0, `src` is too short, or either side would grow.
 pub fn shrink_area_gray(src: &[u8], sw: usize, sh: usize, dw: usize, dh: usize) -> Vec<u8> {
-    shrink_area::<1>(src, sw, sh, dw, dh, |p| [0.2126 * f32::from(p[0]) + 0.7152 * f32::from(p[1]) + 0.0722 * f32::from(p[2])])
+    shrink_area::<1>(src, sw, sw, sh, dw, dh, |p| [0.2126 * f32::from(p[0]) + 0.7152 * f32::from(p[1]) + 0.0722 * f32::from(p[2])])
 }
 
 /// An interleaved RGB image (`sw × sh`) shrunk to `dw × dh` by area averaging, 8 bits
@@ -126,7 +126,7 @@ pub fn shrink_area_gray(src: &[u8], sw: usize, sh: usize, dw: usize, dh: usize) 
 /// filter's cost, without the f32 copy [`resize_area`] makes. Empty as
 /// [`shrink_area_gray`].
 pub fn shrink_area_rgb(src: &[u8], sw: usize, sh: usize, dw: usize, dh: usize) -> Vec<u8> {
-    shrink_area::<3>(src, sw, sh, dw, dh, |p| [f32::from(p[0]), f32::from(p[1]), f32::from(p[2])])
+    shrink_area::<3>(src, sw, sw, sh, dw, dh, |p| [f32::from(p[0]), f32::from(p[1]), f32::from(p[2])])
 }
 
 /// [`shrink_area_rgb`] of an image.
@@ -136,16 +136,33 @@ pub fn shrink_rgb_image(img: &image::RgbImage, dw: u32, dh: u32) -> Option<image
     image::RgbImage::from_raw(dw, dh, px)
 }
 
+/// The `w × h` window at (`x0`, `y0`) of `img` shrunk to `dw × dh` by area averaging
+/// ([`shrink_area_rgb`]), read in place (no copy of the window is made):
+/// `crate::card_box::rectify`'s prefilter. `None` when the window is empty or not inside
+/// the image, or would grow.
+pub fn shrink_window_rgb(img: &image::RgbImage, x0: u32, y0: u32, w: u32, h: u32, dw: u32, dh: u32) -> Option<image::RgbImage> {
+    let (iw, ih) = img.dimensions();
+    if w == 0 || h == 0 || x0.checked_add(w)? > iw || y0.checked_add(h)? > ih {
+        return None;
+    }
+    let start = (y0 as usize * iw as usize + x0 as usize) * 3;
+    let window = img.as_raw().get(start..)?;
+    let px = shrink_area::<3>(window, iw as usize, w as usize, h as usize, dw as usize, dh as usize, |p| [f32::from(p[0]), f32::from(p[1]), f32::from(p[2])]);
+    image::RgbImage::from_raw(dw, dh, px)
+}
+
 /// The area-averaging shrink of an interleaved RGB image, each source pixel mapped to
-/// `C` values by `pixel` first (grey, or the colour itself).
-fn shrink_area<const C: usize>(src: &[u8], sw: usize, sh: usize, dw: usize, dh: usize, pixel: impl Fn(&[u8]) -> [f32; C]) -> Vec<u8> {
-    if sw == 0 || sh == 0 || dw == 0 || dh == 0 || dw > sw || dh > sh || src.len() < sw * sh * 3 {
+/// `C` values by `pixel` first (grey, or the colour itself). `stride`: pixels from one
+/// source row's start to the next's (`sw` for a whole image, more for a window of one).
+#[allow(clippy::too_many_arguments)]
+fn shrink_area<const C: usize>(src: &[u8], stride: usize, sw: usize, sh: usize, dw: usize, dh: usize, pixel: impl Fn(&[u8]) -> [f32; C]) -> Vec<u8> {
+    if sw == 0 || sh == 0 || dw == 0 || dh == 0 || dw > sw || dh > sh || stride < sw || src.len() < ((sh - 1) * stride + sw) * 3 {
         return Vec::new();
     }
     let (xt, yt) = (area_taps(sw, dw, sw as f64 / dw as f64), area_taps(sh, dh, sh as f64 / dh as f64));
     // Source row `sy`, mapped and shrunk horizontally (`dw * C` values).
     let shrunk_row = |sy: usize, out: &mut [f32]| {
-        let line = &src[sy * sw * 3..(sy + 1) * sw * 3];
+        let line = &src[sy * stride * 3..(sy * stride + sw) * 3];
         for (dx, o) in out.chunks_exact_mut(C).enumerate() {
             let (start, ws) = xt.get(dx);
             let mut acc = [0f32; C];
@@ -297,6 +314,22 @@ mod tests {
         assert_eq!(shrink_area_gray(&red_green, 2, 1, 1, 1), vec![93]);
         assert!(shrink_area_gray(&block, 4, 4, 5, 2).is_empty());
         assert!(shrink_area_gray(&block[..10], 4, 4, 2, 2).is_empty());
+    }
+
+    /// A window shrunk in place is the shrink of the window cut out. Must-fail: windows
+    /// past the image or empty, and growing.
+    #[test]
+    fn a_window_shrinks_as_its_copy_does() {
+        let img = image::RgbImage::from_fn(37, 23, |x, y| image::Rgb([(7 * x + 3 * y) as u8, (x * y) as u8, (200 + y) as u8]));
+        let copy = image::imageops::crop_imm(&img, 5, 4, 29, 17).to_image();
+        for (dw, dh) in [(10, 6), (29, 17), (13, 11), (1, 1)] {
+            let whole = shrink_rgb_image(&copy, dw, dh);
+            assert!(whole.is_some());
+            assert_eq!(shrink_window_rgb(&img, 5, 4, 29, 17, dw, dh), whole, "{dw}x{dh}");
+        }
+        for (x0, y0, w, h, dw, dh) in [(9, 0, 29, 17, 10, 6), (0, 7, 29, 17, 10, 6), (0, 0, 0, 17, 1, 1), (0, 0, 29, 17, 30, 6), (u32::MAX, 0, 2, 2, 1, 1)] {
+            assert!(shrink_window_rgb(&img, x0, y0, w, h, dw, dh).is_none(), "{:?}", (x0, y0, w, h, dw, dh));
+        }
     }
 
     /// The colour shrink averages each channel on its own, and agrees with the f32
