@@ -19,6 +19,11 @@
 //!   in capitals between the number and the first date are `name` and `father_name`
 //!   (the order of both designs).
 //! - `dob`: after "Date of Birth", else the first date anywhere on the card.
+//! - A company's, firm's or trust's card prints "निगमन/गठन की तारीख / Date of
+//!   Incorporation/Formation" instead: that date is `incorporation_date`, and such a
+//!   card gives no `dob` at all (its only date is no birth date) and no `father_name`
+//!   from unlabelled lines (a company has no father, and its name may wrap onto a
+//!   second line).
 
 use super::{
     extract_date, field, repair_positional, tokens, without_words_left_of_label, Doc, FieldCheck, Found, Labels, PrintedField, pan_check,
@@ -28,6 +33,7 @@ pub(crate) const LABELS: Labels = &[
     ("name", &["Name", "नाम"]),
     ("father_name", &["Father's Name", "Father Name", "पिता का नाम"]),
     ("dob", &["Date of Birth", "जन्म की तारीख", "DOB"]),
+    ("incorporation_date", &["Date of Incorporation/Formation", "Date of Incorporation", "Date of Formation", "निगमन/गठन की तारीख"]),
     ("header", &["Income Tax Department", "Govt. of India", "Government of India", "आयकर विभाग", "भारत सरकार"]),
     ("pan_label", &["Permanent Account Number", "Permanent Account Number Card", "स्थायी लेखा संख्या", "स्थायी लेखा संख्या कार्ड"]),
     ("signature", &["Signature", "हस्ताक्षर"]),
@@ -112,6 +118,9 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let mut out = Vec::new();
     let pan = find_pan(doc);
     let pan_line = pan.as_ref().and_then(|p| p.0.lines.first().copied());
+    // A non-individual's card (company, firm, trust…): its date is no birth date, and
+    // the name-and-father layout of a person's card does not hold.
+    let incorporated = doc.line_of("incorporation_date").is_some();
     // Old design: plausible name lines after the header, before the date / PAN.
     let header = (0..doc.len()).filter(|&i| doc.has(i, "header")).last();
     let mut old_names = Vec::new();
@@ -134,7 +143,7 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     // name lines between the number and the first date, when there are exactly two, are
     // the holder's and the father's, in the order both designs print them.
     let unlabelled: Vec<Found<String>> = match pan_line {
-        Some(p) if doc.line_of("name").is_none() && doc.line_of("father_name").is_none() => {
+        Some(p) if !incorporated && doc.line_of("name").is_none() && doc.line_of("father_name").is_none() => {
             let found: Vec<Found<String>> = (p + 1..doc.len())
                 .take_while(|&j| extract_date(doc.text(j)).is_none())
                 .filter(|&j| doc.hits(j).is_empty())
@@ -161,10 +170,16 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let father = doc
         .labelled("father_name", 2, |s, _| latin(s, 1.0))
         .map(|f| without_words_left_of_label(doc, f))
-        .or_else(|| old_names.get(1).cloned())
+        .or_else(|| old_names.get(1).filter(|_| !incorporated).cloned())
         .or_else(|| unlabelled.get(1).cloned());
     if let Some(n) = father {
         out.push(field("father_name", n, FieldCheck::NotApplicable));
+    }
+    if incorporated {
+        if let Some(d) = doc.labelled_date("incorporation_date", 2) {
+            out.push(field("incorporation_date", d, FieldCheck::Passed));
+        }
+        return out;
     }
     let dob = doc.labelled_date("dob", 2).or_else(|| {
         (0..doc.len()).find_map(|i| extract_date(doc.text(i)).map(|d| Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }))
@@ -357,6 +372,59 @@ mod tests {
         noisy[3] = "V.G|N)P'V5O6Z)J";
         let f = parse_printed("in.pan", Side::Front, &lines(&noisy));
         assert_eq!(get(&f, "id"), None, "six marks and three letter repairs are no PAN");
+    }
+
+    /// A company's or firm's PAN (the fourth letter `C`, `F`…) prints "Date of
+    /// Incorporation/Formation" where a person's prints "Date of Birth", and no father's
+    /// name. Must-fail: before the rule, the date came back as `dob` (the first date on
+    /// the card), and the company's name wrapped onto two lines under an unread name
+    /// label as `name` and `father_name`; a person's card still gives `dob` and no
+    /// `incorporation_date`.
+    #[test]
+    fn a_companys_date_of_incorporation_is_no_date_of_birth() {
+        let company = [
+            "आयकर विभाग INCOME TAX DEPARTMENT",
+            "भारत सरकार GOVT. OF INDIA",
+            "स्थायी लेखा संख्या कार्ड Permanent Account Number Card",
+            "AABCT1234C",
+            "नाम / Name",
+            "TATA CONSULTANCY SERVICES LIMITED",
+            "निगमन/गठन की तारीख / Date of Incorporation/Formation",
+            "01/04/1995",
+        ];
+        let f = parse_printed("in.pan", Side::Front, &lines(&company));
+        assert_fields(
+            &f,
+            &[
+                ("id", "AABCT1234C", FieldCheck::Passed),
+                ("name", "TATA CONSULTANCY SERVICES LIMITED", FieldCheck::NotApplicable),
+                ("incorporation_date", "01/04/1995", FieldCheck::Passed),
+            ],
+        );
+        // `eng` reads the Hindi half as Latin; a firm's card says "Formation" alone.
+        let mut read = company;
+        read[6] = "faarr/aoa at art / Date of Incorporation / Formation";
+        let f = parse_printed("in.pan", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "incorporation_date"), value(&f, "dob")), (Some("01/04/1995"), None), "{f:?}");
+        read[6] = "Date of Formation";
+        let f = parse_printed("in.pan", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "incorporation_date"), value(&f, "dob")), (Some("01/04/1995"), None), "{f:?}");
+        // The name label not read and the name on two lines: neither half is a father.
+        let wrapped = [
+            "INCOME TAX DEPARTMENT GOVT. OF INDIA",
+            "aurht dean dean as / Permanent Account Number Card",
+            "AABCT1234C",
+            "TATA CONSULTANCY",
+            "SERVICES LIMITED",
+            "faarr/aoa at art / Date of Incorporation/Formation",
+            "01/04/1995",
+        ];
+        let f = parse_printed("in.pan", Side::Front, &lines(&wrapped));
+        assert_eq!((get(&f, "father_name"), get(&f, "dob"), get(&f, "name")), (None, None, None), "{f:?}");
+        assert_eq!(value(&f, "incorporation_date"), Some("01/04/1995"));
+        // A person's card: the date of birth, as before.
+        let f = parse_printed("in.pan", Side::Front, &lines(&NEW));
+        assert_eq!((value(&f, "dob"), value(&f, "incorporation_date")), (Some("14/08/1991"), None));
     }
 
     #[test]
