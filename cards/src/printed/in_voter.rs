@@ -3,9 +3,14 @@
 //! Assumptions:
 //! - The EPIC number is three letters and seven digits, one token or two ("ABC
 //!   1234567"), found wherever it is; confusions repaired positionally (at most three,
-//!   on a token with at least two letters and four digits in place). Older state-format
-//!   numbers ("AP/12/123/123456") are not read. Check: the structure
-//!   ([`super::epic_check`]).
+//!   on a token with at least two letters and four digits in place). Check: the
+//!   structure ([`super::epic_check`]).
+//! - Older cards print a state-format number ("AP/12/123/123456", "UP/61/304/352050"):
+//!   two capitals, then groups of 2-3, 3 and 6-7 digits, separated by "/" (spaces
+//!   around a slash allowed). Read only as printed, no confusion repaired (a letter in
+//!   a digit group, "AP/l2/…", gives nothing), only when no three-letter number is on
+//!   the card, and given as printed without spaces; its lengths vary by state and no
+//!   check digit is known, so its check is `NotApplicable`.
 //! - Front labels, English or bilingual, value after the label on the same line or on
 //!   the next: "Elector's Name" / "Name"; one of "Father's Name", "Husband's Name",
 //!   "Mother's Name" (→ `father_name` and `relation` `father`/`husband`/`mother`, the
@@ -58,6 +63,58 @@ pub(crate) fn find_epic(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
     None
 }
 
+/// An older state-format number ("AP/12/123/123456", see the module doc), the first
+/// found, exactly as printed but for spaces around its slashes.
+fn find_old_epic(doc: &Doc) -> Option<Found<String>> {
+    (0..doc.len()).find_map(|i| {
+        let cs: Vec<char> = doc.text(i).chars().collect();
+        (0..cs.len()).find_map(|p| old_epic_at(&cs, p)).map(|value| Found { value, lines: vec![i], conf: doc.conf(&[i]), label_line: None })
+    })
+}
+
+/// The state-format number starting at `p` in `cs`, if one does: two capitals not
+/// inside a word, then digit groups of the lengths in `GROUPS`, each after a "/", and
+/// nothing letter- or digit-like, nor another "/", right after the last.
+fn old_epic_at(cs: &[char], p: usize) -> Option<String> {
+    const GROUPS: [(usize, usize); 3] = [(2, 3), (3, 3), (6, 7)];
+    let letter = |q: usize| cs.get(q).is_some_and(char::is_ascii_uppercase);
+    if (p > 0 && cs.get(p - 1).is_some_and(|c| c.is_alphanumeric())) || !letter(p) || !letter(p + 1) {
+        return None;
+    }
+    let mut out: String = cs.get(p..p + 2)?.iter().collect();
+    let mut q = p + 2;
+    let skip_spaces = |q: &mut usize| {
+        while cs.get(*q) == Some(&' ') {
+            *q += 1;
+        }
+    };
+    for (min, max) in GROUPS {
+        skip_spaces(&mut q);
+        if cs.get(q) != Some(&'/') {
+            return None;
+        }
+        q += 1;
+        skip_spaces(&mut q);
+        let start = q;
+        while cs.get(q).is_some_and(char::is_ascii_digit) {
+            q += 1;
+        }
+        if !(min..=max).contains(&(q - start)) {
+            return None;
+        }
+        out.push('/');
+        out.extend(cs.get(start..q)?);
+    }
+    // A letter, digit or "|" glued to the last group is a misread digit or a longer
+    // number; a further "/" another format.
+    let mut after = q;
+    skip_spaces(&mut after);
+    if cs.get(q).is_some_and(|&c| c.is_alphanumeric() || c == '|') || cs.get(after) == Some(&'/') {
+        return None;
+    }
+    Some(out)
+}
+
 fn age_value(s: &str) -> Option<String> {
     let after = s.rsplit(':').next().unwrap_or(s);
     let (t, _, _) = tokens(after).pop()?;
@@ -85,6 +142,8 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     let mut out = Vec::new();
     if let Some((f, check)) = find_epic(doc) {
         out.push(field("id", f, check));
+    } else if let Some(f) = find_old_epic(doc) {
+        out.push(field("id", f, FieldCheck::NotApplicable));
     }
     let latin = |s: &str, _| super::latin_name(s, 1.0);
     // The card prints a name on its label's line; the line below is taken only when the
@@ -202,6 +261,39 @@ mod tests {
         read[5] = "Ramesh Kumar";
         let f = parse_printed("in.voter", Side::Front, &lines(&read));
         assert_eq!(get(&f, "father_name").map(|x| x.value.as_str()), Some("Ramesh Kumar"), "{f:?}");
+    }
+
+    /// Older cards print a state-format number ("AP/12/123/123456"): two state letters,
+    /// then slash-separated groups of digits. Read only as printed, with no check.
+    /// Must-fail: before the rule, no `id`; a digit group with a letter in it ("l2"), a
+    /// group of the wrong length, lowercase state letters or a fifth group give none;
+    /// and a new-format number on the same card still wins.
+    #[test]
+    fn an_older_state_format_number() {
+        let mut card = FRONT;
+        let at = card.iter().position(|l| *l == "ABC1234567").unwrap_or(0);
+        for (printed, id) in [
+            ("AP/12/123/123456", "AP/12/123/123456"),
+            ("UP/61/304/352050", "UP/61/304/352050"),
+            ("GJ/05/034/123456", "GJ/05/034/123456"),
+            ("WB/01/001/012345", "WB/01/001/012345"),
+            ("MH/123/456/1234567", "MH/123/456/1234567"),
+            ("AP / 12 / 123 / 123456", "AP/12/123/123456"),
+            ("Epic No. : AP/12/123/123456", "AP/12/123/123456"),
+        ] {
+            card[at] = printed;
+            let f = parse_printed("in.voter", Side::Front, &lines(&card));
+            assert_eq!((value(&f, "id"), check(&f, "id")), (Some(id), Some(FieldCheck::NotApplicable)), "{printed}: {f:?}");
+        }
+        for unclean in ["AP/l2/123/123456", "AP/12/I23/123456", "AP/12/123/12345O", "AP/1/123/123456", "AP/12/12/123456", "AP/12/123/12345", "AP/12/123/12345678", "ap/12/123/123456", "XAP/12/123/123456", "AP/12/123/123456/1", "AP/12/123/123456|", "A/12/123/123456"] {
+            card[at] = unclean;
+            let f = parse_printed("in.voter", Side::Front, &lines(&card));
+            assert_eq!(get(&f, "id"), None, "{unclean}: {f:?}");
+        }
+        card[at] = "AP/12/123/123456";
+        card[1] = "IDENTITY CARD ABC1234567";
+        let f = parse_printed("in.voter", Side::Front, &lines(&card));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("ABC1234567"), Some(FieldCheck::Passed)));
     }
 
     #[test]
