@@ -14,7 +14,9 @@
 //! - Front labels, English or bilingual, value after the label on the same line or on
 //!   the next: "Elector's Name" / "Name"; one of "Father's Name", "Husband's Name",
 //!   "Mother's Name" (→ `father_name` and `relation` `father`/`husband`/`mother`, the
-//!   first in reading order); "Sex" / "Gender" ("Male", "Female", "पुरुष", "M");
+//!   first in reading order). A label naming two relations ("Father's/Husband's Name",
+//!   "पिता/पति का नाम") gives `father_name` and no `relation`: the name may be either's.
+//!   "Sex" / "Gender" ("Male", "Female", "पुरुष", "M");
 //!   "Date of Birth" (or "Date of Birth / Age") with `DD/MM/YYYY` or `DD-MM-YYYY`, else
 //!   `age` from "Age as on 1.1.2008 : 25" (the number after the last colon) or a bare
 //!   number after "Date of Birth / Age" on its line.
@@ -41,6 +43,35 @@ pub(crate) const LABELS: Labels = &[
     ("header", &["Election Commission of India", "Identity Card", "भारत निर्वाचन आयोग", "पहचान पत्र"]),
     ("officer", &["Electoral Registration Officer", "Assembly Constituency", "=Part No", "=Date", "Facsimile Signature", "=Note"]),
 ];
+
+/// The relation label keys.
+const RELATIONS: [&str; 3] = ["father", "husband", "mother"];
+
+/// The relation words that can open a label naming two relations ("Father's/Husband's
+/// Name", "Father / Husband Name", "पिता/पति का नाम"), where the label's last words take
+/// the hit and the first relation is left without one.
+const RELATION_WORDS: [(&str, &[&str]); 3] =
+    [("father", &["Father's", "Father", "पिता"]), ("husband", &["Husband's", "Husband", "पति"]), ("mother", &["Mother's", "Mother", "माता"])];
+
+/// The first relation label in reading order: the key its value follows, and whether
+/// it names one relation only. The label runs over the relation hits in a row on its
+/// line ("Father's Name / Husband's Name") and the text before them back to the
+/// previous other label; a relation word there of another key ("Father's/" before
+/// "Husband's Name") makes it name two.
+fn relation_label(doc: &Doc) -> Option<(&'static str, bool)> {
+    let i = (0..doc.len()).find(|&i| doc.hits(i).iter().any(|h| RELATIONS.contains(&h.key)))?;
+    let hits = doc.hits(i);
+    let first = hits.iter().position(|h| RELATIONS.contains(&h.key))?;
+    let run = hits.get(first..)?.iter().take_while(|h| RELATIONS.contains(&h.key)).collect::<Vec<_>>();
+    let last = run.last()?;
+    let start = first.checked_sub(1).and_then(|p| hits.get(p)).map_or(0, |h| h.bend);
+    let label_text = doc.text(i).get(start..last.bend).unwrap_or("");
+    let mut keys: Vec<&str> = run.iter().map(|h| h.key).collect();
+    keys.extend(RELATION_WORDS.iter().filter(|(_, words)| words.iter().any(|w| super::label_matches(label_text, w))).map(|(k, _)| *k));
+    keys.sort_unstable();
+    keys.dedup();
+    Some((last.key, keys.len() == 1))
+}
 
 /// The EPIC number on the card, with its check.
 pub(crate) fn find_epic(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
@@ -164,15 +195,13 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
             if let Some(n) = labelled_name("name") {
                 out.push(field("name", n, FieldCheck::NotApplicable));
             }
-            let relation = ["father", "husband", "mother"]
-                .into_iter()
-                .filter_map(|k| doc.line_of(k).map(|i| (i, k)))
-                .min()
-                .and_then(|(_, k)| labelled_name(k).map(|f| (k, f)));
-            if let Some((k, f)) = relation {
+            let relation = relation_label(doc).and_then(|(k, one)| labelled_name(k).map(|f| (k, one, f)));
+            if let Some((k, one, f)) = relation {
                 let rel = Found { value: k.to_string(), ..f.clone() };
                 out.push(field("father_name", f, FieldCheck::NotApplicable));
-                out.push(field("relation", rel, FieldCheck::NotApplicable));
+                if one {
+                    out.push(field("relation", rel, FieldCheck::NotApplicable));
+                }
             }
         }
         Side::Back => {
@@ -294,6 +323,47 @@ mod tests {
         card[1] = "IDENTITY CARD ABC1234567";
         let f = parse_printed("in.voter", Side::Front, &lines(&card));
         assert_eq!((value(&f, "id"), check(&f, "id")), (Some("ABC1234567"), Some(FieldCheck::Passed)));
+    }
+
+    /// Some cards print one label for two relations ("Father's/Husband's Name", "पिता/पति
+    /// का नाम"): the name may be either's. Must-fail: before the rule, `relation` said
+    /// `husband` for all of these (the label's last word won); "Father's Name /
+    /// Husband's Name" gave no name. A plain "Husband's Name", "Father's Name" or
+    /// "Mother's Name" still gives its relation.
+    #[test]
+    fn a_label_naming_two_relations_gives_no_relation() {
+        let mut card = FRONT;
+        for label in [
+            "Father's/Husband's Name : Ramesh Kumar",
+            "Father / Husband Name : Ramesh Kumar",
+            "Father's or Husband's Name : Ramesh Kumar",
+            "पिता/पति का नाम : Ramesh Kumar",
+            "पिता/पति का नाम / Father's/Husband's Name : Ramesh Kumar",
+            "Husband's/Father's Name : Ramesh Kumar",
+            "Father's Name / Husband's Name : Ramesh Kumar",
+        ] {
+            card[4] = label;
+            let f = parse_printed("in.voter", Side::Front, &lines(&card));
+            assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), None), "{label}: {f:?}");
+        }
+        // The value on the next line.
+        card[4] = "Father's / Husband's Name :";
+        card[5] = "Ramesh Kumar";
+        let f = parse_printed("in.voter", Side::Front, &lines(&card));
+        assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), None), "{f:?}");
+        card[5] = FRONT[5];
+        // One relation each; a label before it on its line is no part of it.
+        for (label, relation) in [
+            ("Husband's Name : Ramesh Kumar", "husband"),
+            ("पति का नाम : Ramesh Kumar", "husband"),
+            ("Father's Name : Ramesh Kumar", "father"),
+            ("Mother's Name : Ramesh Kumar", "mother"),
+            ("Age : 35   Husband's Name : Ramesh Kumar", "husband"),
+        ] {
+            card[4] = label;
+            let f = parse_printed("in.voter", Side::Front, &lines(&card));
+            assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), Some(relation)), "{label}: {f:?}");
+        }
     }
 
     #[test]
