@@ -880,6 +880,10 @@ mod tests {
         assert_eq!(m.field("nationality").map(|f| (f.value.as_str(), f.check)), Some(("UT0", Check::Failed)));
         let m = parse(&TD3.replace("2F12", "2Q12"), YEAR)?;
         assert_eq!(m.field("gender").map(|f| (f.value.as_str(), f.check)), Some(("Q", Check::Failed)));
+        // "T", which the Indian passport's printed page gives a transgender holder, is no
+        // ICAO sex: as read, failed (never verified), not turned into `X`.
+        let m = parse(&TD3.replace("2F12", "2T12"), YEAR)?;
+        assert_eq!(m.field("gender").map(|f| (f.value.as_str(), f.check)), Some(("T", Check::Failed)));
         let m = parse(&TD3.replace("ANNA", "ANN4"), YEAR)?;
         assert_eq!(m.field("first_name").map(|f| f.check), Some(Check::Failed));
         // A long number with no room left for its check digit.

@@ -18,7 +18,16 @@
 //! - Neither label nor header read (a blurred card): exactly two plausible name lines
 //!   in capitals between the number and the first date are `name` and `father_name`
 //!   (the order of both designs).
+//! - Since 2018 the mother's name may be printed instead of the father's: "माता का
+//!   नाम / Mother's Name" gives `mother_name`, never `father_name`. A "Name" read
+//!   exactly after a word within two edits of "Father's" / "Mother's" ("Motber's
+//!   Name", the parent's label misread) is no label of the holder's name.
 //! - `dob`: after "Date of Birth", else the first date anywhere on the card.
+//! - A company's, firm's or trust's card prints "निगमन/गठन की तारीख / Date of
+//!   Incorporation/Formation" instead: that date is `incorporation_date`, and such a
+//!   card gives no `dob` at all (its only date is no birth date) and no `father_name`
+//!   from unlabelled lines (a company has no father, and its name may wrap onto a
+//!   second line).
 
 use super::{
     extract_date, field, repair_positional, tokens, without_words_left_of_label, Doc, FieldCheck, Found, Labels, PrintedField, pan_check,
@@ -27,7 +36,10 @@ use super::{
 pub(crate) const LABELS: Labels = &[
     ("name", &["Name", "नाम"]),
     ("father_name", &["Father's Name", "Father Name", "पिता का नाम"]),
+    // Two edits from "Father's Name": on its own line this spelling is the closer.
+    ("mother_name", &["Mother's Name", "Mother Name", "माता का नाम"]),
     ("dob", &["Date of Birth", "जन्म की तारीख", "DOB"]),
+    ("incorporation_date", &["Date of Incorporation/Formation", "Date of Incorporation", "Date of Formation", "निगमन/गठन की तारीख"]),
     ("header", &["Income Tax Department", "Govt. of India", "Government of India", "आयकर विभाग", "भारत सरकार"]),
     ("pan_label", &["Permanent Account Number", "Permanent Account Number Card", "स्थायी लेखा संख्या", "स्थायी लेखा संख्या कार्ड"]),
     ("signature", &["Signature", "हस्ताक्षर"]),
@@ -108,10 +120,23 @@ fn in_capitals(name: &str) -> bool {
     !name.chars().any(char::is_lowercase)
 }
 
+/// Whether line `i`'s "Name" is a parent's label misread: the word before it within two
+/// edits of "Father's" or "Mother's" ("Motber's Name"). The exact "Name" then outweighs
+/// the parent's label one edit off, and the line would be taken for the holder's label.
+fn parents_label(doc: &Doc, i: usize) -> bool {
+    let Some(hit) = doc.hits(i).iter().find(|h| h.key == "name") else { return false };
+    let before = super::fold_for_match(doc.text(i).get(..hit.bstart).unwrap_or(""));
+    let Some(word) = before.chars.split(|&c| c == ' ').rfind(|w| !w.is_empty()) else { return false };
+    ["fathers", "mothers"].iter().any(|p| super::edit_distance(word, &p.chars().collect::<Vec<_>>()) <= 2)
+}
+
 pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let mut out = Vec::new();
     let pan = find_pan(doc);
     let pan_line = pan.as_ref().and_then(|p| p.0.lines.first().copied());
+    // A non-individual's card (company, firm, trust…): its date is no birth date, and
+    // the name-and-father layout of a person's card does not hold.
+    let incorporated = doc.line_of("incorporation_date").is_some();
     // Old design: plausible name lines after the header, before the date / PAN.
     let header = (0..doc.len()).filter(|&i| doc.has(i, "header")).last();
     let mut old_names = Vec::new();
@@ -134,7 +159,7 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     // name lines between the number and the first date, when there are exactly two, are
     // the holder's and the father's, in the order both designs print them.
     let unlabelled: Vec<Found<String>> = match pan_line {
-        Some(p) if doc.line_of("name").is_none() && doc.line_of("father_name").is_none() => {
+        Some(p) if !incorporated && doc.line_of("name").is_none() && doc.line_of("father_name").is_none() && doc.line_of("mother_name").is_none() => {
             let found: Vec<Found<String>> = (p + 1..doc.len())
                 .take_while(|&j| extract_date(doc.text(j)).is_none())
                 .filter(|&j| doc.hits(j).is_empty())
@@ -144,16 +169,23 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         }
         _ => Vec::new(),
     };
-    let name = doc.labelled("name", 2, |s, _| latin(s, 1.0)).map(|f| without_words_left_of_label(doc, f)).or_else(|| old_names.first().cloned()).or_else(|| {
-        // New design whose "नाम / Name" label OCR did not read: the one plausible name
-        // line between the number and the father's name label (two or none: no name).
-        let (pan, father) = (pan_line?, doc.line_of("father_name")?);
-        let mut between = (pan + 1..father).filter(|&j| doc.hits(j).is_empty()).filter_map(|j| {
-            latin(doc.text(j), doc.conf(&[j])).map(|v| Found { value: v, lines: vec![j], conf: doc.conf(&[j]), label_line: None })
+    let name = doc
+        .labelled("name", 2, |s, _| latin(s, 1.0))
+        .filter(|f| !f.label_line.is_some_and(|i| parents_label(doc, i)))
+        .map(|f| without_words_left_of_label(doc, f))
+        .or_else(|| old_names.first().cloned())
+        .or_else(|| {
+            // New design whose "नाम / Name" label OCR did not read: the one plausible name
+            // line between the number and the father's (or mother's) name label (two or
+            // none: no name).
+            let parent = [doc.line_of("father_name"), doc.line_of("mother_name")].into_iter().flatten().min();
+            let (pan, parent) = (pan_line?, parent?);
+            let mut between = (pan + 1..parent).filter(|&j| doc.hits(j).is_empty()).filter_map(|j| {
+                latin(doc.text(j), doc.conf(&[j])).map(|v| Found { value: v, lines: vec![j], conf: doc.conf(&[j]), label_line: None })
+            });
+            let only = between.next()?;
+            between.next().is_none().then_some(only)
         });
-        let only = between.next()?;
-        between.next().is_none().then_some(only)
-    });
     let name = name.or_else(|| unlabelled.first().cloned());
     if let Some(n) = name {
         out.push(field("name", n, FieldCheck::NotApplicable));
@@ -161,10 +193,19 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let father = doc
         .labelled("father_name", 2, |s, _| latin(s, 1.0))
         .map(|f| without_words_left_of_label(doc, f))
-        .or_else(|| old_names.get(1).cloned())
+        .or_else(|| old_names.get(1).filter(|_| !incorporated).cloned())
         .or_else(|| unlabelled.get(1).cloned());
     if let Some(n) = father {
         out.push(field("father_name", n, FieldCheck::NotApplicable));
+    }
+    if let Some(n) = doc.labelled("mother_name", 2, |s, _| latin(s, 1.0)).map(|f| without_words_left_of_label(doc, f)) {
+        out.push(field("mother_name", n, FieldCheck::NotApplicable));
+    }
+    if incorporated {
+        if let Some(d) = doc.labelled_date("incorporation_date", 2) {
+            out.push(field("incorporation_date", d, FieldCheck::Passed));
+        }
+        return out;
     }
     let dob = doc.labelled_date("dob", 2).or_else(|| {
         (0..doc.len()).find_map(|i| extract_date(doc.text(i)).map(|d| Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }))
@@ -357,6 +398,101 @@ mod tests {
         noisy[3] = "V.G|N)P'V5O6Z)J";
         let f = parse_printed("in.pan", Side::Front, &lines(&noisy));
         assert_eq!(get(&f, "id"), None, "six marks and three letter repairs are no PAN");
+    }
+
+    /// A company's or firm's PAN (the fourth letter `C`, `F`…) prints "Date of
+    /// Incorporation/Formation" where a person's prints "Date of Birth", and no father's
+    /// name. Must-fail: before the rule, the date came back as `dob` (the first date on
+    /// the card), and the company's name wrapped onto two lines under an unread name
+    /// label as `name` and `father_name`; a person's card still gives `dob` and no
+    /// `incorporation_date`.
+    #[test]
+    fn a_companys_date_of_incorporation_is_no_date_of_birth() {
+        let company = [
+            "आयकर विभाग INCOME TAX DEPARTMENT",
+            "भारत सरकार GOVT. OF INDIA",
+            "स्थायी लेखा संख्या कार्ड Permanent Account Number Card",
+            "AABCT1234C",
+            "नाम / Name",
+            "TATA CONSULTANCY SERVICES LIMITED",
+            "निगमन/गठन की तारीख / Date of Incorporation/Formation",
+            "01/04/1995",
+        ];
+        let f = parse_printed("in.pan", Side::Front, &lines(&company));
+        assert_fields(
+            &f,
+            &[
+                ("id", "AABCT1234C", FieldCheck::Passed),
+                ("name", "TATA CONSULTANCY SERVICES LIMITED", FieldCheck::NotApplicable),
+                ("incorporation_date", "01/04/1995", FieldCheck::Passed),
+            ],
+        );
+        // `eng` reads the Hindi half as Latin; a firm's card says "Formation" alone.
+        let mut read = company;
+        read[6] = "faarr/aoa at art / Date of Incorporation / Formation";
+        let f = parse_printed("in.pan", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "incorporation_date"), value(&f, "dob")), (Some("01/04/1995"), None), "{f:?}");
+        read[6] = "Date of Formation";
+        let f = parse_printed("in.pan", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "incorporation_date"), value(&f, "dob")), (Some("01/04/1995"), None), "{f:?}");
+        // The name label not read and the name on two lines: neither half is a father.
+        let wrapped = [
+            "INCOME TAX DEPARTMENT GOVT. OF INDIA",
+            "aurht dean dean as / Permanent Account Number Card",
+            "AABCT1234C",
+            "TATA CONSULTANCY",
+            "SERVICES LIMITED",
+            "faarr/aoa at art / Date of Incorporation/Formation",
+            "01/04/1995",
+        ];
+        let f = parse_printed("in.pan", Side::Front, &lines(&wrapped));
+        assert_eq!((get(&f, "father_name"), get(&f, "dob"), get(&f, "name")), (None, None, None), "{f:?}");
+        assert_eq!(value(&f, "incorporation_date"), Some("01/04/1995"));
+        // A person's card: the date of birth, as before.
+        let f = parse_printed("in.pan", Side::Front, &lines(&NEW));
+        assert_eq!((value(&f, "dob"), value(&f, "incorporation_date")), (Some("14/08/1991"), None));
+    }
+
+    /// Since 2018 an applicant may have the mother's name printed instead of the
+    /// father's: "माता का नाम / Mother's Name". "Mother's Name" is two edits from
+    /// "Father's Name" and ends in "Name". Must-fail: before the key, the card gave no
+    /// mother's name; with the holder's label unread, the mother's name came back as
+    /// `name`; with "Name" misread "Nane", as `father_name`; and a father's card still
+    /// gives `father_name` and no `mother_name`.
+    #[test]
+    fn a_mothers_name_is_neither_the_holders_nor_a_fathers() {
+        let mut card = NEW;
+        card[6] = "माता का नाम / Mother's Name";
+        card[7] = "SUNITA KUMARI";
+        let read = |t: &[&str]| parse_printed("in.pan", Side::Front, &lines(t));
+        let expected = [
+            ("id", "ABCPK1234F", FieldCheck::Passed),
+            ("name", "RAHUL KUMAR", FieldCheck::NotApplicable),
+            ("mother_name", "SUNITA KUMARI", FieldCheck::NotApplicable),
+            ("dob", "14/08/1991", FieldCheck::Passed),
+        ];
+        assert_fields(&read(&card), &expected);
+        // `eng` reads the Hindi half as Latin; OCR misspells the English one.
+        for label in ["ara at ara / Mother's Name", "Mothers Narne", "Mother Name", "ara at ara / Mother's Nane", "माता का नाम"] {
+            card[6] = label;
+            assert_fields(&read(&card), &expected);
+        }
+        // The holder's label not read: the name is the one line between the number and
+        // the mother's label, never the mother's, and the mother is no father.
+        let mut unlabelled = card.to_vec();
+        unlabelled[6] = "ara at ara / Mother's Name";
+        unlabelled.remove(4);
+        assert_fields(&read(&unlabelled), &expected);
+        // The mother's label misread where its "Name" is still exact ("Motber's Name"):
+        // that "Name" is no holder's label; no name rather than the mother's.
+        for misread in ["ara at ara / Motber's Name", "Mohter's Name", "Fatber's Name"] {
+            unlabelled[5] = misread;
+            let f = read(&unlabelled);
+            assert!(f.iter().all(|x| x.value != "SUNITA KUMARI"), "{misread}: {f:?}");
+        }
+        // A father's card: as before.
+        let f = read(&NEW);
+        assert_eq!((value(&f, "father_name"), value(&f, "mother_name")), (Some("RAMESH KUMAR"), None));
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //!   Check: the structure ([`super::passport_number_check`]).
 //! - `nationality` printed "INDIAN" (misreads within one edit) answered as its ICAO code
 //!   `IND`, else nothing.
-//! - `gender`: `M`, `F` or `T` (a single letter only on the line under its label);
+//! - `gender`: `M`, `F` or `T` (a single letter only on the line under its label; the
+//!   zone's "<" or "X" for unspecified, which the page does not print, gives none);
 //!   dates `DD/MM/YYYY`; `place_of_birth` as printed.
 
 use super::{
@@ -263,6 +264,25 @@ mod tests {
         ]);
         let f = parse_printed("in.passport", Side::Front, &l);
         assert_eq!((value(&f, "nationality"), value(&f, "gender"), value(&f, "dob")), (Some("IND"), Some("M"), Some("12/05/1985")), "{f:?}");
+    }
+
+    /// Indian passports print "T" (transgender) beside "M" and "F" under "Sex"; ICAO
+    /// zones write "<" (or "X") for unspecified, which the printed page does not. Already
+    /// right before this test: "T" under the label is `T`, "<" and "X" give no gender.
+    /// Must-fail: run with the single letter "t" dropped from `gender_value`, the "T"
+    /// cases fail; a "T" on the label's row (the next label's Hindi half read as Latin)
+    /// is no sex.
+    #[test]
+    fn a_transgender_holders_t_and_no_gender_from_a_filler() {
+        let mut page = PAGE;
+        for (row, gender) in [("T   12/05/1985", Some("T")), ("<   12/05/1985", None), ("<<  12/05/1985", None), ("X   12/05/1985", None)] {
+            page[11] = row;
+            let f = parse_printed("in.passport", Side::Front, &lines(&page));
+            assert_eq!((value(&f, "gender"), value(&f, "dob")), (gender, Some("12/05/1985")), "{row}: {f:?}");
+        }
+        let row = |labels: &str, values: &str| value(&parse_printed("in.passport", Side::Front, &lines(&[labels, values])), "gender").map(str::to_string);
+        assert_eq!(row("~trea / Nationality fer / Sex sient F / Date of Birth", "INDIAN T 12/05/1985").as_deref(), Some("T"));
+        assert_eq!(row("~trea / Nationality fer / Sex sient T / Date of Birth", "INDIAN < 12/05/1985"), None);
     }
 
     /// A holder with one name has an empty surname row, and a value line OCR lost leaves its

@@ -3,13 +3,20 @@
 //! Assumptions:
 //! - The EPIC number is three letters and seven digits, one token or two ("ABC
 //!   1234567"), found wherever it is; confusions repaired positionally (at most three,
-//!   on a token with at least two letters and four digits in place). Older state-format
-//!   numbers ("AP/12/123/123456") are not read. Check: the structure
-//!   ([`super::epic_check`]).
+//!   on a token with at least two letters and four digits in place). Check: the
+//!   structure ([`super::epic_check`]).
+//! - Older cards print a state-format number ("AP/12/123/123456", "UP/61/304/352050"):
+//!   two capitals, then groups of 2-3, 3 and 6-7 digits, separated by "/" (spaces
+//!   around a slash allowed). Read only as printed, no confusion repaired (a letter in
+//!   a digit group, "AP/l2/…", gives nothing), only when no three-letter number is on
+//!   the card, and given as printed without spaces; its lengths vary by state and no
+//!   check digit is known, so its check is `NotApplicable`.
 //! - Front labels, English or bilingual, value after the label on the same line or on
 //!   the next: "Elector's Name" / "Name"; one of "Father's Name", "Husband's Name",
 //!   "Mother's Name" (→ `father_name` and `relation` `father`/`husband`/`mother`, the
-//!   first in reading order); "Sex" / "Gender" ("Male", "Female", "पुरुष", "M");
+//!   first in reading order). A label naming two relations ("Father's/Husband's Name",
+//!   "पिता/पति का नाम") gives `father_name` and no `relation`: the name may be either's.
+//!   "Sex" / "Gender" ("Male", "Female", "पुरुष", "M");
 //!   "Date of Birth" (or "Date of Birth / Age") with `DD/MM/YYYY` or `DD-MM-YYYY`, else
 //!   `age` from "Age as on 1.1.2008 : 25" (the number after the last colon) or a bare
 //!   number after "Date of Birth / Age" on its line.
@@ -37,6 +44,35 @@ pub(crate) const LABELS: Labels = &[
     ("officer", &["Electoral Registration Officer", "Assembly Constituency", "=Part No", "=Date", "Facsimile Signature", "=Note"]),
 ];
 
+/// The relation label keys.
+const RELATIONS: [&str; 3] = ["father", "husband", "mother"];
+
+/// The relation words that can open a label naming two relations ("Father's/Husband's
+/// Name", "Father / Husband Name", "पिता/पति का नाम"), where the label's last words take
+/// the hit and the first relation is left without one.
+const RELATION_WORDS: [(&str, &[&str]); 3] =
+    [("father", &["Father's", "Father", "पिता"]), ("husband", &["Husband's", "Husband", "पति"]), ("mother", &["Mother's", "Mother", "माता"])];
+
+/// The first relation label in reading order: the key its value follows, and whether
+/// it names one relation only. The label runs over the relation hits in a row on its
+/// line ("Father's Name / Husband's Name") and the text before them back to the
+/// previous other label; a relation word there of another key ("Father's/" before
+/// "Husband's Name") makes it name two.
+fn relation_label(doc: &Doc) -> Option<(&'static str, bool)> {
+    let i = (0..doc.len()).find(|&i| doc.hits(i).iter().any(|h| RELATIONS.contains(&h.key)))?;
+    let hits = doc.hits(i);
+    let first = hits.iter().position(|h| RELATIONS.contains(&h.key))?;
+    let run = hits.get(first..)?.iter().take_while(|h| RELATIONS.contains(&h.key)).collect::<Vec<_>>();
+    let last = run.last()?;
+    let start = first.checked_sub(1).and_then(|p| hits.get(p)).map_or(0, |h| h.bend);
+    let label_text = doc.text(i).get(start..last.bend).unwrap_or("");
+    let mut keys: Vec<&str> = run.iter().map(|h| h.key).collect();
+    keys.extend(RELATION_WORDS.iter().filter(|(_, words)| words.iter().any(|w| super::label_matches(label_text, w))).map(|(k, _)| *k));
+    keys.sort_unstable();
+    keys.dedup();
+    Some((last.key, keys.len() == 1))
+}
+
 /// The EPIC number on the card, with its check.
 pub(crate) fn find_epic(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
     for i in 0..doc.len() {
@@ -56,6 +92,58 @@ pub(crate) fn find_epic(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
         }
     }
     None
+}
+
+/// An older state-format number ("AP/12/123/123456", see the module doc), the first
+/// found, exactly as printed but for spaces around its slashes.
+fn find_old_epic(doc: &Doc) -> Option<Found<String>> {
+    (0..doc.len()).find_map(|i| {
+        let cs: Vec<char> = doc.text(i).chars().collect();
+        (0..cs.len()).find_map(|p| old_epic_at(&cs, p)).map(|value| Found { value, lines: vec![i], conf: doc.conf(&[i]), label_line: None })
+    })
+}
+
+/// The state-format number starting at `p` in `cs`, if one does: two capitals not
+/// inside a word, then digit groups of the lengths in `GROUPS`, each after a "/", and
+/// nothing letter- or digit-like, nor another "/", right after the last.
+fn old_epic_at(cs: &[char], p: usize) -> Option<String> {
+    const GROUPS: [(usize, usize); 3] = [(2, 3), (3, 3), (6, 7)];
+    let letter = |q: usize| cs.get(q).is_some_and(char::is_ascii_uppercase);
+    if (p > 0 && cs.get(p - 1).is_some_and(|c| c.is_alphanumeric())) || !letter(p) || !letter(p + 1) {
+        return None;
+    }
+    let mut out: String = cs.get(p..p + 2)?.iter().collect();
+    let mut q = p + 2;
+    let skip_spaces = |q: &mut usize| {
+        while cs.get(*q) == Some(&' ') {
+            *q += 1;
+        }
+    };
+    for (min, max) in GROUPS {
+        skip_spaces(&mut q);
+        if cs.get(q) != Some(&'/') {
+            return None;
+        }
+        q += 1;
+        skip_spaces(&mut q);
+        let start = q;
+        while cs.get(q).is_some_and(char::is_ascii_digit) {
+            q += 1;
+        }
+        if !(min..=max).contains(&(q - start)) {
+            return None;
+        }
+        out.push('/');
+        out.extend(cs.get(start..q)?);
+    }
+    // A letter, digit or "|" glued to the last group is a misread digit or a longer
+    // number; a further "/" another format.
+    let mut after = q;
+    skip_spaces(&mut after);
+    if cs.get(q).is_some_and(|&c| c.is_alphanumeric() || c == '|') || cs.get(after) == Some(&'/') {
+        return None;
+    }
+    Some(out)
 }
 
 fn age_value(s: &str) -> Option<String> {
@@ -85,6 +173,8 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     let mut out = Vec::new();
     if let Some((f, check)) = find_epic(doc) {
         out.push(field("id", f, check));
+    } else if let Some(f) = find_old_epic(doc) {
+        out.push(field("id", f, FieldCheck::NotApplicable));
     }
     let latin = |s: &str, _| super::latin_name(s, 1.0);
     // The card prints a name on its label's line; the line below is taken only when the
@@ -105,15 +195,13 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
             if let Some(n) = labelled_name("name") {
                 out.push(field("name", n, FieldCheck::NotApplicable));
             }
-            let relation = ["father", "husband", "mother"]
-                .into_iter()
-                .filter_map(|k| doc.line_of(k).map(|i| (i, k)))
-                .min()
-                .and_then(|(_, k)| labelled_name(k).map(|f| (k, f)));
-            if let Some((k, f)) = relation {
+            let relation = relation_label(doc).and_then(|(k, one)| labelled_name(k).map(|f| (k, one, f)));
+            if let Some((k, one, f)) = relation {
                 let rel = Found { value: k.to_string(), ..f.clone() };
                 out.push(field("father_name", f, FieldCheck::NotApplicable));
-                out.push(field("relation", rel, FieldCheck::NotApplicable));
+                if one {
+                    out.push(field("relation", rel, FieldCheck::NotApplicable));
+                }
             }
         }
         Side::Back => {
@@ -202,6 +290,80 @@ mod tests {
         read[5] = "Ramesh Kumar";
         let f = parse_printed("in.voter", Side::Front, &lines(&read));
         assert_eq!(get(&f, "father_name").map(|x| x.value.as_str()), Some("Ramesh Kumar"), "{f:?}");
+    }
+
+    /// Older cards print a state-format number ("AP/12/123/123456"): two state letters,
+    /// then slash-separated groups of digits. Read only as printed, with no check.
+    /// Must-fail: before the rule, no `id`; a digit group with a letter in it ("l2"), a
+    /// group of the wrong length, lowercase state letters or a fifth group give none;
+    /// and a new-format number on the same card still wins.
+    #[test]
+    fn an_older_state_format_number() {
+        let mut card = FRONT;
+        let at = card.iter().position(|l| *l == "ABC1234567").unwrap_or(0);
+        for (printed, id) in [
+            ("AP/12/123/123456", "AP/12/123/123456"),
+            ("UP/61/304/352050", "UP/61/304/352050"),
+            ("GJ/05/034/123456", "GJ/05/034/123456"),
+            ("WB/01/001/012345", "WB/01/001/012345"),
+            ("MH/123/456/1234567", "MH/123/456/1234567"),
+            ("AP / 12 / 123 / 123456", "AP/12/123/123456"),
+            ("Epic No. : AP/12/123/123456", "AP/12/123/123456"),
+        ] {
+            card[at] = printed;
+            let f = parse_printed("in.voter", Side::Front, &lines(&card));
+            assert_eq!((value(&f, "id"), check(&f, "id")), (Some(id), Some(FieldCheck::NotApplicable)), "{printed}: {f:?}");
+        }
+        for unclean in ["AP/l2/123/123456", "AP/12/I23/123456", "AP/12/123/12345O", "AP/1/123/123456", "AP/12/12/123456", "AP/12/123/12345", "AP/12/123/12345678", "ap/12/123/123456", "XAP/12/123/123456", "AP/12/123/123456/1", "AP/12/123/123456|", "A/12/123/123456"] {
+            card[at] = unclean;
+            let f = parse_printed("in.voter", Side::Front, &lines(&card));
+            assert_eq!(get(&f, "id"), None, "{unclean}: {f:?}");
+        }
+        card[at] = "AP/12/123/123456";
+        card[1] = "IDENTITY CARD ABC1234567";
+        let f = parse_printed("in.voter", Side::Front, &lines(&card));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("ABC1234567"), Some(FieldCheck::Passed)));
+    }
+
+    /// Some cards print one label for two relations ("Father's/Husband's Name", "पिता/पति
+    /// का नाम"): the name may be either's. Must-fail: before the rule, `relation` said
+    /// `husband` for all of these (the label's last word won); "Father's Name /
+    /// Husband's Name" gave no name. A plain "Husband's Name", "Father's Name" or
+    /// "Mother's Name" still gives its relation.
+    #[test]
+    fn a_label_naming_two_relations_gives_no_relation() {
+        let mut card = FRONT;
+        for label in [
+            "Father's/Husband's Name : Ramesh Kumar",
+            "Father / Husband Name : Ramesh Kumar",
+            "Father's or Husband's Name : Ramesh Kumar",
+            "पिता/पति का नाम : Ramesh Kumar",
+            "पिता/पति का नाम / Father's/Husband's Name : Ramesh Kumar",
+            "Husband's/Father's Name : Ramesh Kumar",
+            "Father's Name / Husband's Name : Ramesh Kumar",
+        ] {
+            card[4] = label;
+            let f = parse_printed("in.voter", Side::Front, &lines(&card));
+            assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), None), "{label}: {f:?}");
+        }
+        // The value on the next line.
+        card[4] = "Father's / Husband's Name :";
+        card[5] = "Ramesh Kumar";
+        let f = parse_printed("in.voter", Side::Front, &lines(&card));
+        assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), None), "{f:?}");
+        card[5] = FRONT[5];
+        // One relation each; a label before it on its line is no part of it.
+        for (label, relation) in [
+            ("Husband's Name : Ramesh Kumar", "husband"),
+            ("पति का नाम : Ramesh Kumar", "husband"),
+            ("Father's Name : Ramesh Kumar", "father"),
+            ("Mother's Name : Ramesh Kumar", "mother"),
+            ("Age : 35   Husband's Name : Ramesh Kumar", "husband"),
+        ] {
+            card[4] = label;
+            let f = parse_printed("in.voter", Side::Front, &lines(&card));
+            assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), Some(relation)), "{label}: {f:?}");
+        }
     }
 
     #[test]
