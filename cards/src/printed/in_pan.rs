@@ -27,7 +27,10 @@
 //!   Incorporation/Formation" instead: that date is `incorporation_date`, and such a
 //!   card gives no `dob` at all (its only date is no birth date) and no `father_name`
 //!   from unlabelled lines (a company has no father, and its name may wrap onto a
-//!   second line).
+//!   second line). The old design prints no labels: there the number's fourth letter,
+//!   the holder's category (`P` a person; `C`, `F`, `H`, `T`… an organisation), tells
+//!   such a card, whose one date is then `incorporation_date`, and whose name is given
+//!   only when it stands on one line.
 
 use super::{
     extract_date, field, repair_positional, tokens, without_words_left_of_label, Doc, FieldCheck, Found, Labels, PrintedField, pan_check,
@@ -135,8 +138,12 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let pan = find_pan(doc);
     let pan_line = pan.as_ref().and_then(|p| p.0.lines.first().copied());
     // A non-individual's card (company, firm, trust…): its date is no birth date, and
-    // the name-and-father layout of a person's card does not hold.
-    let incorporated = doc.line_of("incorporation_date").is_some();
+    // the name-and-father layout of a person's card does not hold. Known by its date's
+    // label, or, on the old design that prints no labels, by the holder's category, the
+    // number's fourth letter (`P` a person; checked, so a misread category that is no
+    // category letter decides nothing).
+    let organisation = pan.as_ref().is_some_and(|(f, check)| *check == FieldCheck::Passed && f.value.chars().nth(3).is_some_and(|c| c != 'P'));
+    let incorporated = doc.line_of("incorporation_date").is_some() || organisation;
     // Old design: plausible name lines after the header, before the date / PAN.
     let header = (0..doc.len()).filter(|&i| doc.has(i, "header")).last();
     let mut old_names = Vec::new();
@@ -173,7 +180,9 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         .labelled("name", 2, |s, _| latin(s, 1.0))
         .filter(|f| !f.label_line.is_some_and(|i| parents_label(doc, i)))
         .map(|f| without_words_left_of_label(doc, f))
-        .or_else(|| old_names.first().cloned())
+        // An organisation's name may wrap onto a second line: its first line alone is
+        // no name.
+        .or_else(|| old_names.first().filter(|_| !incorporated || old_names.len() == 1).cloned())
         .or_else(|| {
             // New design whose "नाम / Name" label OCR did not read: the one plausible name
             // line between the number and the father's (or mother's) name label (two or
@@ -202,18 +211,24 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         out.push(field("mother_name", n, FieldCheck::NotApplicable));
     }
     if incorporated {
-        if let Some(d) = doc.labelled_date("incorporation_date", 2) {
+        // A "Date of Birth" label read on an organisation's number: the print says which
+        // date it is (the category letter may be the misreading).
+        if let Some(d) = doc.labelled_date("dob", 2) {
+            out.push(field("dob", d, FieldCheck::Passed));
+        } else if let Some(d) = doc.labelled_date("incorporation_date", 2).or_else(|| first_date(doc)) {
             out.push(field("incorporation_date", d, FieldCheck::Passed));
         }
         return out;
     }
-    let dob = doc.labelled_date("dob", 2).or_else(|| {
-        (0..doc.len()).find_map(|i| extract_date(doc.text(i)).map(|d| Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }))
-    });
-    if let Some(d) = dob {
+    if let Some(d) = doc.labelled_date("dob", 2).or_else(|| first_date(doc)) {
         out.push(field("dob", d, FieldCheck::Passed));
     }
     out
+}
+
+/// The first date anywhere on the card (a card that prints one date, its label unread).
+fn first_date(doc: &Doc) -> Option<Found<String>> {
+    (0..doc.len()).find_map(|i| extract_date(doc.text(i)).map(|d| Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }))
 }
 
 #[cfg(test)]
@@ -451,6 +466,39 @@ mod tests {
         // A person's card: the date of birth, as before.
         let f = parse_printed("in.pan", Side::Front, &lines(&NEW));
         assert_eq!((value(&f, "dob"), value(&f, "incorporation_date")), (Some("14/08/1991"), None));
+    }
+
+    /// The old design prints no labels: a company's card (fourth letter `C`) is known by
+    /// its category, its one date is its incorporation, and no line is a father's.
+    /// Must-fail: before the rule the date came back as `dob` and a wrapped name's two
+    /// lines as `name` and `father_name`; a person's old card (`P`) still gives `dob`
+    /// and the father, and an unchecked category letter decides nothing.
+    #[test]
+    fn an_old_design_organisations_card_is_known_by_its_category_letter() {
+        let card = |name: &[&str], number: &str| {
+            let mut t = vec!["INCOME TAX DEPARTMENT      GOVT. OF INDIA"];
+            t.extend_from_slice(name);
+            t.extend_from_slice(&["15/05/1973", "Permanent Account Number", number, "Signature"]);
+            parse_printed("in.pan", Side::Front, &lines(&t))
+        };
+        let f = card(&["RELIANCE INDUSTRIES LIMITED"], "AAACR5055K");
+        assert_fields(
+            &f,
+            &[
+                ("id", "AAACR5055K", FieldCheck::Passed),
+                ("name", "RELIANCE INDUSTRIES LIMITED", FieldCheck::NotApplicable),
+                ("incorporation_date", "15/05/1973", FieldCheck::Passed),
+            ],
+        );
+        let f = card(&["RELIANCE INDUSTRIES", "PETROCHEMICALS LIMITED"], "AAACR5055K");
+        assert_eq!((get(&f, "name"), get(&f, "father_name"), get(&f, "dob")), (None, None, None), "{f:?}");
+        assert_eq!(value(&f, "incorporation_date"), Some("15/05/1973"));
+        // A person's card: the holder, the father and the date of birth.
+        let f = card(&["SUNITA DEVI", "MOHAN LAL SHARMA"], "BNZPD4567K");
+        assert_eq!((value(&f, "name"), value(&f, "father_name"), value(&f, "dob")), (Some("SUNITA DEVI"), Some("MOHAN LAL SHARMA"), Some("15/05/1973")));
+        // No category letter (X): the card is read as a person's.
+        let f = card(&["SUNITA DEVI", "MOHAN LAL SHARMA"], "BNZXD4567K");
+        assert_eq!((value(&f, "dob"), get(&f, "incorporation_date")), (Some("15/05/1973"), None));
     }
 
     /// Since 2018 an applicant may have the mother's name printed instead of the
