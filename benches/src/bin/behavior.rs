@@ -139,6 +139,8 @@ async fn main() {
     let creds = h.create_key("bench").await;
     let user = idv_scoring::synth::User::new(11);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    // Grown by the Kafka run where the `kafka` feature builds it.
+    #[cfg_attr(not(feature = "kafka"), allow(unused_mut))]
     let mut runs = vec![push_run(&h, &creds, "push_event_batch, in-process bus", total, concurrency, &mut rng).await];
     #[cfg(feature = "kafka")]
     match idv_bus::testing::TansuBroker::start() {
