@@ -24,7 +24,8 @@
 //!   with a comma. `address`: after "Nơi thường trú / Place of
 //!   residence" (CMND: "Nơi ĐKHK thường trú"), the rest of that line and up to two
 //!   following lines until the next label, joined with ", ".
-//! - `expiry_date`: after "Có giá trị đến" / "Date of expiry".
+//! - `expiry_date`: after "Có giá trị đến" / "Date of expiry"; none where the card reads
+//!   "Không thời hạn" (no time limit: a card valid for life).
 //! - Back: `issue_date` after "Ngày, tháng, năm / Date, month, year", or written out
 //!   "Ngày 15 tháng 06 năm 2021" (older backs). The 2024 card (Căn cước) prints on its
 //!   back the `address` ("Nơi cư trú / Place of residence"), "Ngày, tháng, năm cấp / Date
@@ -287,6 +288,16 @@ fn address(doc: &Doc) -> Option<PrintedField> {
     (!address.is_empty() && !foreign_to_vietnamese(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
 }
 
+/// The expiry date, none on a card valid for life: its expiry reads "Không thời hạn" (no
+/// time limit), which no other value on the card does, and a date OCR reads near it is
+/// another date (the issue date under labels read as a column before their values).
+fn expiry_date(doc: &Doc) -> Option<Found<String>> {
+    if (0..doc.len()).any(|i| super::label_matches(doc.text(i), "Không thời hạn")) {
+        return None;
+    }
+    doc.labelled_date("expiry_date", 1)
+}
+
 pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     let mut out = Vec::new();
     let na = FieldCheck::NotApplicable;
@@ -298,7 +309,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
             out.push(field("issue_date", d, FieldCheck::Passed));
         }
         // The 2024 card (Căn cước) prints the place of residence and the expiry on its back.
-        if let Some(d) = doc.labelled_date("expiry_date", 1) {
+        if let Some(d) = expiry_date(doc) {
             out.push(field("expiry_date", d, FieldCheck::Passed));
         }
         out.extend(address(doc));
@@ -330,7 +341,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         out.push(field("place_of_origin", p, na));
     }
     out.extend(address(doc));
-    if let Some(d) = doc.labelled_date("expiry_date", 1) {
+    if let Some(d) = expiry_date(doc) {
         out.push(field("expiry_date", d, FieldCheck::Passed));
     }
     out
@@ -577,6 +588,26 @@ mod tests {
         lost.remove(4);
         let f = parse_printed("vn.national_id", Side::Back, &lines(&lost));
         assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (None, Some("01/07/2049")), "{f:?}");
+    }
+
+    /// A card valid for life (its holder 60 or over) prints "Không thời hạn" (no time
+    /// limit) for its expiry, on the front (CCCD) or the back (2024 card). Must-fail: the
+    /// date OCR reads after it (the issue date under labels read as a column before their
+    /// values) is no expiry. Not fired: a card with an expiry date gives it.
+    #[test]
+    fn no_time_limit_is_no_expiry_date() {
+        let back = ["Ngày, tháng, năm cấp / Date of issue:", "Ngày, tháng, năm hết hạn / Date of expiry:", "01/07/2024", "Không thời hạn"];
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&back));
+        assert_eq!(value(&f, "expiry_date"), None, "{f:?}");
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&["Ngày, tháng, năm hết hạn / Date of expiry: Không thời hạn"]));
+        assert_eq!(value(&f, "expiry_date"), None, "{f:?}");
+        let mut t = CHIP;
+        t[15] = "Co gia tri den: Khong thoi han";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!((value(&f, "expiry_date"), value(&f, "dob")), (None, Some("01/01/1990")), "{f:?}");
+        t[15] = "Có giá trị đến: 01/01/2030";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "expiry_date"), Some("01/01/2030"), "{f:?}");
     }
 
     #[test]
