@@ -416,6 +416,63 @@ mod tests {
         assert_eq!(value(&parse_printed("in.aadhaar", Side::Front, &lines(&read)), "id"), None, "a repaired unspaced run is no sure number");
     }
 
+    /// The Aadhaar letter (and e-Aadhaar) read whole: "Enrolment No.: 1234/12345/12345",
+    /// the "To" block (name, S/O, address, PIN, mobile), "Your Aadhaar No. :" over the
+    /// number, "Aadhaar no. issued", the signature stamp, then the cut-out card. Pins what
+    /// the parser already does: the enrolment number is neither the id nor a date, the
+    /// issue date and the stamp's date are no date of birth, and without the cut-out's date
+    /// of birth or gender nothing anchors a name (the "To" block's name is not taken).
+    #[test]
+    fn the_letters_layout() {
+        let letter = [
+            "Enrolment No.: 1234/12345/12345",
+            "To",
+            "~wet pan",
+            "Rahul Kumar",
+            "S/O Ramesh Kumar",
+            "12, MG Road",
+            "Bengaluru, Karnataka - 560001",
+            "9876543210",
+            "Your Aadhaar No. :",
+            "2341 2341 2346",
+            "VID : 9134 5678 9012 3456",
+            "Aadhaar no. issued: 01/01/2015",
+            "Government of India",
+            "Rahul Kumar",
+            "DOB: 14/08/1991",
+            "MALE",
+            "2341 2341 2346",
+        ];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&letter));
+        assert_fields(
+            &f,
+            &[
+                ("id", "234123412346", FieldCheck::Passed),
+                ("name", "Rahul Kumar", FieldCheck::NotApplicable),
+                ("dob", "14/08/1991", FieldCheck::Passed),
+                ("gender", "M", FieldCheck::NotApplicable),
+            ],
+        );
+        assert_eq!(get(&f, "name").map(|x| x.lines.clone()), Some(vec![13]));
+        let top = [
+            "Enrolment No.: 1234/12345/12345",
+            "To",
+            "Rahul Kumar",
+            "S/O Ramesh Kumar",
+            "Bengaluru, Karnataka - 560001",
+            "Your Aadhaar No. :",
+            "2341 2341 2346",
+            "Aadhaar no. issued: 01/01/2015",
+            "Signature Not Verified",
+            "Digitally signed by DS Unique Identification Authority of India",
+            "Date: 2023.05.14 12:12:12 IST",
+        ];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&top));
+        assert_fields(&f, &[("id", "234123412346", FieldCheck::Passed)]);
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&top[..1]));
+        assert!(f.is_empty(), "{f:?}");
+    }
+
     #[test]
     fn failing_verhoeff_is_returned_failed_never_passed() {
         let mut t = FRONT;

@@ -590,6 +590,55 @@ mod tests {
         assert_eq!(value(&parse_printed("vn.national_id", Side::Back, &l), "issue_date"), Some("15/06/2010"));
     }
 
+    /// The 2024 card's front (Căn cước): "Số định danh cá nhân / Personal identification
+    /// number" over the number, "Họ, chữ đệm và tên khai sinh" and an English half over
+    /// the name, "Ngày, tháng, năm sinh / Date of birth" (not the back's issue label), each
+    /// value under its label; read with and without diacritics. Pins what the parser
+    /// already does; no place of origin, residence or expiry on this side.
+    #[test]
+    fn the_2024_cards_front() {
+        let front = [
+            "CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM",
+            "CĂN CƯỚC",
+            "Số định danh cá nhân / Personal identification number",
+            "001090001234",
+            "Họ, chữ đệm và tên khai sinh / Surname, middle name and given name",
+            "NGUYỄN VĂN AN",
+            "Ngày, tháng, năm sinh / Date of birth",
+            "01/01/1990",
+            "Giới tính / Sex",
+            "Nam",
+            "Quốc tịch / Nationality",
+            "Việt Nam",
+        ];
+        let want = |name| {
+            [
+                ("id", "001090001234", FieldCheck::Passed),
+                ("name", name, FieldCheck::NotApplicable),
+                ("dob", "01/01/1990", FieldCheck::Passed),
+                ("gender", "M", FieldCheck::NotApplicable),
+                ("nationality", "Việt Nam", FieldCheck::NotApplicable),
+            ]
+        };
+        assert_fields(&parse_printed("vn.national_id", Side::Front, &lines(&front)), &want("NGUYỄN VĂN AN"));
+        // Read without diacritics, the name label's English half as "Full name".
+        let plain = [
+            "CONG HOA XA HOI CHU NGHIA VIET NAM",
+            "CAN CUOC",
+            "So dinh danh ca nhan / Personal identification number",
+            "001090001234",
+            "Ho, chu dem va ten khai sinh / Full name",
+            "NGUYEN VAN AN",
+            "Ngay, thang, nam sinh / Date of birth",
+            "01/01/1990",
+            "Gioi tinh / Sex",
+            "Nam",
+            "Quoc tich / Nationality",
+            "Viet Nam",
+        ];
+        assert_fields(&parse_printed("vn.national_id", Side::Front, &lines(&plain)), &want("NGUYEN VAN AN"));
+    }
+
     /// The 2024 card (Căn cước) moved the place of residence and the issue and expiry dates
     /// to its back. Must-fail: the expiry's "Ngày, tháng, năm hết hạn" is no issue date, even
     /// with the issue date itself unread.
