@@ -13,7 +13,9 @@
 //!   "Father : RAMESH KUMAR" of the first cards, 2010-2016, when it stands between),
 //!   skipping the "Government of India" line and lines that are not a plausible printed
 //!   name ([`super::plausible_latin_name`]: Devanagari read as Latin is lowercase
-//!   fragments, symbols, low confidence).
+//!   fragments, symbols, low confidence). The e-Aadhaar's signature stamp ("Signature Not
+//!   Verified", "Digitally signed by …", "Date: 2023.05.14 12:12:12 IST") is never the
+//!   name and not counted in those three lines.
 //! - Without a DOB label, the earliest date that is not an issue/download date (on its
 //!   label's line or the next) is the date of birth.
 //! - Back: "Address:" (or "पता:") followed by the address over the following lines up
@@ -24,7 +26,8 @@
 //!   eight lines.
 //! - The number is read on both sides (the back prints it too): 12 digits, Verhoeff
 //!   ([`super::find_aadhaar_number`]: confused letters repaired only when the repaired
-//!   number passes, else returned as read and `Failed`).
+//!   number passes, else returned as read and `Failed`); with no grouped number, 12
+//!   digits run together alone on a line, only when they pass the check.
 
 use super::{
     clean, extract_date, field, find_aadhaar_number, gender_value, join_parts, plausible_latin_name, repair_digits, tokens, Doc, FieldCheck,
@@ -37,7 +40,10 @@ pub(crate) const LABELS: Labels = &[
     ("address", &["Address"]),
     ("address_hi", &["पता"]),
     ("government", &["Government of India", "Govt of India", "भारत सरकार"]),
-    ("authority", &["Unique Identification Authority of India", "भारतीय विशिष्ट पहचान प्राधिकरण"]),
+    // "Identification Authority of India" alone: the e-Aadhaar's signature stamp wraps
+    // "Digitally signed by DS Unique" over it.
+    ("authority", &["Unique Identification Authority of India", "Identification Authority of India", "भारतीय विशिष्ट पहचान प्राधिकरण"]),
+    ("signature", &["Signature Not Verified", "Signature Valid", "Digitally signed by"]),
     ("vid", &["VID"]),
     ("id_label", &["Your Aadhaar No", "Aadhaar No", "Aadhaar Number"]),
     ("issued", &["Issue Date", "Date of Issue", "Download Date", "Aadhaar no. issued"]),
@@ -46,7 +52,7 @@ pub(crate) const LABELS: Labels = &[
 
 pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     let mut out = Vec::new();
-    if let Some((f, check)) = find_aadhaar_number(doc, Some("id_label")) {
+    if let Some((f, check)) = find_aadhaar_number(doc, Some("id_label")).or_else(|| unspaced_number(doc)) {
         out.push(field("id", f, check));
     }
     match side {
@@ -54,6 +60,18 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         Side::Back => back(doc, &mut out),
     }
     out
+}
+
+/// The number read with its groups run together ("234123412346", OCR losing the spaces
+/// on the front or under "Your Aadhaar No. :"): only a line holding nothing else, read
+/// without repairs and passing its check. Unlike the grouped number, a run of 12 digits
+/// has no shape of its own, so one that fails the check is no number of this card.
+fn unspaced_number(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
+    (0..doc.len()).find_map(|i| {
+        let [(t, _, _)] = tokens(doc.text(i))[..] else { return None };
+        let passed = t.len() == 12 && t.bytes().all(|b| b.is_ascii_digit()) && super::aadhaar_check(t) == FieldCheck::Passed;
+        passed.then(|| (Found { value: t.to_string(), lines: vec![i], conf: doc.conf(&[i]), label_line: None }, FieldCheck::Passed))
+    })
 }
 
 fn year_value(s: &str) -> Option<String> {
@@ -67,6 +85,18 @@ fn year_value(s: &str) -> Option<String> {
 /// The father's (husband's) line of the first cards ("Father : RAMESH KUMAR", its colon
 /// often lost) and an S/O, D/O, W/O or C/O line: not the holder's name. Not labels: on
 /// the back the address opens with "S/O: …", and a labelled line would end its block.
+/// A line of the e-Aadhaar's digital-signature stamp ("Signature Not Verified",
+/// "Digitally signed by DS Unique Identification Authority of India", "Date: 2023.05.14
+/// 12:12:12 IST"), which OCR reads among the holder's details: never the name, and not
+/// counted between the name and the line that anchors it.
+fn signature_stamp_line(doc: &Doc, j: usize) -> bool {
+    let folded: String = super::fold_for_match(doc.text(j)).chars.iter().collect();
+    let mut words = folded.split(' ');
+    // The stamp's time, year first: no date of birth is printed so.
+    let stamp_time = words.next() == Some("date") && words.next().is_some_and(|y| y.len() == 4 && y.bytes().all(|b| b.is_ascii_digit()));
+    doc.has(j, "signature") || doc.has(j, "authority") || stamp_time
+}
+
 fn relative_line(doc: &Doc, j: usize) -> bool {
     ["=Father", "=Husband", "=S/O", "=D/O", "=W/O", "=C/O"].iter().any(|l| super::label_matches(doc.text(j), l))
 }
@@ -115,7 +145,7 @@ fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
         if let Some(r) = (a.saturating_sub(2)..a).find(|&j| relative_line(doc, j)) {
             a = r;
         }
-        let name = (a.saturating_sub(3)..a).rev().find(|&j| {
+        let name = (0..a).rev().filter(|&j| !signature_stamp_line(doc, j)).take(3).find(|&j| {
             !doc.has(j, "government") && !doc.has(j, "authority") && doc.hits(j).is_empty() && plausible_latin_name(doc.text(j), doc.conf(&[j]))
         });
         if let Some(j) = name {
@@ -323,6 +353,124 @@ mod tests {
         read[4] = "VID: 2341 2341 2346";
         let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
         assert_eq!(value(&f, "id"), None, "{f:?}");
+    }
+
+    /// The e-Aadhaar prints its digital-signature stamp ("Signature Not Verified",
+    /// "Digitally signed by DS Unique Identification Authority of India", "Date: 2023.05.14
+    /// 12:12:12 IST") beside the holder's details, where OCR reads it between the name and
+    /// the date of birth. Must-fail: the stamp's title is no name (the name itself read as
+    /// garbage, or the date of birth lost), and the name above the stamp is still found.
+    #[test]
+    fn the_signature_stamp_is_no_name() {
+        let read = ["Government of India", "~wet pan", "~Rahul Kurnar 1", "Signature Not Verified", "DOB: 14/08/1991", "MALE", "2341 2341 2346"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "dob")), (None, Some("14/08/1991")), "{f:?}");
+        let read = [
+            "Government of India",
+            "~wet pan",
+            "Signature Not Verified",
+            "Digitally signed by DS Unique Identification Authority of India",
+            "Date: 2023.05.14 12:12:12 IST",
+            "~ge / MALE",
+            "2341 2341 2346",
+        ];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "dob"), value(&f, "gender")), (None, None, Some("M")), "{f:?}");
+        let read = [
+            "Government of India",
+            "Rahul Kumar",
+            "Signature Not Verified",
+            "Digitally signed by DS Unique",
+            "Identification Authority of India",
+            "Date: 2023.05.14 12:12:12 IST",
+            "DOB: 14/08/1991",
+            "MALE",
+            "2341 2341 2346",
+        ];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "dob")), (Some("Rahul Kumar"), Some("14/08/1991")), "{f:?}");
+        // Not fired: a name line that merely sits where the stamp could is a name.
+        let read = ["Government of India", "Signature Not Verified", "Sita Devi", "DOB: 14/08/1991", "FEMALE", "2341 2341 2346"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!(value(&f, "name"), Some("Sita Devi"), "{f:?}");
+    }
+
+    /// OCR can read the number's groups run together ("234123412346"), on the front or
+    /// under "Your Aadhaar No. :" on the letter. Must-fail: a number alone on its line that
+    /// passes its check is the id. Not fired: one that fails it, one among other words, a
+    /// 16-digit VID.
+    #[test]
+    fn a_number_read_without_its_spaces() {
+        let mut read = ["Government of India", "Rahul Kumar", "DOB: 14/08/1991", "MALE", "234123412346"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("234123412346"), Some(FieldCheck::Passed)), "{f:?}");
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&["Your Aadhaar No. :", "234123412346", "VID : 9134567890123456"]));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("234123412346"), Some(FieldCheck::Passed)), "{f:?}");
+        read[4] = "234123412345";
+        assert_eq!(value(&parse_printed("in.aadhaar", Side::Front, &lines(&read)), "id"), None);
+        read[4] = "Mobile 234123412346";
+        assert_eq!(value(&parse_printed("in.aadhaar", Side::Front, &lines(&read)), "id"), None);
+        read[4] = "VID : 9134567890123456";
+        assert_eq!(value(&parse_printed("in.aadhaar", Side::Front, &lines(&read)), "id"), None);
+        read[4] = "2341234l2346";
+        assert_eq!(value(&parse_printed("in.aadhaar", Side::Front, &lines(&read)), "id"), None, "a repaired unspaced run is no sure number");
+    }
+
+    /// The Aadhaar letter (and e-Aadhaar) read whole: "Enrolment No.: 1234/12345/12345",
+    /// the "To" block (name, S/O, address, PIN, mobile), "Your Aadhaar No. :" over the
+    /// number, "Aadhaar no. issued", the signature stamp, then the cut-out card. Pins what
+    /// the parser already does: the enrolment number is neither the id nor a date, the
+    /// issue date and the stamp's date are no date of birth, and without the cut-out's date
+    /// of birth or gender nothing anchors a name (the "To" block's name is not taken).
+    #[test]
+    fn the_letters_layout() {
+        let letter = [
+            "Enrolment No.: 1234/12345/12345",
+            "To",
+            "~wet pan",
+            "Rahul Kumar",
+            "S/O Ramesh Kumar",
+            "12, MG Road",
+            "Bengaluru, Karnataka - 560001",
+            "9876543210",
+            "Your Aadhaar No. :",
+            "2341 2341 2346",
+            "VID : 9134 5678 9012 3456",
+            "Aadhaar no. issued: 01/01/2015",
+            "Government of India",
+            "Rahul Kumar",
+            "DOB: 14/08/1991",
+            "MALE",
+            "2341 2341 2346",
+        ];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&letter));
+        assert_fields(
+            &f,
+            &[
+                ("id", "234123412346", FieldCheck::Passed),
+                ("name", "Rahul Kumar", FieldCheck::NotApplicable),
+                ("dob", "14/08/1991", FieldCheck::Passed),
+                ("gender", "M", FieldCheck::NotApplicable),
+            ],
+        );
+        assert_eq!(get(&f, "name").map(|x| x.lines.clone()), Some(vec![13]));
+        let top = [
+            "Enrolment No.: 1234/12345/12345",
+            "To",
+            "Rahul Kumar",
+            "S/O Ramesh Kumar",
+            "Bengaluru, Karnataka - 560001",
+            "Your Aadhaar No. :",
+            "2341 2341 2346",
+            "Aadhaar no. issued: 01/01/2015",
+            "Signature Not Verified",
+            "Digitally signed by DS Unique Identification Authority of India",
+            "Date: 2023.05.14 12:12:12 IST",
+        ];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&top));
+        assert_fields(&f, &[("id", "234123412346", FieldCheck::Passed)]);
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&top[..1]));
+        assert!(f.is_empty(), "{f:?}");
     }
 
     #[test]

@@ -24,12 +24,15 @@
 //!   with a comma. `address`: after "Nơi thường trú / Place of
 //!   residence" (CMND: "Nơi ĐKHK thường trú"), the rest of that line and up to two
 //!   following lines until the next label, joined with ", ".
-//! - `expiry_date`: after "Có giá trị đến" / "Date of expiry".
+//! - `expiry_date`: after "Có giá trị đến" / "Date of expiry"; none where the card reads
+//!   "Không thời hạn" (no time limit: a card valid for life).
 //! - Back: `issue_date` after "Ngày, tháng, năm / Date, month, year", or written out
 //!   "Ngày 15 tháng 06 năm 2021" (older backs). The 2024 card (Căn cước) prints on its
 //!   back the `address` ("Nơi cư trú / Place of residence"), "Ngày, tháng, năm cấp / Date
 //!   of issue" and `expiry_date` ("Ngày, tháng, năm hết hạn / Date of expiry"); its "Nơi
-//!   đăng ký khai sinh / Place of birth" is no place of origin and is not returned.
+//!   đăng ký khai sinh / Place of birth" is no place of origin and is not returned. Its
+//!   issue and expiry labels read one above the other before their two values take them
+//!   in order (the issue date the earlier).
 
 use super::{
     clean, edit_distance, extract_date, field, fold_for_match, gender_value, name_value, repair_digits, tokens, Doc, FieldCheck, Found,
@@ -287,18 +290,56 @@ fn address(doc: &Doc) -> Option<PrintedField> {
     (!address.is_empty() && !foreign_to_vietnamese(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
 }
 
+/// The expiry date, none on a card valid for life: its expiry reads "Không thời hạn" (no
+/// time limit), which no other value on the card does, and a date OCR reads near it is
+/// another date (the issue date under labels read as a column before their values).
+fn expiry_date(doc: &Doc) -> Option<Found<String>> {
+    if (0..doc.len()).any(|i| super::label_matches(doc.text(i), "Không thời hạn")) {
+        return None;
+    }
+    doc.labelled_date("expiry_date", 1)
+}
+
+/// The 2024 back's issue and expiry labels read one above the other with no date on
+/// either, their values on the two lines after them ("Ngày, tháng, năm cấp / Date of
+/// issue", "Ngày, tháng, năm hết hạn / Date of expiry", "01/07/2024", "01/07/2049": the
+/// labels read as a column before the values). `None` when the labels are not so read or
+/// fewer than two values follow them (one date under the expiry's label, the issue's
+/// value lost, is the expiry: `the_2024_cards_back`); else the issue and expiry dates, in
+/// the values' order: the issue date first and earlier, or the issue date then "Không
+/// thời hạn"; two dates out of that order, neither.
+#[allow(clippy::type_complexity)]
+fn stacked_issue_and_expiry(doc: &Doc) -> Option<(Option<Found<String>>, Option<Found<String>>)> {
+    let i = (0..doc.len()).find(|&i| {
+        doc.has(i, "issue_date") && doc.has(i + 1, "expiry_date") && extract_date(doc.text(i)).is_none() && extract_date(doc.text(i + 1)).is_none()
+    })?;
+    let (first, second) = (i + 2, i + 3);
+    let value = |j: usize| (doc.hits(j).is_empty()).then(|| extract_date(doc.text(j))).flatten();
+    let found = |value: String, j: usize, label: usize| Found { value, lines: vec![j], conf: doc.conf(&[j]), label_line: Some(label) };
+    let key = |d: &str| [6..10, 3..5, 0..2].map(|r| d.get(r).unwrap_or("").to_string());
+    Some(match (value(first), value(second)) {
+        (Some(a), Some(b)) if key(&a) < key(&b) => (Some(found(a, first, i)), Some(found(b, second, i + 1))),
+        (Some(_), Some(_)) => (None, None),
+        (Some(a), None) if super::label_matches(doc.text(second), "Không thời hạn") => (Some(found(a, first, i)), None),
+        _ => return None,
+    })
+}
+
 pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     let mut out = Vec::new();
     let na = FieldCheck::NotApplicable;
     if side == Side::Back {
-        let issue = doc.labelled_date("issue_date", 1).or_else(|| {
-            (0..doc.len()).find_map(|i| written_date(doc.text(i)).map(|d| Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }))
+        let (issue, expiry) = stacked_issue_and_expiry(doc).unwrap_or_else(|| {
+            let issue = doc.labelled_date("issue_date", 1).or_else(|| {
+                (0..doc.len()).find_map(|i| written_date(doc.text(i)).map(|d| Found { value: d, lines: vec![i], conf: doc.conf(&[i]), label_line: None }))
+            });
+            // The 2024 card (Căn cước) prints the place of residence and the expiry on its back.
+            (issue, expiry_date(doc))
         });
         if let Some(d) = issue {
             out.push(field("issue_date", d, FieldCheck::Passed));
         }
-        // The 2024 card (Căn cước) prints the place of residence and the expiry on its back.
-        if let Some(d) = doc.labelled_date("expiry_date", 1) {
+        if let Some(d) = expiry {
             out.push(field("expiry_date", d, FieldCheck::Passed));
         }
         out.extend(address(doc));
@@ -330,7 +371,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         out.push(field("place_of_origin", p, na));
     }
     out.extend(address(doc));
-    if let Some(d) = doc.labelled_date("expiry_date", 1) {
+    if let Some(d) = expiry_date(doc) {
         out.push(field("expiry_date", d, FieldCheck::Passed));
     }
     out
@@ -549,6 +590,55 @@ mod tests {
         assert_eq!(value(&parse_printed("vn.national_id", Side::Back, &l), "issue_date"), Some("15/06/2010"));
     }
 
+    /// The 2024 card's front (Căn cước): "Số định danh cá nhân / Personal identification
+    /// number" over the number, "Họ, chữ đệm và tên khai sinh" and an English half over
+    /// the name, "Ngày, tháng, năm sinh / Date of birth" (not the back's issue label), each
+    /// value under its label; read with and without diacritics. Pins what the parser
+    /// already does; no place of origin, residence or expiry on this side.
+    #[test]
+    fn the_2024_cards_front() {
+        let front = [
+            "CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM",
+            "CĂN CƯỚC",
+            "Số định danh cá nhân / Personal identification number",
+            "001090001234",
+            "Họ, chữ đệm và tên khai sinh / Surname, middle name and given name",
+            "NGUYỄN VĂN AN",
+            "Ngày, tháng, năm sinh / Date of birth",
+            "01/01/1990",
+            "Giới tính / Sex",
+            "Nam",
+            "Quốc tịch / Nationality",
+            "Việt Nam",
+        ];
+        let want = |name| {
+            [
+                ("id", "001090001234", FieldCheck::Passed),
+                ("name", name, FieldCheck::NotApplicable),
+                ("dob", "01/01/1990", FieldCheck::Passed),
+                ("gender", "M", FieldCheck::NotApplicable),
+                ("nationality", "Việt Nam", FieldCheck::NotApplicable),
+            ]
+        };
+        assert_fields(&parse_printed("vn.national_id", Side::Front, &lines(&front)), &want("NGUYỄN VĂN AN"));
+        // Read without diacritics, the name label's English half as "Full name".
+        let plain = [
+            "CONG HOA XA HOI CHU NGHIA VIET NAM",
+            "CAN CUOC",
+            "So dinh danh ca nhan / Personal identification number",
+            "001090001234",
+            "Ho, chu dem va ten khai sinh / Full name",
+            "NGUYEN VAN AN",
+            "Ngay, thang, nam sinh / Date of birth",
+            "01/01/1990",
+            "Gioi tinh / Sex",
+            "Nam",
+            "Quoc tich / Nationality",
+            "Viet Nam",
+        ];
+        assert_fields(&parse_printed("vn.national_id", Side::Front, &lines(&plain)), &want("NGUYEN VAN AN"));
+    }
+
     /// The 2024 card (Căn cước) moved the place of residence and the issue and expiry dates
     /// to its back. Must-fail: the expiry's "Ngày, tháng, năm hết hạn" is no issue date, even
     /// with the issue date itself unread.
@@ -577,6 +667,47 @@ mod tests {
         lost.remove(4);
         let f = parse_printed("vn.national_id", Side::Back, &lines(&lost));
         assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (None, Some("01/07/2049")), "{f:?}");
+    }
+
+    /// The 2024 card's issue and expiry labels read as a column before their values ("…
+    /// Date of issue", "… Date of expiry", "01/07/2024", "01/07/2049"). Must-fail: the
+    /// first date is the issue date, never the expiry; with the dates out of order, which is
+    /// which is unknown and neither is given. Not fired: each label over its
+    /// own value (`the_2024_cards_back`), one date under the labels (as there).
+    #[test]
+    fn issue_and_expiry_labels_read_before_their_values() {
+        let back = ["Nơi cư trú / Place of residence: Số 12 Lê Lợi", "Ngày, tháng, năm cấp / Date of issue:", "Ngày, tháng, năm hết hạn / Date of expiry:", "01/07/2024", "01/07/2049"];
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&back));
+        assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (Some("01/07/2024"), Some("01/07/2049")), "{f:?}");
+        assert_eq!(get(&f, "expiry_date").map(|x| x.lines.clone()), Some(vec![4]));
+        let mut swapped = back;
+        swapped.swap(3, 4);
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&swapped));
+        assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (None, None), "{f:?}");
+        let mut life = back;
+        life[4] = "Không thời hạn";
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&life));
+        assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (Some("01/07/2024"), None), "{f:?}");
+    }
+
+    /// A card valid for life (its holder 60 or over) prints "Không thời hạn" (no time
+    /// limit) for its expiry, on the front (CCCD) or the back (2024 card). Must-fail: the
+    /// date OCR reads after it (the issue date under labels read as a column before their
+    /// values) is no expiry. Not fired: a card with an expiry date gives it.
+    #[test]
+    fn no_time_limit_is_no_expiry_date() {
+        let back = ["Ngày, tháng, năm cấp / Date of issue:", "Ngày, tháng, năm hết hạn / Date of expiry:", "01/07/2024", "Không thời hạn"];
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&back));
+        assert_eq!(value(&f, "expiry_date"), None, "{f:?}");
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&["Ngày, tháng, năm hết hạn / Date of expiry: Không thời hạn"]));
+        assert_eq!(value(&f, "expiry_date"), None, "{f:?}");
+        let mut t = CHIP;
+        t[15] = "Co gia tri den: Khong thoi han";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!((value(&f, "expiry_date"), value(&f, "dob")), (None, Some("01/01/1990")), "{f:?}");
+        t[15] = "Có giá trị đến: 01/01/2030";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "expiry_date"), Some("01/01/2030"), "{f:?}");
     }
 
     #[test]
