@@ -152,9 +152,10 @@ fn ekyc_envelope() -> Value {
                         "type": ["object", "null"],
                         "required": ["verdict", "score", "score_details", "verdict_details"],
                         "properties": {
-                            "verdict": {"enum": ["good", "image_too_blur", "image_too_dark", "image_too_bright", "image_has_hole", "image_has_cut", "image_has_hole_and_cut"]},
+                            "verdict": {"enum": ["good", "incomplete", "image_too_blur", "image_too_dark", "image_too_bright", "image_has_hole", "image_has_cut", "image_has_hole_and_cut"]},
                             "score": {"type": "number", "minimum": 0, "maximum": 1},
                             "score_details": {"type": "array", "items": {"type": "object", "required": ["verdict", "score"]}},
+                            "not_performed": {"type": "array", "items": {"enum": ["blur", "dark", "bright", "hole", "cut"]}},
                             "verdict_details": {"type": "object"}
                         }
                     },

@@ -11,11 +11,16 @@
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
 //! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] (exposure blown everywhere); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
 //! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's (a hole shows the grain; a neck of the table's colour in the portrait is flat) |
-//! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count as missing | coverage < [`CUT_COVERAGE`] at some corner (an intact ID-1 corner, radius 3 mm, covers ~0.87) |
-//! | — | `good` | | none failed |
+//! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count neither way, and a corner whose triangle is less than half in the photo is not judged | coverage < [`CUT_COVERAGE`] at some judged corner (an intact ID-1 corner, radius 3 mm, covers ~0.87) |
+//! | — | `incomplete` | | none failed, but a check did not run ([`CardSanity::not_performed`]) |
+//! | — | `good` | | every check ran, none failed |
 //!
-//! Holes and cuts need the mask: with `location` `None` (the card fills the frame) they
-//! are not checked and not listed in `details`.
+//! Holes and cuts need the card's outline against the background: with `location`
+//! `None` (the card fills the frame), or a card whose quad holds a tenth or more of the
+//! border ring the finder takes the table's colours from ([`OUTLINE_UNSEEN_BORDER`]: a
+//! photo cut to the card, whose paper then counts as table), they are not judged and not listed in `details`. The cut is not listed either
+//! when a corner lies outside the photo and no judged corner is cut: the frame may hide
+//! the cut.
 //!
 //! **Scores.** Each check's entry in [`CardSanity::details`] is how certain *that problem*
 //! is, 0 to 1: 0.5 at the threshold, 0 comfortably on the good side, 1 far on the bad
@@ -78,6 +83,9 @@ pub const CUT_COVERAGE: f32 = 0.40;
 #[serde(rename_all = "snake_case")]
 pub enum CardSanityVerdict {
     Good,
+    /// None of the checks that ran failed, but some could not run (named by
+    /// [`CardSanity::not_performed`]): never `good` over a check that was not made.
+    Incomplete,
     ImageTooBlur,
     ImageTooDark,
     ImageTooBright,
@@ -569,10 +577,14 @@ fn core_p10(card: &RgbImage, [x0, y0, x1, y1]: [usize; 4]) -> f32 {
     histogram_percentile(&hist, n, 0.1)
 }
 
-fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> f32 {
+/// The lowest coverage over the corners that could be judged, and whether all four
+/// could: a corner whose triangle lies less than half inside the photo is not judged (the
+/// frame hides whether it is cut), and a triangle's samples outside the photo count
+/// neither way. `(1, false)` when nothing could be measured.
+fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> (f32, bool) {
     let (w, h) = (loc.mask.width() as usize, loc.mask.height() as usize);
     if w < 3 || h < 3 || loc.scale <= 0.0 || !loc.scale.is_finite() || filled.len() != w * h {
-        return 1.0;
+        return (1.0, false);
     }
     let q = loc.quad.scaled(1.0 / loc.scale, 1.0 / loc.scale);
     let c = q.corners();
@@ -580,16 +592,17 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> f32 {
     sides.sort_by(|a, b| a.total_cmp(b));
     let short = 0.5 * (sides[0] + sides[1]);
     if !(short.is_finite() && short > 1.0) {
-        return 1.0;
+        return (1.0, false);
     }
     let leg = CUT_LEG * short;
     const N: usize = 24;
     let mut worst = 1f32;
+    let mut judged = 0;
     for k in 0..4 {
         let (p, a, b) = (c[k], c[(k + 1) % 4], c[(k + 3) % 4]);
         let ua = ((a.x - p.x) / p.dist(a).max(1e-6), (a.y - p.y) / p.dist(a).max(1e-6));
         let ub = ((b.x - p.x) / p.dist(b).max(1e-6), (b.y - p.y) / p.dist(b).max(1e-6));
-        let (mut tot, mut hit) = (0u32, 0u32);
+        let (mut all, mut tot, mut hit) = (0u32, 0u32, 0u32);
         for i in 0..N {
             for j in 0..N {
                 let (s, t) = ((i as f32 + 0.5) / N as f32, (j as f32 + 0.5) / N as f32);
@@ -598,18 +611,70 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> f32 {
                 }
                 let x = p.x + leg * (s * ua.0 + t * ub.0);
                 let y = p.y + leg * (s * ua.1 + t * ub.1);
+                all += 1;
+                if !(x >= 0.0 && y >= 0.0 && (x as usize) < w && (y as usize) < h) {
+                    continue;
+                }
                 tot += 1;
-                if x >= 0.0 && y >= 0.0 && (x as usize) < w && (y as usize) < h && filled[y as usize * w + x as usize] != 0 {
+                if filled[y as usize * w + x as usize] != 0 {
                     hit += 1;
                 }
             }
         }
-        if tot > 0 {
+        if tot > 0 && 2 * tot >= all {
+            judged += 1;
             worst = worst.min(hit as f32 / tot as f32);
         }
     }
-    worst
+    (worst, judged == 4)
 }
+
+/// Share of the finder's border ring (the working frame's pixels within 2 % of its
+/// short side of an edge, where [`crate::card_box::find_card`] takes the background's
+/// colours) that lies inside the card's quad. On a photo cut to a turned card (a scan, a
+/// client's crop) the ring runs through the card's paper wherever the slivers of table
+/// at the frame's edges are thinner than the ring; the paper then joins the table's
+/// colours (a cluster needs 12 % of the ring), and holes and cuts (the table seen through
+/// or past the card) cannot be told from the card's own light print.
+pub fn border_inside_card(loc: &CardLocation) -> f32 {
+    let (w, h) = (loc.mask.width() as usize, loc.mask.height() as usize);
+    if w < 2 || h < 2 || loc.scale <= 0.0 || !loc.scale.is_finite() {
+        return 0.0;
+    }
+    let c = loc.quad.scaled(1.0 / loc.scale, 1.0 / loc.scale).corners();
+    // Inside a convex quad: on the same side of all four edges.
+    let inside = |x: f32, y: f32| {
+        let mut sign = 0f32;
+        for k in 0..4 {
+            let (a, b) = (c[k], c[(k + 1) % 4]);
+            let cross = (b.x - a.x) * (y - a.y) - (b.y - a.y) * (x - a.x);
+            if cross != 0.0 {
+                if sign != 0.0 && cross.signum() != sign {
+                    return false;
+                }
+                sign = cross.signum();
+            }
+        }
+        true
+    };
+    let ring = ((0.02 * w.min(h) as f32).round() as usize).max(1);
+    let (mut total, mut hits) = (0usize, 0usize);
+    for y in 0..h {
+        for x in 0..w {
+            if x < ring || y < ring || x + ring >= w || y + ring >= h {
+                total += 1;
+                hits += usize::from(inside(x as f32 + 0.5, y as f32 + 0.5));
+            }
+        }
+    }
+    hits as f32 / total.max(1) as f32
+}
+
+/// Share of the finder's ring inside the card ([`border_inside_card`]) from which the
+/// card's outline is taken as unseen, and holes and cuts are not judged: a card on a
+/// table holds none of it; a photo cut to a card turned 2-3° holds 0.15-0.3
+/// (`a_photo_cut_to_a_turned_card_is_not_judged_for_holes_and_cuts`).
+pub const OUTLINE_UNSEEN_BORDER: f32 = 0.1;
 
 /// The exposure verdict of a photo in which no card shape was found: `Some` only when it
 /// is too dark or too bright (then that, not "no card", is the useful answer). Blur is not
@@ -650,6 +715,9 @@ pub fn exposure_verdict(mut s: CardSanity) -> Option<CardSanity> {
 /// `None` when the card fills the frame) gives the mask for holes and cuts.
 pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSanity {
     let (w, h) = (card.width() as usize, card.height() as usize);
+    // Holes and cuts are judged only where the background is seen around the card.
+    let outline_seen = location.is_some_and(|loc| border_inside_card(loc) < OUTLINE_UNSEEN_BORDER);
+    let mut all_corners_judged = false;
     let mut m = CardMeasures {
         blur_sigma: f32::INFINITY,
         luma_p10: 0.0,
@@ -681,7 +749,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         m.luma_p90 = histogram_percentile(&hist, n, 0.9);
         m.clipped_share = clipped as f32 / n as f32;
         (m.glare_share, m.glare_box) = glare_spots(card);
-        if let Some(loc) = location {
+        if let Some(loc) = location.filter(|_| outline_seen) {
             let (mw, mh) = (loc.mask.width() as usize, loc.mask.height() as usize);
             let mask: Vec<u8> = loc.mask.as_raw().iter().map(|&v| u8::from(v != 0)).collect();
             if mw > 0 && mh > 0 && mask.len() == mw * mh {
@@ -694,7 +762,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
                     bg if bg.len() == filled.len() => filled.iter().zip(bg).map(|(&f, &b)| u8::from(f != 0 || b == 0)).collect(),
                     _ => filled.clone(),
                 };
-                m.corner_coverage = corner_coverage(loc, &present);
+                (m.corner_coverage, all_corners_judged) = corner_coverage(loc, &present);
             }
         }
     }
@@ -704,9 +772,14 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         (V::ImageTooDark, ramp(m.luma_p90, 90.0, DARK_P90, 30.0)),
         (V::ImageTooBright, overexposure(&m).max(ramp(m.glare_share, 0.25 * GLARE_SHARE, GLARE_SHARE, 4.0 * GLARE_SHARE))),
     ];
-    if location.is_some() {
+    if outline_seen {
         details.push((V::ImageHasHole, if m.hole_share > 0.0 { ramp(m.hole_share, 0.3 * HOLE_MIN_SHARE, HOLE_MIN_SHARE, 3.0 * HOLE_MIN_SHARE) } else { 0.0 }));
-        details.push((V::ImageHasCut, ramp(m.corner_coverage, 0.65, CUT_COVERAGE, 0.2)));
+        // A cut seen at one corner is a cut whatever the frame hides of another; no cut
+        // seen is only a verdict when every corner was in the photo.
+        let cut = ramp(m.corner_coverage, 0.65, CUT_COVERAGE, 0.2);
+        if all_corners_judged || cut >= 0.5 {
+            details.push((V::ImageHasCut, cut));
+        }
     }
     let fails = |v: V| details.iter().any(|(k, s)| *k == v && *s >= 0.5);
     let verdict = if fails(V::ImageTooBlur) {
@@ -721,11 +794,47 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         V::ImageHasHole
     } else if fails(V::ImageHasCut) {
         V::ImageHasCut
+    } else if CHECKS.iter().any(|c| !details.iter().any(|d| d.0 == *c)) {
+        V::Incomplete
     } else {
         V::Good
     };
     let worst = details.iter().map(|d| d.1).fold(0f32, f32::max);
     CardSanity { verdict, score: 1.0 - worst, details, measures: m }
+}
+
+/// Every check of [`card_sanity`], named by the verdict it gives when it fails.
+pub const CHECKS: [CardSanityVerdict; 5] =
+    [CardSanityVerdict::ImageTooBlur, CardSanityVerdict::ImageTooDark, CardSanityVerdict::ImageTooBright, CardSanityVerdict::ImageHasHole, CardSanityVerdict::ImageHasCut];
+
+impl CardSanityVerdict {
+    /// Whether the card fails on this verdict (neither `good` nor `incomplete`).
+    pub fn is_issue(self) -> bool {
+        !matches!(self, CardSanityVerdict::Good | CardSanityVerdict::Incomplete)
+    }
+
+    /// The check's name in `not_performed` (`blur`, `dark`, `bright`, `hole`, `cut`).
+    pub fn check_name(self) -> &'static str {
+        match self {
+            CardSanityVerdict::ImageTooBlur => "blur",
+            CardSanityVerdict::ImageTooDark => "dark",
+            CardSanityVerdict::ImageTooBright => "bright",
+            CardSanityVerdict::ImageHasHole => "hole",
+            CardSanityVerdict::ImageHasCut => "cut",
+            CardSanityVerdict::ImageHasHoleAndCut => "hole_and_cut",
+            CardSanityVerdict::Good => "good",
+            CardSanityVerdict::Incomplete => "incomplete",
+        }
+    }
+}
+
+impl CardSanity {
+    /// The checks that did not run (those missing from `details`): holes and cuts where
+    /// the card's outline is not seen (no card found, a card that fills the photo), the
+    /// cut where a corner lies outside the photo.
+    pub fn not_performed(&self) -> Vec<CardSanityVerdict> {
+        CHECKS.iter().copied().filter(|c| !self.details.iter().any(|d| d.0 == *c)).collect()
+    }
 }
 
 #[cfg(test)]
@@ -784,7 +893,11 @@ mod tests {
             Case { name: "hole r2mm+JPEG", deg: Degradation::Jpeg(35), edit: |c| c.hole = Some((0.85, 0.35, 2.0)), outside: false, want: V::ImageHasHole },
             Case { name: "cut 8mm", deg: Degradation::Clean, edit: |c| c.cut = Some((1, 8.0)), outside: false, want: V::ImageHasCut },
             Case { name: "cut 8mm+noise", deg: Degradation::Noise(12.0), edit: |c| c.cut = Some((3, 8.0)), outside: false, want: V::ImageHasCut },
-            Case { name: "corner off photo", deg: Degradation::Clean, edit: none, outside: true, want: V::ImageHasCut },
+            // The frame hides whether that corner is cut: the cut is not judged (it was
+            // called cut before), the three corners seen are intact.
+            Case { name: "corner off photo", deg: Degradation::Clean, edit: none, outside: true, want: V::Incomplete },
+            // A cut seen at a corner in the photo is a cut whatever the frame hides.
+            Case { name: "cut, corner off", deg: Degradation::Clean, edit: |c| c.cut = Some((0, 8.0)), outside: true, want: V::ImageHasCut },
             Case {
                 name: "hole + cut",
                 deg: Degradation::Clean,
@@ -975,15 +1088,66 @@ mod tests {
         assert_ne!(s.verdict, CardSanityVerdict::ImageHasHole, "{:?}", s.measures);
     }
 
+    /// A photo cut to a turned card (a client's crop, a scan): the card reaches all four
+    /// sides of the frame, so the border the finder takes the table's colours from is the
+    /// card's own paper, and holes and cuts are not judged. Before: `image_has_cut` or
+    /// `image_has_hole` on intact cards (the paper taken for the table).
+    #[test]
+    fn a_photo_cut_to_a_turned_card_is_not_judged_for_holes_and_cuts() {
+        use CardSanityVerdict as V;
+        let (mut found, mut unjudged) = (0, 0);
+        for (i, bg) in [Bg::Dark, Bg::Light, Bg::Cloth].into_iter().enumerate() {
+            for angle in [-3.0f32, -1.0, 2.0] {
+                let corners = place(W, H, 0.6, ID1_ASPECT, 0.5, 0.5, angle, 0.0);
+                let mut spec = CardSpec::new(corners, bg.card_base());
+                spec.portrait = true;
+                spec.header = i != 1;
+                let photo = render(W, H, bg, &[spec]);
+                let (xs, ys) = (corners.map(|c| c.0), corners.map(|c| c.1));
+                let lo = |v: [f32; 4]| v.iter().copied().fold(f32::MAX, f32::min).floor().max(0.0) as u32;
+                let hi = |v: [f32; 4]| v.iter().copied().fold(f32::MIN, f32::max).ceil() as u32;
+                let crop = image::imageops::crop_imm(&photo, lo(xs), lo(ys), hi(xs).min(W) - lo(xs), hi(ys).min(H) - lo(ys)).to_image();
+                match find_card(&crop) {
+                    CardFind::One(loc) => {
+                        found += 1;
+                        let s = card_sanity(&rectify(&crop, &loc.quad, 1000), Some(&loc));
+                        println!("{} {angle}°: ring share {:.3}, {:?} {:?}", bg.name(), border_inside_card(&loc), s.verdict, s.measures);
+                        assert!(matches!(s.verdict, V::Incomplete | V::Good), "{} {angle}°: {s:?}", bg.name());
+                        if s.verdict == V::Incomplete {
+                            unjudged += 1;
+                            assert_eq!(s.not_performed(), vec![V::ImageHasHole, V::ImageHasCut]);
+                        }
+                    }
+                    // Judged whole, without a location (`card_sanity_fills_frame_and_scores`),
+                    // or no card found (the whole photo read, exposure judged alone).
+                    CardFind::FillsFrame | CardFind::None => {}
+                    other => panic!("{} {angle}°: {other:?}", bg.name()),
+                }
+            }
+        }
+        assert!(unjudged > 0, "{found} crops found as cards, none left unjudged");
+    }
+
+    /// The same card on its table: its border shows no card.
+    #[test]
+    fn a_card_on_a_table_holds_none_of_the_photos_border() {
+        let corners = place(W, H, 0.6, ID1_ASPECT, 0.48, 0.52, 7.0, 0.05);
+        let photo = render(W, H, Bg::Dark, &[CardSpec::new(corners, Bg::Dark.card_base())]);
+        let CardFind::One(loc) = find_card(&photo) else { panic!("no card found") };
+        assert_eq!(border_inside_card(&loc), 0.0);
+    }
+
     #[test]
     fn card_sanity_fills_frame_and_scores() {
-        // A tight crop judged without a location: good, holes and cuts not checked.
+        // A tight crop judged without a location: holes and cuts not checked, so
+        // `incomplete` (it was `good` before), naming them.
         let (w, h) = (1000, 631);
         let corners = [(-8.0, -8.0), (w as f32 + 8.0, -8.0), (w as f32 + 8.0, h as f32 + 8.0), (-8.0, h as f32 + 8.0)];
         let img = render(w, h, Bg::Dark, &[CardSpec::new(corners, Bg::Dark.card_base())]);
         let s = card_sanity(&img, None);
-        assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
+        assert_eq!(s.verdict, CardSanityVerdict::Incomplete, "{s:?}");
         assert_eq!(s.details.len(), 3);
+        assert_eq!(s.not_performed(), vec![CardSanityVerdict::ImageHasHole, CardSanityVerdict::ImageHasCut]);
         assert!(s.score > 0.5 && s.score <= 1.0);
         let dark = crate::card_box::synth::map(&img, |v| v * 0.12);
         let s = card_sanity(&dark, None);
@@ -994,7 +1158,7 @@ mod tests {
         let blank = RgbImage::from_pixel(800, 500, image::Rgb([200, 200, 200]));
         assert_eq!(card_sanity(&blank, None).verdict, CardSanityVerdict::ImageTooBlur);
         let json = serde_json::to_value(card_sanity(&img, None)).unwrap_or_default();
-        assert_eq!(json["verdict"], "good");
+        assert_eq!(json["verdict"], "incomplete");
         assert_eq!(json["details"][1][0], "image_too_dark");
     }
 

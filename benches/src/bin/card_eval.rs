@@ -16,14 +16,15 @@
 //! latency p50/p90 of one card (both sides).
 //!
 //! Below the captures, in rows of their own and out of its clean/degraded
-//! figures, four probes: photos the generator's degradations never make, each built from
+//! figures, six probes: photos the generator's degradations never make, each built from
 //! the card's clean photo ([`Probe`]): a shadow over part of the card, a lamp's
 //! reflection over part of it, the card upside down, the photo at a third of its
-//! resolution. Each found a wrong value the captures did not show.
+//! resolution, at a phone camera's, and cut to the card. Each of the first four found a
+//! wrong value the captures did not show.
 //! Every image is synthetic: figures say how the pipeline does on this generator, not
 //! on real cards.
 
-use idv_tests::card_gen::{capture, eval_seed, generate, photograph, with_glare_spot, with_shadow, CardFonts, CardKind, Degradation, Photo};
+use idv_tests::card_gen::{capture, cropped_to_card, eval_seed, generate, photograph, with_glare_spot, with_shadow, CardFonts, CardKind, Degradation, Photo};
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -132,10 +133,13 @@ enum Probe {
     /// side), with a sensor's noise (σ 2) and JPEG quality 90: the latency of the photos
     /// a client most often sends, which the generator's 1,400-1,600 px photos do not show.
     PhoneResolution,
+    /// Both photos cut to the card's bounding box, as a scan or a client's crop sends it:
+    /// the card fills the photo, only its rounded corners show the table.
+    Cropped,
 }
 
 impl Probe {
-    const ALL: [Probe; 5] = [Probe::Shadow, Probe::GlareSpot, Probe::UpsideDown, Probe::ThirdResolution, Probe::PhoneResolution];
+    const ALL: [Probe; 6] = [Probe::Shadow, Probe::GlareSpot, Probe::UpsideDown, Probe::ThirdResolution, Probe::PhoneResolution, Probe::Cropped];
 
     fn name(self) -> &'static str {
         match self {
@@ -144,14 +148,17 @@ impl Probe {
             Probe::UpsideDown => "upside_down",
             Probe::ThirdResolution => "third_res",
             Probe::PhoneResolution => "phone_12mp",
+            Probe::Cropped => "cropped",
         }
     }
 
     /// The sanity verdict the photo deserves: a reflection over ~2 % of the card is too
-    /// bright; a shadow, a turned card and a small photo are no flaw of the card's.
+    /// bright; a shadow, a turned card and a small photo are no flaw of the card's; a
+    /// card with no table around it cannot be judged for holes and cuts.
     fn expected_sanity(self) -> &'static str {
         match self {
             Probe::GlareSpot => "image_too_bright",
+            Probe::Cropped => "incomplete",
             _ => "good",
         }
     }
@@ -164,6 +171,7 @@ impl Probe {
             let (w, h) = p.image.dimensions();
             idv_tests::passport::jpeg(&image::imageops::resize(&p.image, w / 3, h / 3, image::imageops::FilterType::Triangle), p.jpeg_quality)
         };
+        let cropped = |p: &Photo| idv_tests::passport::jpeg(&cropped_to_card(p), p.jpeg_quality);
         let mut phone = |p: &Photo| {
             let (w, h) = p.image.dimensions();
             let k = 4032.0 / w.max(h) as f32;
@@ -186,6 +194,7 @@ impl Probe {
                 (with_glare_spot(front, at, 0.07), back.map(plain))
             }
             Probe::UpsideDown => (turned(front), back.map(turned)),
+            Probe::Cropped => (cropped(front), back.map(cropped)),
             Probe::ThirdResolution => (third(front), back.map(third)),
         }
     }

@@ -118,6 +118,7 @@ impl CardHandler {
         }
         let card_sanity = match &r.sanity {
             Some(s) => {
+                failures.extend(incomplete_card_sanity(s));
                 let mut j = crate::card::read::sanity_json(s);
                 j["verdict_details"] = json!({"first_issue": s.verdict});
                 j
@@ -177,9 +178,29 @@ pub fn ekyc_verdict(failures: &[String], not_performed: &[&str]) -> (&'static st
     }
 }
 
+/// The eKYC failure of a card sanity some check of which did not run (a card photographed
+/// so that its outline is not seen: holes and cuts): as the portrait's, a check that did
+/// not run cannot pass. A failing verdict fails through the card reading's failure code.
+fn incomplete_card_sanity(s: &idv_vision::card_sanity::CardSanity) -> Option<String> {
+    (s.verdict == idv_vision::card_sanity::CardSanityVerdict::Incomplete).then(|| {
+        let skipped: Vec<&str> = s.not_performed().iter().map(|c| c.check_name()).collect();
+        format!("card sanity incomplete: {} not performed", skipped.join(", "))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::ekyc_verdict;
+
+    #[test]
+    fn an_incomplete_card_sanity_fails_the_check_naming_what_did_not_run() {
+        use idv_vision::card_sanity::{CardSanity, CardSanityVerdict as V};
+        let unjudged = CardSanity { details: vec![(V::ImageTooBlur, 0.0), (V::ImageTooDark, 0.0), (V::ImageTooBright, 0.0)], ..idv_vision::card_sanity::card_sanity(&image::RgbImage::new(4, 4), None) };
+        let incomplete = CardSanity { verdict: V::Incomplete, ..unjudged.clone() };
+        assert_eq!(super::incomplete_card_sanity(&incomplete).as_deref(), Some("card sanity incomplete: hole, cut not performed"));
+        let good = CardSanity { verdict: V::Good, details: [unjudged.details.clone(), vec![(V::ImageHasHole, 0.0), (V::ImageHasCut, 0.0)]].concat(), ..unjudged };
+        assert_eq!(super::incomplete_card_sanity(&good), None);
+    }
 
     #[test]
     fn a_check_that_did_not_run_is_never_a_pass() {

@@ -283,11 +283,9 @@ impl CardHandler {
             };
             sides.push((image.id.clone(), sanity));
         }
-        let first = sides
-            .iter()
-            .filter_map(|(_, s)| s.as_ref())
-            .find(|s| s.verdict != idv_vision::card_sanity::CardSanityVerdict::Good)
-            .or_else(|| sides.first().and_then(|(_, s)| s.as_ref()));
+        // A good back does not stand for a front with no card (`nocard_or_multicard_image`).
+        let front_found = sides.first().is_some_and(|(_, s)| s.is_some());
+        let first = crate::card::read::first_issue(sides.iter().filter_map(|(_, s)| s.as_ref())).filter(|s| front_found || s.verdict != idv_vision::card_sanity::CardSanityVerdict::Good);
         let side_json = |i: usize| sides.get(i).map_or(Value::Null, |(id, s)| json!({"id": id, "card_sanity": s.as_ref().map(sanity_json)}));
         let mut data = json!({"request_id": job.request_id, "status": "success", "image1": side_json(0), "image2": side_json(1), "card_sanity": first.map(sanity_json)});
         if first.is_none() {

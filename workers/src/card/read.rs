@@ -443,12 +443,26 @@ fn crosses(line: &idv_vision::ocr::TextBox, area: [f32; 4]) -> bool {
 }
 
 /// The card's sanity from its sides' (front first): the first side with an issue, else
-/// the front's. A punched hole and a cut corner go through the card, so one seen on either
-/// side counts for the card: a hole on one side and a cut on the other (each side's finder
-/// sees what its own background and print let it) make `image_has_hole_and_cut`.
+/// the first side some check could not judge (`incomplete`), else the front's. A punched
+/// hole and a cut corner go through the card, so one seen on either side counts for the
+/// card: a hole on one side and a cut on the other (each side's finder sees what its own
+/// background and print let it) make `image_has_hole_and_cut`; and one side's hole or
+/// cut check stands for a side where it could not run (a scan of the front, a photo of
+/// the back on a table). `None` when every side is `good` as it is (the front's stands).
 pub fn card_sanity_of_sides(sides: &[&CardSanity]) -> Option<CardSanity> {
-    use CardSanityVerdict::{ImageHasCut, ImageHasHole, ImageHasHoleAndCut};
-    let mut first = sides.iter().find(|s| s.verdict != CardSanityVerdict::Good).map(|s| (*s).clone())?;
+    use CardSanityVerdict::{Good, ImageHasCut, ImageHasHole, ImageHasHoleAndCut, Incomplete};
+    let mut first = first_issue(sides.iter().copied()).filter(|s| s.verdict != Good)?.clone();
+    if first.verdict == Incomplete {
+        for check in first.not_performed().into_iter().filter(|c| matches!(c, ImageHasHole | ImageHasCut)) {
+            if let Some(judged) = sides.iter().find_map(|s| s.details.iter().find(|d| d.0 == check)) {
+                first.details.push(*judged);
+            }
+        }
+        if first.not_performed().is_empty() {
+            first.verdict = Good;
+            first.score = 1.0 - first.details.iter().map(|d| d.1).fold(0f32, f32::max);
+        }
+    }
     let seen = |v: CardSanityVerdict| sides.iter().any(|s| s.verdict == v || s.verdict == ImageHasHoleAndCut);
     if matches!(first.verdict, ImageHasHole | ImageHasCut) && seen(ImageHasHole) && seen(ImageHasCut) {
         first.verdict = ImageHasHoleAndCut;
@@ -457,20 +471,33 @@ pub fn card_sanity_of_sides(sides: &[&CardSanity]) -> Option<CardSanity> {
     Some(first)
 }
 
-/// A side's (or the answer's) `card_sanity` object: the verdict, its score, and every
-/// check's own score (`score_details`, the eKYC contract's shape).
+/// Of several sides' sanities (front first): the first with an issue, else the first
+/// `incomplete`, else the first.
+pub fn first_issue<'a>(sides: impl Iterator<Item = &'a CardSanity> + Clone) -> Option<&'a CardSanity> {
+    let mut all = sides.clone();
+    sides.clone().find(|s| s.verdict.is_issue()).or_else(|| sides.clone().find(|s| s.verdict == CardSanityVerdict::Incomplete)).or_else(|| all.next())
+}
+
+/// A side's (or the answer's) `card_sanity` object: the verdict, its score, every
+/// check's own score (`score_details`, the eKYC contract's shape), and `not_performed`,
+/// the checks that could not run (absent when every check ran).
 pub fn sanity_json(s: &CardSanity) -> Value {
-    json!({
+    let mut j = json!({
         "verdict": s.verdict,
         "score": (s.score * 1000.0).round() / 1000.0,
         "score_details": s.details.iter().map(|(v, score)| json!({"verdict": v, "score": (score * 1000.0).round() / 1000.0})).collect::<Vec<_>>(),
-    })
+    });
+    let skipped = s.not_performed();
+    if !skipped.is_empty() {
+        j["not_performed"] = json!(skipped.iter().map(|c| c.check_name()).collect::<Vec<_>>());
+    }
+    j
 }
 
 /// The failure code of a card sanity verdict (`None` for `good`).
 pub fn sanity_failure(v: CardSanityVerdict) -> Option<FailureCode> {
     Some(match v {
-        CardSanityVerdict::Good => return None,
+        CardSanityVerdict::Good | CardSanityVerdict::Incomplete => return None,
         CardSanityVerdict::ImageTooBlur => FailureCode::ImageTooBlur,
         CardSanityVerdict::ImageTooDark => FailureCode::ImageTooDark,
         CardSanityVerdict::ImageTooBright => FailureCode::ImageTooBright,
@@ -676,6 +703,30 @@ mod sanity_tests {
         // The first issue still wins when it is not a hole or a cut.
         assert_eq!(verdict(&[side(ImageTooBlur, 0.1), side(ImageHasCut, 0.2)]), Some((ImageTooBlur, 0.1)));
         assert_eq!(verdict(&[side(Good, 1.0), side(Good, 0.9)]), None);
+    }
+
+    /// A side whose holes and cuts were not judged (a scanned front) and a side on a table.
+    #[test]
+    fn one_sides_hole_and_cut_judgement_stands_for_the_other() {
+        let unjudged = || CardSanity { verdict: Incomplete, score: 1.0, details: vec![(ImageTooBlur, 0.0), (ImageTooDark, 0.0), (ImageTooBright, 0.1)], measures: side(Good, 1.0).measures };
+        let judged = |hole: f32, cut: f32| CardSanity { details: vec![(ImageTooBlur, 0.0), (ImageTooDark, 0.0), (ImageTooBright, 0.0), (ImageHasHole, hole), (ImageHasCut, cut)], ..side(Good, 1.0) };
+        // The back shows neither: the card is good, with the back's judgements.
+        let s = card_sanity_of_sides(&[&unjudged(), &judged(0.05, 0.2)]).expect("a merged sanity");
+        assert_eq!((s.verdict, s.not_performed()), (Good, vec![]));
+        assert!((s.score - 0.8).abs() < 1e-6, "{s:?}");
+        // A back with its cut not judged either (a corner outside the photo): incomplete.
+        let mut no_cut = judged(0.0, 0.0);
+        no_cut.details.pop();
+        no_cut.verdict = Incomplete;
+        let s = card_sanity_of_sides(&[&unjudged(), &no_cut]).expect("a sanity");
+        assert_eq!((s.verdict, s.not_performed()), (Incomplete, vec![ImageHasCut]));
+        // Only one side: incomplete as it is, the checks named.
+        assert_eq!(card_sanity_of_sides(&[&unjudged()]).map(|s| s.verdict), Some(Incomplete));
+        assert_eq!(sanity_json(&unjudged())["not_performed"], json!(["hole", "cut"]));
+        assert_eq!(sanity_json(&unjudged())["verdict"], "incomplete");
+        assert!(sanity_json(&judged(0.0, 0.0)).get("not_performed").is_none());
+        // A side with an issue wins over an incomplete one.
+        assert_eq!(card_sanity_of_sides(&[&unjudged(), &side(ImageHasHole, 0.2)]).map(|s| s.verdict), Some(ImageHasHole));
     }
 }
 
