@@ -1914,6 +1914,32 @@ mod tests {
         }
     }
 
+    /// The documented clean Aadhaar front (white, on a pale desk) with its photo cut 20 %
+    /// from the left: the card runs off the frame, no card is found, and the whole photo
+    /// is 20 % saturated, its paper between the print. Answered `image_too_bright` before
+    /// (every field read, the number SURE); glare that hides a card saturates in solid
+    /// regions instead.
+    #[test]
+    fn a_white_card_cut_by_the_frame_is_not_too_bright() {
+        use idv_vision::card_box::{find_card, CardFind};
+        use idv_vision::card_sanity::{card_sanity, sanity_without_card, NO_CARD_CLIPPED_SHARE};
+        let fonts = fonts();
+        let mut r = rng(eval_seed(CardKind::Aadhaar, Degradation::Clean, 0, 0));
+        let sample = generate(&fonts, CardKind::Aadhaar, &mut r);
+        let front = capture(&sample.front, Degradation::Clean, &mut r);
+        let photo = image::load_from_memory(&front.jpeg).expect("a JPEG").to_rgb8();
+        let (w, h) = photo.dimensions();
+        let cut = imageops::crop_imm(&photo, w / 5, 0, w - w / 5, h).to_image();
+        assert!(matches!(find_card(&cut), CardFind::None), "the case is a photo with no card found");
+        let measures = card_sanity(&cut, None).measures;
+        assert!(measures.clipped_share >= NO_CARD_CLIPPED_SHARE, "the case is a photo past the saturated share: {measures:?}");
+        assert_eq!(sanity_without_card(&cut).map(|s| s.verdict), None, "{measures:?}");
+        // The same photo under glare that hides the card is still too bright.
+        let glare = capture(&sample.front, Degradation::Glare, &mut rng(eval_seed(CardKind::Aadhaar, Degradation::Glare, 0, 0)));
+        let glare = image::load_from_memory(&glare.jpeg).expect("a JPEG").to_rgb8();
+        assert_eq!(sanity_without_card(&glare).map(|s| s.verdict), Some(idv_vision::card_sanity::CardSanityVerdict::ImageTooBright));
+    }
+
     /// card_eval's `cropped` probe: each type's clean photos (both samples, both sides)
     /// cut to the card. The slivers of table along the frame are thinner than the ring
     /// the finder takes the table's colours from, so the card's paper counted as table:

@@ -40,6 +40,13 @@ use image::RgbImage;
 /// reached. Synthetic glare photos without a found card: 0.26-0.54; every other photo
 /// without a found card in the evaluation: ≤ 0.05.
 pub const NO_CARD_CLIPPED_SHARE: f32 = 0.2;
+/// Least share of a card-less photo's saturated pixels that must lie in solid regions
+/// ([`solid_saturated_share`]) for [`NO_CARD_CLIPPED_SHARE`] to call it too bright.
+/// Every glare photo of the evaluation in which no card was found (two seed sets, 30
+/// photos): 0.87-0.98; a white Aadhaar front on a pale desk, cut by the frame so that no
+/// card is found: 0.07 of its 20 % saturated pixels (its paper saturates between print
+/// and guilloche lines); other card-less photos: ≤ 0.32.
+pub const NO_CARD_SOLID_SHARE: f32 = 0.5;
 /// Width the blur and exposure checks resample the card to.
 pub const WORK_WIDTH: u32 = 1000;
 /// Tallest working copy (a strange aspect is squeezed to fit).
@@ -125,6 +132,9 @@ pub struct CardMeasures {
     pub hole_box: Option<[f32; 4]>,
     /// Share of the card under glare spots ([`glare_spots`]; 0 when none).
     pub glare_share: f32,
+    /// Share of the image in solid saturated blocks, whatever their shape
+    /// ([`solid_saturated_share`]).
+    pub solid_saturated_share: f32,
     /// The largest glare spot's box in the judged card's pixels (`[x0, y0, x1, y1]`,
     /// `None` when none): print under it is washed out, print beside it fades.
     pub glare_box: Option<[f32; 4]>,
@@ -553,6 +563,33 @@ pub fn glare_spots(card: &RgbImage) -> (f32, Option<[f32; 4]>) {
     (share, largest)
 }
 
+/// Share of `image` in blocks (~1/150 of its width, as [`glare_spots`]' blocks) of which
+/// ≥ [`GLARE_SOLID`] of the pixels are saturated in all three channels, whatever the
+/// blocks' shape together: where exposure or a reflection washed everything out, print
+/// and the paper's pattern included. A white card's paper saturates between them.
+pub fn solid_saturated_share(image: &RgbImage) -> f32 {
+    let (w, h) = (image.width() as usize, image.height() as usize);
+    let b = (w / 150).max(2);
+    let (gw, gh) = (w / b, h / b);
+    if gw == 0 || gh == 0 || image.as_raw().len() < w * h * 3 {
+        return 0.0;
+    }
+    let raw = image.as_raw();
+    let need = (GLARE_SOLID * (b * b) as f32).ceil() as usize;
+    let mut solid = 0usize;
+    for gy in 0..gh {
+        for gx in 0..gw {
+            let mut saturated = 0;
+            for y in gy * b..(gy + 1) * b {
+                let row = &raw[(y * w + gx * b) * 3..(y * w + (gx + 1) * b) * 3];
+                saturated += row.chunks_exact(3).filter(|p| p[0] >= SATURATED && p[1] >= SATURATED && p[2] >= SATURATED).count();
+            }
+            solid += usize::from(saturated >= need);
+        }
+    }
+    solid as f32 / (gw * gh) as f32
+}
+
 /// 10th percentile of luminance inside the ellipse inscribed in `[x0, y0, x1, y1]` (every
 /// other pixel of every other row).
 fn core_p10(card: &RgbImage, [x0, y0, x1, y1]: [usize; 4]) -> f32 {
@@ -691,7 +728,11 @@ pub fn exposure_verdict(mut s: CardSanity) -> Option<CardSanity> {
     // Only the exposure checks count (a dark photo is often structureless too, which
     // the blur check, first in `card_sanity`'s order, would answer).
     s.details.retain(|d| matches!(d.0, V::ImageTooDark | V::ImageTooBright));
-    let glare = ramp(s.measures.clipped_share, 0.5 * NO_CARD_CLIPPED_SHARE, NO_CARD_CLIPPED_SHARE, 2.0 * NO_CARD_CLIPPED_SHARE);
+    // Saturated pixels say the photo is washed out only where they lie in solid regions
+    // (`glare_spots`: a reflection over the card, an exposure blown out): a white card's
+    // paper saturates between its print and its guilloche lines, in no solid block.
+    let solid = s.measures.solid_saturated_share >= NO_CARD_SOLID_SHARE * s.measures.clipped_share;
+    let glare = if solid { ramp(s.measures.clipped_share, 0.5 * NO_CARD_CLIPPED_SHARE, NO_CARD_CLIPPED_SHARE, 2.0 * NO_CARD_CLIPPED_SHARE) } else { 0.0 };
     // Glare spots count on a card only: in a whole photo a white table or wall saturates
     // in solid patches too, and their place says nothing of where print is.
     (s.measures.glare_share, s.measures.glare_box) = (0.0, None);
@@ -728,6 +769,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         hole_box: None,
         glare_share: 0.0,
         glare_box: None,
+        solid_saturated_share: 0.0,
     };
     if w > 0 && h > 0 && card.as_raw().len() >= w * h * 3 {
         let scale = (WORK_WIDTH as f32 / w as f32).min(MAX_WORK_HEIGHT as f32 / h as f32);
@@ -749,6 +791,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         m.luma_p90 = histogram_percentile(&hist, n, 0.9);
         m.clipped_share = clipped as f32 / n as f32;
         (m.glare_share, m.glare_box) = glare_spots(card);
+        m.solid_saturated_share = solid_saturated_share(card);
         if let Some(loc) = location.filter(|_| outline_seen) {
             let (mw, mh) = (loc.mask.width() as usize, loc.mask.height() as usize);
             let mask: Vec<u8> = loc.mask.as_raw().iter().map(|&v| u8::from(v != 0)).collect();
