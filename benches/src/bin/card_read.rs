@@ -18,7 +18,7 @@ fn main() -> Result<(), String> {
     let keys = idv_cards::in_aadhaar_secure::UidaiKeys::from_bytes(idv_cards::in_aadhaar_secure::test_key::SPKI_PEM.as_bytes()).map_err(|e| e.to_string())?;
     let reading = idv_workers::card::read_photos(card_type, &front, back.as_deref(), Some(&keys), ocr.as_deref(), 2026).map_err(|e| e.to_string())?;
     for f in &reading.card_information {
-        println!("{}\t{:?}\t{:?}", f.field, f.value, f.confidence_verdict);
+        println!("{}\t{:?}\t{:?}\t{}", f.field, f.value, f.confidence_verdict, f.confidence_score.map_or("-".to_string(), |s| format!("{s:.3}")));
     }
     let sanity = reading.sanity.as_ref().map(|s| format!("{:?} {:.2} {:?}", s.verdict, s.score, s.measures));
     println!("sanity {sanity:?}");
