@@ -521,25 +521,9 @@ pub const GLARE_SHARE: f32 = 0.01;
 /// (but those small ones that reach its edge, [`GLARE_EDGE_SHARE`]) and the largest one's
 /// box in the card's pixels.
 pub fn glare_spots(card: &RgbImage) -> (f32, Option<[f32; 4]>) {
-    let (w, h) = (card.width() as usize, card.height() as usize);
-    let b = (w / 150).max(2);
-    let (gw, gh) = (w / b, h / b);
-    if gw < 4 || gh < 4 || card.as_raw().len() < w * h * 3 {
+    let Some((solid, gw, gh, b)) = saturated_blocks(card).filter(|&(_, gw, gh, _)| gw >= 4 && gh >= 4) else {
         return (0.0, None);
-    }
-    let raw = card.as_raw();
-    let mut solid = vec![0u8; gw * gh];
-    let need = (GLARE_SOLID * (b * b) as f32).ceil() as usize;
-    for gy in 0..gh {
-        for gx in 0..gw {
-            let mut saturated = 0;
-            for y in gy * b..(gy + 1) * b {
-                let row = &raw[(y * w + gx * b) * 3..(y * w + (gx + 1) * b) * 3];
-                saturated += row.chunks_exact(3).filter(|p| p[0] >= SATURATED && p[1] >= SATURATED && p[2] >= SATURATED).count();
-            }
-            solid[gy * gw + gx] = u8::from(saturated >= need);
-        }
-    }
+    };
     let (_, comps) = components(&solid, gw, gh, false);
     let min_blocks = GLARE_MIN_SHARE * (gw * gh) as f32;
     let spots: Vec<_> = comps
@@ -568,15 +552,25 @@ pub fn glare_spots(card: &RgbImage) -> (f32, Option<[f32; 4]>) {
 /// blocks' shape together: where exposure or a reflection washed everything out, print
 /// and the paper's pattern included. A white card's paper saturates between them.
 pub fn solid_saturated_share(image: &RgbImage) -> f32 {
+    match saturated_blocks(image) {
+        Some((solid, gw, gh, _)) => solid.iter().filter(|&&v| v != 0).count() as f32 / (gw * gh) as f32,
+        None => 0.0,
+    }
+}
+
+/// `image` in blocks of ~1/150 of its width (at least 2 px): 1 where ≥ [`GLARE_SOLID`] of
+/// a block's pixels are saturated in all three channels. The grid, its width and height in
+/// blocks, and the block's side; `None` when not one block fits.
+fn saturated_blocks(image: &RgbImage) -> Option<(Vec<u8>, usize, usize, usize)> {
     let (w, h) = (image.width() as usize, image.height() as usize);
     let b = (w / 150).max(2);
     let (gw, gh) = (w / b, h / b);
     if gw == 0 || gh == 0 || image.as_raw().len() < w * h * 3 {
-        return 0.0;
+        return None;
     }
     let raw = image.as_raw();
     let need = (GLARE_SOLID * (b * b) as f32).ceil() as usize;
-    let mut solid = 0usize;
+    let mut solid = vec![0u8; gw * gh];
     for gy in 0..gh {
         for gx in 0..gw {
             let mut saturated = 0;
@@ -584,10 +578,10 @@ pub fn solid_saturated_share(image: &RgbImage) -> f32 {
                 let row = &raw[(y * w + gx * b) * 3..(y * w + (gx + 1) * b) * 3];
                 saturated += row.chunks_exact(3).filter(|p| p[0] >= SATURATED && p[1] >= SATURATED && p[2] >= SATURATED).count();
             }
-            solid += usize::from(saturated >= need);
+            solid[gy * gw + gx] = u8::from(saturated >= need);
         }
     }
-    solid as f32 / (gw * gh) as f32
+    Some((solid, gw, gh, b))
 }
 
 /// 10th percentile of luminance inside the ellipse inscribed in `[x0, y0, x1, y1]` (every
