@@ -474,8 +474,7 @@ pub fn card_sanity_of_sides(sides: &[&CardSanity]) -> Option<CardSanity> {
 /// Of several sides' sanities (front first): the first with an issue, else the first
 /// `incomplete`, else the first.
 pub fn first_issue<'a>(sides: impl Iterator<Item = &'a CardSanity> + Clone) -> Option<&'a CardSanity> {
-    let mut all = sides.clone();
-    sides.clone().find(|s| s.verdict.is_issue()).or_else(|| sides.clone().find(|s| s.verdict == CardSanityVerdict::Incomplete)).or_else(|| all.next())
+    sides.clone().find(|s| s.verdict.is_issue()).or_else(|| sides.clone().find(|s| s.verdict == CardSanityVerdict::Incomplete)).or_else(|| sides.clone().next())
 }
 
 /// A side's (or the answer's) `card_sanity` object: the verdict, its score, every
