@@ -22,7 +22,8 @@ fn main() {
                     let _ = card.save(format!("{path}.flat.png"));
                 }
                 let s = card_sanity(&card, Some(&loc));
-                println!("{path}\tone\t{:?}\tcoverage {:.2}\thole {:.4}", s.verdict, s.measures.corner_coverage, s.measures.hole_share);
+                let ring = idv_vision::card_sanity::border_inside_card(&loc);
+                println!("{path}\tone\t{:?}\tcoverage {:.2}\thole {:.4}\tring inside the card {ring:.3}", s.verdict, s.measures.corner_coverage, s.measures.hole_share);
                 if verbose {
                     println!("  corners {:?}\n  bg {:?} spread {:.1} texture {:.1}\n  {:?}", loc.quad.corners(), loc.background_colors, loc.background_spread, loc.background_texture, s.measures);
                 }
