@@ -1951,9 +1951,11 @@ mod tests {
         use idv_vision::card_sanity::{card_sanity, CardSanityVerdict as V};
         let fonts = fonts();
         let mut unjudged = 0;
-        for kind in CardKind::ALL {
+        // The documented cards and seed 29's (its voter card's back was still called cut
+        // with 8.8 % of the ring inside the card, before `cut_to_the_card`).
+        for (kind, shift) in CardKind::ALL.into_iter().flat_map(|k| [(k, 0), (k, 29)]) {
             for i in 0..2 {
-                let mut r = rng(eval_seed(kind, Degradation::Clean, i, 0));
+                let mut r = rng(eval_seed(kind, Degradation::Clean, i, shift));
                 let sample = generate(&fonts, kind, &mut r);
                 let sides = std::iter::once(&sample.front).chain(sample.back.as_ref()).map(|side| photograph(side, Degradation::Clean, &mut r)).collect::<Vec<_>>();
                 for (n, side) in sides.iter().enumerate() {
@@ -1964,7 +1966,7 @@ mod tests {
                         CardFind::None => continue,
                         other => panic!("{kind:?} {i} side {n}: {other:?}"),
                     };
-                    assert!(matches!(verdict.verdict, V::Good | V::Incomplete), "{kind:?} {i} side {n}: {verdict:?}");
+                    assert!(matches!(verdict.verdict, V::Good | V::Incomplete), "{kind:?} seed shift {shift}, {i} side {n}: {verdict:?}");
                     unjudged += usize::from(verdict.verdict == V::Incomplete);
                 }
             }

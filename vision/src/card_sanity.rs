@@ -18,7 +18,8 @@
 //! Holes and cuts need the card's outline against the background: with `location`
 //! `None` (the card fills the frame), or a card whose quad holds a tenth or more of the
 //! border ring the finder takes the table's colours from ([`OUTLINE_UNSEEN_BORDER`]: a
-//! photo cut to the card, whose paper then counts as table), they are not judged and not listed in `details`. The cut is not listed either
+//! photo cut to the card, whose paper then counts as table), or one with a card corner
+//! near each side of the frame ([`cut_to_the_card`]), they are not judged and not listed in `details`. The cut is not listed either
 //! when a corner lies outside the photo and no judged corner is cut: the frame may hide
 //! the cut.
 //!
@@ -701,6 +702,23 @@ pub fn border_inside_card(loc: &CardLocation) -> f32 {
     hits as f32 / total.max(1) as f32
 }
 
+/// Whether the photo was cut to the card: each of the frame's four sides has a corner of
+/// the card within 2 % of the photo's short side of it (a crop to the card's bounding box
+/// puts one corner on each). The table then shows in slivers at most, and the card's
+/// paper may join its colours even where little of the ring lies inside the card (a
+/// voter card's back, 8.8 % of it, was called cut). A card on a table reaches two sides
+/// of the frame at most.
+pub fn cut_to_the_card(loc: &CardLocation) -> bool {
+    let (w, h) = (loc.mask.width() as f32, loc.mask.height() as f32);
+    if w < 2.0 || h < 2.0 || loc.scale <= 0.0 || !loc.scale.is_finite() {
+        return false;
+    }
+    let c = loc.quad.scaled(1.0 / loc.scale, 1.0 / loc.scale).corners();
+    let m = 0.02 * w.min(h);
+    let near = |f: &dyn Fn(&crate::card_box::Point) -> bool| c.iter().any(f);
+    near(&|p| p.x <= m) && near(&|p| p.x >= w - m) && near(&|p| p.y <= m) && near(&|p| p.y >= h - m)
+}
+
 /// Share of the finder's ring inside the card ([`border_inside_card`]) from which the
 /// card's outline is taken as unseen, and holes and cuts are not judged: a card on a
 /// table holds none of it; a photo cut to a card turned 2-3° holds 0.15-0.3
@@ -751,7 +769,7 @@ pub fn exposure_verdict(mut s: CardSanity) -> Option<CardSanity> {
 pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSanity {
     let (w, h) = (card.width() as usize, card.height() as usize);
     // Holes and cuts are judged only where the background is seen around the card.
-    let outline_seen = location.is_some_and(|loc| border_inside_card(loc) < OUTLINE_UNSEEN_BORDER);
+    let outline_seen = location.is_some_and(|loc| border_inside_card(loc) < OUTLINE_UNSEEN_BORDER && !cut_to_the_card(loc));
     let mut all_corners_judged = false;
     let mut m = CardMeasures {
         blur_sigma: f32::INFINITY,
