@@ -22,6 +22,10 @@
 //!   नाम / Mother's Name" gives `mother_name`, never `father_name`. A "Name" read
 //!   exactly after a word within two edits of "Father's" / "Mother's" ("Motber's
 //!   Name", the parent's label misread) is no label of the holder's name.
+//! - Names are printed in capitals; some printers' cards print them in Title Case
+//!   ("Rahul Kumar Sharma"), read as printed. A name mixing the two ("Sunith SHARMA")
+//!   is a misreading and not given. Title Case is taken at a label only (and for the
+//!   holder's unlabelled line when the parent's labelled name is in Title Case too).
 //! - `dob`: after "Date of Birth", else the first date anywhere on the card.
 //! - A company's, firm's or trust's card prints "निगमन/गठन की तारीख / Date of
 //!   Incorporation/Formation" instead: that date is `incorporation_date`, and such a
@@ -123,6 +127,22 @@ fn in_capitals(name: &str) -> bool {
     !name.chars().any(char::is_lowercase)
 }
 
+/// Whether a name is in Title Case throughout ("Rahul Kumar Sharma"; initials "K."
+/// either way): some printers' cards print the names so. One style through the whole
+/// name, as [`in_capitals`] asks for capitals: "Sunith SHARMA" mixes them and stays a
+/// misreading. Taken only for a value read at its label, or where a labelled name of
+/// the same card is in Title Case too: unlabelled lines of `eng`'s Devanagari garbage
+/// come out in such words ("Ra", "Wat").
+fn in_title_case(name: &str) -> bool {
+    let words: Vec<&str> = name.split_whitespace().filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2).collect();
+    !words.is_empty() && words.iter().all(|w| w.chars().any(char::is_lowercase))
+}
+
+/// A name in one printed style: capitals (the PAN's own print) or Title Case.
+fn in_one_style(name: &str) -> bool {
+    in_capitals(name) || in_title_case(name)
+}
+
 /// Whether line `i`'s "Name" is a parent's label misread: the word before it within two
 /// edits of "Father's" or "Mother's" ("Motber's Name"). The exact "Name" then outweighs
 /// the parent's label one edit off, and the line would be taken for the holder's label.
@@ -161,6 +181,8 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         out.push(field("id", f, check));
     }
     let latin = |s: &str, conf: f32| super::latin_name(s, conf.max(0.4)).filter(|v| in_capitals(v));
+    // A value read at its label: in capitals, or in Title Case on a card printing names so.
+    let labelled_latin = |s: &str| super::latin_name(s, 1.0).filter(|v| in_one_style(v));
     // New design whose name labels OCR read neither of (a blurred card: "os New" for
     // "नाम / Name"), nor its header (which the old design's names follow): the plausible
     // name lines between the number and the first date, when there are exactly two, are
@@ -176,8 +198,12 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         }
         _ => Vec::new(),
     };
+    let father = doc.labelled("father_name", 2, |s, _| labelled_latin(s)).map(|f| without_words_left_of_label(doc, f));
+    let mother = doc.labelled("mother_name", 2, |s, _| labelled_latin(s)).map(|f| without_words_left_of_label(doc, f));
+    // The parent's name read at its label in Title Case: the card prints its names so.
+    let title_case_card = [&father, &mother].into_iter().flatten().any(|f| in_title_case(&f.value) && !in_capitals(&f.value));
     let name = doc
-        .labelled("name", 2, |s, _| latin(s, 1.0))
+        .labelled("name", 2, |s, _| labelled_latin(s))
         .filter(|f| !f.label_line.is_some_and(|i| parents_label(doc, i)))
         .map(|f| without_words_left_of_label(doc, f))
         // An organisation's name may wrap onto a second line: its first line alone is
@@ -190,7 +216,9 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
             let parent = [doc.line_of("father_name"), doc.line_of("mother_name")].into_iter().flatten().min();
             let (pan, parent) = (pan_line?, parent?);
             let mut between = (pan + 1..parent).filter(|&j| doc.hits(j).is_empty()).filter_map(|j| {
-                latin(doc.text(j), doc.conf(&[j])).map(|v| Found { value: v, lines: vec![j], conf: doc.conf(&[j]), label_line: None })
+                let v = latin(doc.text(j), doc.conf(&[j]))
+                    .or_else(|| super::latin_name(doc.text(j), doc.conf(&[j]).max(0.4)).filter(|v| title_case_card && in_title_case(v)))?;
+                Some(Found { value: v, lines: vec![j], conf: doc.conf(&[j]), label_line: None })
             });
             let only = between.next()?;
             between.next().is_none().then_some(only)
@@ -199,15 +227,13 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     if let Some(n) = name {
         out.push(field("name", n, FieldCheck::NotApplicable));
     }
-    let father = doc
-        .labelled("father_name", 2, |s, _| latin(s, 1.0))
-        .map(|f| without_words_left_of_label(doc, f))
+    let father = father
         .or_else(|| old_names.get(1).filter(|_| !incorporated).cloned())
         .or_else(|| unlabelled.get(1).cloned());
     if let Some(n) = father {
         out.push(field("father_name", n, FieldCheck::NotApplicable));
     }
-    if let Some(n) = doc.labelled("mother_name", 2, |s, _| latin(s, 1.0)).map(|f| without_words_left_of_label(doc, f)) {
+    if let Some(n) = mother {
         out.push(field("mother_name", n, FieldCheck::NotApplicable));
     }
     if incorporated {
@@ -541,6 +567,54 @@ mod tests {
         // A father's card: as before.
         let f = read(&NEW);
         assert_eq!((value(&f, "father_name"), value(&f, "mother_name")), (Some("RAMESH KUMAR"), None));
+    }
+
+    /// Item: a card whose names are printed in Title Case ("Rahul Kumar Sharma", another
+    /// printer's layout) rather than in capitals: both names are read as printed, not
+    /// upper-cased. Must-fail: before the rule neither name came back; a name mixing the
+    /// two styles ("Sunith SHARMA", "Rahul KUMAR") is still a misreading and not given;
+    /// the holder's label unread, a Title Case line between the number and a Title Case
+    /// father's name is the holder's, but not when the father's name is in capitals.
+    #[test]
+    fn names_printed_in_title_case_are_read_as_printed() {
+        let mut card = NEW;
+        card[5] = "Rahul Kumar Sharma";
+        card[7] = "Ramesh Chandra Sharma";
+        let read = |t: &[&str]| parse_printed("in.pan", Side::Front, &lines(t));
+        let expected = [
+            ("id", "ABCPK1234F", FieldCheck::Passed),
+            ("name", "Rahul Kumar Sharma", FieldCheck::NotApplicable),
+            ("father_name", "Ramesh Chandra Sharma", FieldCheck::NotApplicable),
+            ("dob", "14/08/1991", FieldCheck::Passed),
+        ];
+        assert_fields(&read(&card), &expected);
+        // `eng` reads the Hindi halves as Latin garbage; values after the label.
+        let mut glued = card;
+        glued[4] = "am / Name";
+        glued[6] = "fat a 37H / Father's Name";
+        assert_fields(&read(&glued), &expected);
+        glued[4] = "am / Name Rahul Kumar Sharma";
+        glued[5] = "~ee";
+        assert_eq!(value(&read(&glued), "name"), Some("Rahul Kumar Sharma"));
+        // An initial stays an initial.
+        card[5] = "K S Rao";
+        assert_eq!(value(&read(&card), "name"), Some("K S Rao"));
+        // Must-fail: mixed styles on one name are misreadings.
+        for mixed in ["Rahul KUMAR", "Sunith SHARMA", "RAHUL Kumar"] {
+            card[5] = mixed;
+            assert_eq!(value(&read(&card), "name"), None, "{mixed}");
+        }
+        // The holder's label unread: the one Title Case line above a Title Case father.
+        let mut unlabelled = NEW.to_vec();
+        unlabelled[5] = "Rahul Kumar Sharma";
+        unlabelled[7] = "Ramesh Chandra Sharma";
+        unlabelled.remove(4);
+        assert_fields(&read(&unlabelled), &expected);
+        // …but not above a father in capitals (a Title Case line there is no name of
+        // that card's print).
+        unlabelled[6] = "RAMESH CHANDRA SHARMA";
+        let f = read(&unlabelled);
+        assert_eq!((get(&f, "name"), value(&f, "father_name")), (None, Some("RAMESH CHANDRA SHARMA")), "{f:?}");
     }
 
     #[test]
