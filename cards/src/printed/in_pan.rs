@@ -21,7 +21,9 @@
 //! - Since 2018 the mother's name may be printed instead of the father's: "माता का
 //!   नाम / Mother's Name" gives `mother_name`, never `father_name`. A "Name" read
 //!   exactly after a word within two edits of "Father's" / "Mother's" ("Motber's
-//!   Name", the parent's label misread) is no label of the holder's name.
+//!   Name", the parent's label misread) is no label of the holder's name; nor is a
+//!   "Name" with a name line between it and the number (the holder's label stands
+//!   right under the number: "ara at ara / Mtr's Name" is the parent's, misread).
 //! - Names are printed in capitals; some printers' cards print them in Title Case
 //!   ("Rahul Kumar Sharma"), read as printed. A name mixing the two ("Sunith SHARMA")
 //!   is a misreading and not given. Title Case is taken at a label only (and for the
@@ -153,6 +155,17 @@ fn parents_label(doc: &Doc, i: usize) -> bool {
     ["fathers", "mothers"].iter().any(|p| super::edit_distance(word, &p.chars().collect::<Vec<_>>()) <= 2)
 }
 
+/// Whether a name line (in capitals or Title Case) stands between the number's line and the "Name"
+/// label on line `label`. The new design prints the holder's "नाम / Name" right under
+/// the number, so a name there makes that "Name" the parent's label misread beyond
+/// recognition but for its last word ("ara at ara / Mtr's Name"), and the line under
+/// it the mother's or father's name, not the holder's.
+fn name_line_above(doc: &Doc, pan_line: Option<usize>, label: usize) -> bool {
+    pan_line.is_some_and(|p| {
+        (p + 1..label).any(|j| doc.hits(j).is_empty() && super::latin_name(doc.text(j), doc.conf(&[j]).max(0.4)).is_some_and(|v| in_one_style(&v)))
+    })
+}
+
 pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let mut out = Vec::new();
     let pan = find_pan(doc);
@@ -204,7 +217,7 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let title_case_card = [&father, &mother].into_iter().flatten().any(|f| in_title_case(&f.value) && !in_capitals(&f.value));
     let name = doc
         .labelled("name", 2, |s, _| labelled_latin(s))
-        .filter(|f| !f.label_line.is_some_and(|i| parents_label(doc, i)))
+        .filter(|f| !f.label_line.is_some_and(|i| parents_label(doc, i) || name_line_above(doc, pan_line, i)))
         .map(|f| without_words_left_of_label(doc, f))
         // An organisation's name may wrap onto a second line: its first line alone is
         // no name.
@@ -615,6 +628,50 @@ mod tests {
         unlabelled[6] = "RAMESH CHANDRA SHARMA";
         let f = read(&unlabelled);
         assert_eq!((get(&f, "name"), value(&f, "father_name")), (None, Some("RAMESH CHANDRA SHARMA")), "{f:?}");
+    }
+
+    /// Item: the card printing "माता का नाम / Mother's Name" in the father's place, in
+    /// more readings: the value on the label's line, a Title Case card, and the mother's
+    /// label misread beyond recognition but for its "Name" ("ara at ara / Mtr's Name")
+    /// with the holder's label unread. The new design prints the holder's label right
+    /// under the number: a name line between the number and a "Name" label makes that
+    /// label a parent's. Must-fail: before the rule the last case gave the mother's name
+    /// as the holder's.
+    #[test]
+    fn a_mothers_name_is_never_the_holders_in_other_readings() {
+        let read = |t: &[&str]| parse_printed("in.pan", Side::Front, &lines(t));
+        let mut card = NEW;
+        card[6] = "माता का नाम / Mother's Name SUNITA KUMARI";
+        card[7] = "~ee";
+        let f = read(&card);
+        assert_eq!((value(&f, "name"), value(&f, "mother_name"), get(&f, "father_name")), (Some("RAHUL KUMAR"), Some("SUNITA KUMARI"), None), "{f:?}");
+        card[5] = "Rahul Kumar";
+        card[6] = "ara at ara / Mother's Name";
+        card[7] = "Sunita Kumari";
+        let f = read(&card);
+        assert_eq!((value(&f, "name"), value(&f, "mother_name"), get(&f, "father_name")), (Some("Rahul Kumar"), Some("Sunita Kumari"), None), "{f:?}");
+        // The mother's label read as a bare "Name", the holder's label lost.
+        let card = [
+            "INCOME TAX DEPARTMENT GOVT. OF INDIA",
+            "aurht dean dean as / Permanent Account Number Card",
+            "ABCPK1234F",
+            "RAHUL KUMAR",
+            "ara at ara / Mtr's Name",
+            "SUNITA KUMARI",
+            "ora at aka / Date of Birth",
+            "14/08/1991",
+        ];
+        let f = read(&card);
+        assert!(f.iter().all(|x| x.value != "SUNITA KUMARI" || x.field == "mother_name"), "{f:?}");
+        assert_eq!(get(&f, "father_name"), None, "{f:?}");
+        let mut title = card;
+        title[3] = "Rahul Kumar";
+        title[5] = "Sunita Kumari";
+        let f = read(&title);
+        assert!(f.iter().all(|x| x.value != "Sunita Kumari" || x.field == "mother_name"), "{f:?}");
+        // The holder's label read: as before.
+        let f = read(&NEW);
+        assert_eq!(value(&f, "name"), Some("RAHUL KUMAR"));
     }
 
     #[test]
