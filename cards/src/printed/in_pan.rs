@@ -36,7 +36,9 @@
 //!   second line). The old design prints no labels: there the number's fourth letter,
 //!   the holder's category (`P` a person; `C`, `F`, `H`, `T`… an organisation), tells
 //!   such a card, whose one date is then `incorporation_date`, and whose name is given
-//!   only when it stands on one line.
+//!   only when it stands on one line. On the new design, a name read at its label
+//!   on such a card is joined with the one name line under it (a wrapped name) when
+//!   the next label, the date or the card's end follows; anything else there: no name.
 
 use super::{
     extract_date, field, repair_positional, tokens, without_words_left_of_label, Doc, FieldCheck, Found, Labels, PrintedField, pan_check,
@@ -166,6 +168,46 @@ fn name_line_above(doc: &Doc, pan_line: Option<usize>, label: usize) -> bool {
     })
 }
 
+/// An organisation's name read at its label, whole: a company's or firm's name may wrap
+/// onto a second line under the "नाम / Name" label of the new design (no father's name
+/// follows; the date's label or the date does). The one name line after the value,
+/// before the next label, date or the card's end, is its rest and is joined to it. A
+/// line there (or between the label and the value) that is no clean name but holds a
+/// word may be part of the name misread, as may a third line: then no name, never a
+/// cut one.
+fn whole_organisation_name(doc: &Doc, f: Found<String>) -> Option<Found<String>> {
+    let first = *f.lines.first()?;
+    let label = f.label_line.unwrap_or(first);
+    let ends = |k: usize| k >= doc.len() || !doc.hits(k).is_empty() || extract_date(doc.text(k)).is_some();
+    let wordy = |k: usize| doc.text(k).split_whitespace().any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 3);
+    if (label + 1..first).any(wordy) {
+        return None;
+    }
+    let mut rest: Option<(String, usize)> = None;
+    let mut k = first + 1;
+    while !ends(k) {
+        if k > first + 3 {
+            return None;
+        }
+        match super::latin_name(doc.text(k), doc.conf(&[k]).max(0.4)).filter(|v| in_one_style(v)) {
+            Some(v) if rest.is_none() => rest = Some((v, k)),
+            Some(_) => return None,
+            None if wordy(k) => return None,
+            None => {}
+        }
+        k += 1;
+    }
+    match rest {
+        Some((v, k)) => {
+            let lines = vec![first, k];
+            let value = format!("{} {v}", f.value);
+            // Both lines in one print style ("TATA CONSULTANCY Services" is no one name).
+            in_one_style(&value).then(|| Found { value, conf: doc.conf(&lines), lines, label_line: f.label_line })
+        }
+        None => Some(f),
+    }
+}
+
 pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let mut out = Vec::new();
     let pan = find_pan(doc);
@@ -219,6 +261,7 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         .labelled("name", 2, |s, _| labelled_latin(s))
         .filter(|f| !f.label_line.is_some_and(|i| parents_label(doc, i) || name_line_above(doc, pan_line, i)))
         .map(|f| without_words_left_of_label(doc, f))
+        .and_then(|f| if incorporated { whole_organisation_name(doc, f) } else { Some(f) })
         // An organisation's name may wrap onto a second line: its first line alone is
         // no name.
         .or_else(|| old_names.first().filter(|_| !incorporated || old_names.len() == 1).cloned())
@@ -672,6 +715,63 @@ mod tests {
         // The holder's label read: as before.
         let f = read(&NEW);
         assert_eq!(value(&f, "name"), Some("RAHUL KUMAR"));
+    }
+
+    /// Item: a company's card of the new design whose name wraps onto a second line
+    /// under its label ("TATA CONSULTANCY" / "SERVICES LIMITED" above "Date of
+    /// Incorporation/Formation"): the name is read whole, or not at all, never its first
+    /// line alone, and the second line is no father's. Must-fail: before the rule the
+    /// first line came back as the name.
+    #[test]
+    fn a_companys_name_wrapped_under_its_label_is_read_whole_or_not_at_all() {
+        let read = |t: &[&str]| parse_printed("in.pan", Side::Front, &lines(t));
+        let mut card = vec![
+            "आयकर विभाग INCOME TAX DEPARTMENT",
+            "भारत सरकार GOVT. OF INDIA",
+            "स्थायी लेखा संख्या कार्ड Permanent Account Number Card",
+            "AABCT1234C",
+            "नाम / Name",
+            "TATA CONSULTANCY",
+            "SERVICES LIMITED",
+            "faarr/aoa at art / Date of Incorporation/Formation",
+            "01/04/1995",
+        ];
+        assert_fields(
+            &read(&card),
+            &[
+                ("id", "AABCT1234C", FieldCheck::Passed),
+                ("name", "TATA CONSULTANCY SERVICES LIMITED", FieldCheck::NotApplicable),
+                ("incorporation_date", "01/04/1995", FieldCheck::Passed),
+            ],
+        );
+        // The name on the label's line, its rest below.
+        let mut same_line = card.clone();
+        same_line[4] = "नाम / Name TATA CONSULTANCY";
+        same_line[5] = "SERVICES LIMITED";
+        same_line.remove(6);
+        assert_eq!(value(&read(&same_line), "name"), Some("TATA CONSULTANCY SERVICES LIMITED"));
+        // The date's label not read (the category letter tells the company): the date
+        // line ends the name.
+        let mut unlabelled_date = card.clone();
+        unlabelled_date.remove(7);
+        let f = read(&unlabelled_date);
+        assert_eq!((value(&f, "name"), value(&f, "incorporation_date"), get(&f, "dob")), (Some("TATA CONSULTANCY SERVICES LIMITED"), Some("01/04/1995"), None), "{f:?}");
+        // Two print styles: no one name.
+        card[6] = "Services Limited";
+        assert_eq!(get(&read(&card), "name"), None);
+        // The second line misread (no plausible name): no name rather than a cut one.
+        card[6] = "SERV1CES LlMITED";
+        let f = read(&card);
+        assert_eq!((get(&f, "name"), get(&f, "father_name")), (None, None), "{f:?}");
+        // Three plausible lines before the date: no telling where the name ends.
+        card[6] = "SERVICES LIMITED";
+        card.insert(7, "MUMBAI BRANCH");
+        card.insert(8, "ara");
+        let f = read(&card);
+        assert_eq!((get(&f, "name"), get(&f, "father_name")), (None, None), "{f:?}");
+        // A person's card: the line after the name is the father's label, as before.
+        let f = read(&NEW);
+        assert_eq!((value(&f, "name"), value(&f, "father_name")), (Some("RAHUL KUMAR"), Some("RAMESH KUMAR")));
     }
 
     #[test]
