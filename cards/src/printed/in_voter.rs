@@ -10,7 +10,9 @@
 //!   around a slash allowed). Read only as printed, no confusion repaired (a letter in
 //!   a digit group, "AP/l2/…", gives nothing), only when no three-letter number is on
 //!   the card, and given as printed without spaces; its lengths vary by state and no
-//!   check digit is known, so its check is `NotApplicable`.
+//!   check digit is known, so its check is `NotApplicable`. The old Andhra Pradesh
+//!   cards' "AP" and twelve digits with no slash ("AP231620123456") likewise, as a
+//!   whole word only.
 //! - Front labels, English or bilingual, value after the label on the same line or on
 //!   the next: "Elector's Name" / "Name"; one of "Father's Name", "Husband's Name",
 //!   "Mother's Name" (→ `father_name` and `relation` `father`/`husband`/`mother`, the
@@ -99,8 +101,20 @@ pub(crate) fn find_epic(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
 fn find_old_epic(doc: &Doc) -> Option<Found<String>> {
     (0..doc.len()).find_map(|i| {
         let cs: Vec<char> = doc.text(i).chars().collect();
-        (0..cs.len()).find_map(|p| old_epic_at(&cs, p)).map(|value| Found { value, lines: vec![i], conf: doc.conf(&[i]), label_line: None })
+        (0..cs.len())
+            .find_map(|p| old_epic_at(&cs, p))
+            .or_else(|| doc.text(i).split_whitespace().find(|w| is_unslashed_old_epic(w)).map(str::to_string))
+            .map(|value| Found { value, lines: vec![i], conf: doc.conf(&[i]), label_line: None })
     })
+}
+
+/// The old Andhra Pradesh (and Telangana) cards print their number as "AP" and twelve
+/// digits, fourteen characters with no slashes (the Election Commission's letters on
+/// renumbering them, Namasthe Telangana, 27 Nov 2023): a whole word of two capitals
+/// and exactly twelve digits, read as printed (nothing repaired, nothing glued to it).
+fn is_unslashed_old_epic(word: &str) -> bool {
+    let b = word.as_bytes();
+    b.len() == 14 && b.iter().take(2).all(u8::is_ascii_uppercase) && b.iter().skip(2).all(u8::is_ascii_digit)
 }
 
 /// The state-format number starting at `p` in `cs`, if one does: two capitals not
@@ -364,6 +378,42 @@ mod tests {
             let f = parse_printed("in.voter", Side::Front, &lines(&card));
             assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), Some(relation)), "{label}: {f:?}");
         }
+    }
+
+    /// Item: old state-format numbers as the brief and real old cards print them
+    /// ("AP/09/054/123456", "UP/44/222/0123456"; the old Andhra Pradesh / Telangana
+    /// cards print "AP" and twelve digits, fourteen characters in all, per the Election
+    /// Commission's letter reported by Namasthe Telangana, 27 Nov 2023): read as printed,
+    /// with no check (`NotApplicable`: the merge gives it `UNSURE`), and never `SURE`.
+    /// Must-fail: before the rule the fourteen-character form gave no `id`; two capitals
+    /// glued to other text, eleven or thirteen digits, or a digit group misread ("AP1502
+    /// 0O123456") give none; a new-format number on the card still wins.
+    #[test]
+    fn older_state_numbers_as_real_old_cards_print_them() {
+        let mut card = FRONT;
+        let at = card.iter().position(|l| *l == "ABC1234567").unwrap_or(0);
+        for (printed, id) in [
+            ("AP/09/054/123456", "AP/09/054/123456"),
+            ("UP/44/222/0123456", "UP/44/222/0123456"),
+            ("AP231620123456", "AP231620123456"),
+            ("Epic No. AP231620123456", "AP231620123456"),
+            ("Identity Card No: AP231620123456", "AP231620123456"),
+        ] {
+            card[at] = printed;
+            let f = parse_printed("in.voter", Side::Front, &lines(&card));
+            assert_eq!((value(&f, "id"), check(&f, "id")), (Some(id), Some(FieldCheck::NotApplicable)), "{printed}: {f:?}");
+            let id = get(&f, "id").map(PrintedField::card_field);
+            assert!(id.is_some_and(|c| c.confidence_verdict.is_none()), "{printed}: never SURE by itself");
+        }
+        for unclean in ["AP23162012345", "AP2316201234567", "XAP231620123456", "AP23162O123456", "ap231620123456", "AP231620123456X", "AP 231620123456"] {
+            card[at] = unclean;
+            let f = parse_printed("in.voter", Side::Front, &lines(&card));
+            assert_eq!(get(&f, "id"), None, "{unclean}: {f:?}");
+        }
+        card[at] = "AP231620123456";
+        card[1] = "IDENTITY CARD ABC1234567";
+        let f = parse_printed("in.voter", Side::Front, &lines(&card));
+        assert_eq!((value(&f, "id"), check(&f, "id")), (Some("ABC1234567"), Some(FieldCheck::Passed)));
     }
 
     #[test]
