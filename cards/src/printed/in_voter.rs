@@ -17,7 +17,8 @@
 //!   the next: "Elector's Name" / "Name"; one of "Father's Name", "Husband's Name",
 //!   "Mother's Name" (→ `father_name` and `relation` `father`/`husband`/`mother`, the
 //!   first in reading order). A label naming two relations ("Father's/Husband's Name",
-//!   "पिता/पति का नाम") gives `father_name` and no `relation`: the name may be either's.
+//!   "पिता/पति का नाम") gives `father_name` and no `relation`: the name may be either's;
+//!   so does one naming none ("Relation's Name", "Relative's Name").
 //!   "Sex" / "Gender" ("Male", "Female", "पुरुष", "M");
 //!   "Date of Birth" (or "Date of Birth / Age") with `DD/MM/YYYY` or `DD-MM-YYYY`, else
 //!   `age` from "Age as on 1.1.2008 : 25" (the number after the last colon) or a bare
@@ -38,6 +39,9 @@ pub(crate) const LABELS: Labels = &[
     ("father", &["Father's Name", "Father Name", "पिता का नाम"]),
     ("husband", &["Husband's Name", "Husband Name", "पति का नाम"]),
     ("mother", &["Mother's Name", "Mother Name", "माता का नाम"]),
+    // A label that names no one relation (some cards and print-outs: "Relation's Name",
+    // "Relative's Name"): the relative's name, with no `relation`.
+    ("relative", &["Relation's Name", "Relative's Name", "Relation Name", "Relative Name"]),
     ("gender", &["Sex", "Gender", "लिंग"]),
     ("dob", &["Date of Birth", "Date of Birth / Age", "DOB", "जन्म तिथि", "जन्म की तारीख"]),
     ("age", &["Age as on", "Age", "आयु"]),
@@ -46,8 +50,8 @@ pub(crate) const LABELS: Labels = &[
     ("officer", &["Electoral Registration Officer", "Assembly Constituency", "=Part No", "=Date", "Facsimile Signature", "=Note"]),
 ];
 
-/// The relation label keys.
-const RELATIONS: [&str; 3] = ["father", "husband", "mother"];
+/// The relation label keys ("relative": a label naming none of them).
+const RELATIONS: [&str; 4] = ["father", "husband", "mother", "relative"];
 
 /// The relation words that can open a label naming two relations ("Father's/Husband's
 /// Name", "Father / Husband Name", "पिता/पति का नाम"), where the label's last words take
@@ -72,7 +76,7 @@ fn relation_label(doc: &Doc) -> Option<(&'static str, bool)> {
     keys.extend(RELATION_WORDS.iter().filter(|(_, words)| words.iter().any(|w| super::label_matches(label_text, w))).map(|(k, _)| *k));
     keys.sort_unstable();
     keys.dedup();
-    Some((last.key, keys.len() == 1))
+    Some((last.key, keys.len() == 1 && last.key != "relative"))
 }
 
 /// The EPIC number on the card, with its check.
@@ -414,6 +418,48 @@ mod tests {
         card[1] = "IDENTITY CARD ABC1234567";
         let f = parse_printed("in.voter", Side::Front, &lines(&card));
         assert_eq!((value(&f, "id"), check(&f, "id")), (Some("ABC1234567"), Some(FieldCheck::Passed)));
+    }
+
+    /// Item: combined and generic relation labels ("Father / Mother / Husband Name",
+    /// "Relation's Name", "Relative's Name"): the relative's name is `father_name` (the
+    /// field docs/API.md gives), with no `relation` (the label does not say which), and
+    /// never the holder's name. Must-fail: before the rule "Relation's Name : Ramesh
+    /// Kumar" gave no `father_name`, and with the holder's label unread its "Name" made
+    /// the relative the holder.
+    #[test]
+    fn a_generic_or_three_way_relation_label_gives_the_relatives_name() {
+        let read = |t: &[&str]| parse_printed("in.voter", Side::Front, &lines(t));
+        let mut card = FRONT;
+        for label in [
+            "Father / Mother / Husband Name : Ramesh Kumar",
+            "Father's/Mother's/Husband's Name : Ramesh Kumar",
+            "Relation's Name : Ramesh Kumar",
+            "Relative's Name : Ramesh Kumar",
+            "Relation Name : Ramesh Kumar",
+            "Relatives Narne : Ramesh Kumar",
+        ] {
+            card[4] = label;
+            let f = read(&card);
+            assert_eq!((value(&f, "name"), value(&f, "father_name"), value(&f, "relation")), (Some("Rahul Kumar"), Some("Ramesh Kumar"), None), "{label}: {f:?}");
+        }
+        // The value on the next line.
+        card[4] = "Relative's Name :";
+        card[5] = "Ramesh Kumar";
+        let f = read(&card);
+        assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), None), "{f:?}");
+        // The holder's label unread: the relative is no holder.
+        let mut unlabelled = FRONT;
+        unlabelled[3] = "Rahul Kumar";
+        for label in ["Relation's Name : Ramesh Kumar", "Relative's Name : Ramesh Kumar", "Husband's Name : Ramesh Kumar", "Father / Mother / Husband Name : Ramesh Kumar"] {
+            unlabelled[4] = label;
+            let f = read(&unlabelled);
+            assert_eq!((get(&f, "name"), value(&f, "father_name")), (None, Some("Ramesh Kumar")), "{label}: {f:?}");
+        }
+        // "Husband's Name" alone still says which relation.
+        card[4] = "Husband's Name : Ramesh Kumar";
+        card[5] = FRONT[5];
+        let f = read(&card);
+        assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), Some("husband")), "{f:?}");
     }
 
     #[test]
