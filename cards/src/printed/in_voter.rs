@@ -22,7 +22,9 @@
 //!   "Sex" / "Gender" ("Male", "Female", "पुरुष", "M");
 //!   "Date of Birth" (or "Date of Birth / Age") with `DD/MM/YYYY` or `DD-MM-YYYY`, else
 //!   `age` from "Age as on 1.1.2008 : 25" (the number after the last colon) or a bare
-//!   number after "Date of Birth / Age" on its line.
+//!   number after "Date of Birth / Age" on its line. A date after "as on" is the
+//!   age's reference date ("Date of Birth / Age as on 1.1.2008 : 35"), never `dob`; a
+//!   year of birth alone ("Year of Birth : 1975") gives nothing (no field for it).
 //! - Back: "Address" and its value over up to four following lines (joined with ", "),
 //!   ending before a line opening with a label, "Date", "Electoral Registration
 //!   Officer", "Assembly Constituency" or "Part No". The sex and the date of birth (or
@@ -171,6 +173,14 @@ fn age_value(s: &str) -> Option<String> {
     (1..=150).contains(&n).then(|| n.to_string())
 }
 
+/// Whether `s` holds an age's qualifying date: "as on" and a digit ("Age as on 1.1.2008
+/// : 35", the old cards' age line). That date is the roll's reference date, no birth
+/// date.
+fn as_on_date(s: &str) -> bool {
+    let folded: String = super::fold_for_match(s).chars.iter().collect();
+    folded.match_indices("as on ").any(|(p, m)| (p == 0 || folded.get(..p).is_some_and(|b| b.ends_with(' '))) && folded.get(p + m.len()..).is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())))
+}
+
 /// "Date of Birth / Age : 35" (the holder's birth date unknown): the longer label takes
 /// in "Age", so no age label is left. Only a bare number on the label's own line, and
 /// only when the label read says "Age": "Date of Birth : 35" or a date ("14/08/91") is
@@ -184,7 +194,9 @@ fn age_under_dob_label(doc: &Doc) -> Option<Found<String>> {
     let says_age = |i: usize| {
         doc.hits(i).iter().any(|h| h.key == "dob" && super::fold_for_match(doc.text(i).get(h.bstart..h.bend).unwrap_or("")).chars.ends_with(&['a', 'g', 'e']))
     };
-    doc.labelled("dob", 0, |s, _| bare(s)).filter(|f| f.label_line.is_some_and(says_age))
+    // "Date of Birth / Age as on 1.1.2008 : 35": the number after the qualifying date.
+    let qualified = |s: &str| if as_on_date(s) { s.rsplit_once(':').and_then(|(_, n)| bare(n)) } else { bare(s) };
+    doc.labelled("dob", 0, |s, _| qualified(s)).filter(|f| f.label_line.is_some_and(says_age))
 }
 
 pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
@@ -238,7 +250,14 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     if let Some(g) = doc.labelled("gender", 1, |s, _| gender_value(s, true).map(str::to_string)) {
         out.push(field("gender", g, FieldCheck::NotApplicable));
     }
-    if let Some(d) = doc.labelled_date("dob", 1) {
+    // "Date of Birth / Age as on 1.1.2008 : 35": the date is the age's reference, no
+    // birth date.
+    let birth_date = |s: &str, col: Option<usize>| match col {
+        _ if as_on_date(s) => None,
+        None => super::extract_date(s),
+        Some(n) => super::date_slots(s).into_iter().nth(n).flatten(),
+    };
+    if let Some(d) = doc.labelled("dob", 1, birth_date) {
         out.push(field("dob", d, FieldCheck::Passed));
     } else if let Some(a) = doc.labelled("age", 1, |s, _| age_value(s)).or_else(|| age_under_dob_label(doc)) {
         out.push(field("age", a, FieldCheck::NotApplicable));
@@ -564,6 +583,47 @@ mod tests {
             let f = parse_printed("in.voter", Side::Front, &lines(&t));
             assert_eq!((value(&f, "age"), value(&f, "dob")), (None, None), "{bad}: {f:?}");
         }
+    }
+
+    /// Item: year-only birth information on old cards ("Age as on 1.1.2008 : 35", "Year
+    /// of Birth : 1975"): the age where printed (docs/API.md's `age`), no full date made
+    /// up, and the qualifying date of the age ("1.1.2008") never a `dob`; a year of
+    /// birth alone gives nothing (no field for it on this card type). Must-fail: before
+    /// the rule "Date of Birth / Age as on 1.1.2008 : 35" gave `dob` 01/01/2008.
+    #[test]
+    fn year_only_birth_information_gives_no_date_of_birth() {
+        let read = |t: &[&str], side: Side| parse_printed("in.voter", side, &lines(t));
+        let mut t = FRONT;
+        for (printed, age) in [
+            ("Age as on 1.1.2008 : 35", Some("35")),
+            ("Age as on 1.1.2008: 35", Some("35")),
+            ("Age as on 01-01-2008 : 35", Some("35")),
+            ("Age as on 1.1.2008 35", Some("35")),
+            ("Age : 35", Some("35")),
+            ("Date of Birth / Age as on 1.1.2008 : 35", Some("35")),
+            ("Date of Birth/Age as on 01.01.2008 : 35", Some("35")),
+            ("Year of Birth : 1975", None),
+            ("Year of Birth: 1975", None),
+            ("Age as on 1.1.2008 :", None),
+        ] {
+            t[6] = printed;
+            for side in [Side::Front, Side::Back] {
+                let f = read(&t, side);
+                assert_eq!((value(&f, "age"), get(&f, "dob")), (age, None), "{printed} {side:?}: {f:?}");
+            }
+        }
+        // The age beside a full date of birth on its line: the date is the birth date.
+        t[6] = "Date of Birth : 14/08/1991   Age as on 1.1.2008 : 16";
+        let f = read(&t, Side::Front);
+        assert_eq!(value(&f, "dob"), Some("14/08/1991"), "{f:?}");
+        // On one line with the sex.
+        t[5] = "Sex : Male   Age as on 1.1.2008 : 35";
+        t[6] = "~ee";
+        let f = read(&t, Side::Front);
+        assert_eq!((value(&f, "gender"), value(&f, "age"), get(&f, "dob")), (Some("M"), Some("35"), None), "{f:?}");
+        // A full date of birth still is one.
+        let f = read(&FRONT, Side::Front);
+        assert_eq!((value(&f, "dob"), get(&f, "age")), (Some("14/08/1991"), None));
     }
 
     #[test]
