@@ -409,8 +409,8 @@ mod tests {
     /// Commission's letter reported by Namasthe Telangana, 27 Nov 2023): read as printed,
     /// with no check (`NotApplicable`: the merge gives it `UNSURE`), and never `SURE`.
     /// Must-fail: before the rule the fourteen-character form gave no `id`; two capitals
-    /// glued to other text, eleven or thirteen digits, or a digit group misread ("AP1502
-    /// 0O123456") give none; a new-format number on the card still wins.
+    /// glued to other text, eleven or thirteen digits, a digit misread as a letter
+    /// ("AP23162O123456") or a space inside give none; a new-format number still wins.
     #[test]
     fn older_state_numbers_as_real_old_cards_print_them() {
         let mut card = FRONT;
