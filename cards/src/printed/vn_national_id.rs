@@ -32,7 +32,8 @@
 //!   of issue" and `expiry_date` ("Ngày, tháng, năm hết hạn / Date of expiry"); its "Nơi
 //!   đăng ký khai sinh / Place of birth" is no place of origin and is not returned. Its
 //!   issue and expiry labels read one above the other before their two values take them
-//!   in order (the issue date the earlier).
+//!   in order (the issue date the earlier); before one value, it goes to the label on
+//!   whose row (or under which) its box lies, to neither where the boxes cannot tell.
 
 use super::{
     clean, edit_distance, extract_date, field, fold_for_match, gender_value, name_value, repair_digits, tokens, Doc, FieldCheck, Found,
@@ -321,8 +322,55 @@ fn stacked_issue_and_expiry(doc: &Doc) -> Option<(Option<Found<String>>, Option<
         (Some(a), Some(b)) if key(&a) < key(&b) => (Some(found(a, first, i)), Some(found(b, second, i + 1))),
         (Some(_), Some(_)) => (None, None),
         (Some(a), None) if super::label_matches(doc.text(second), "Không thời hạn") => (Some(found(a, first, i)), None),
+        // One date after the two labels: its box tells whose it is (see `stacked_row`).
+        (Some(a), None) => match stacked_row(doc, first, i, i + 1) {
+            Some(StackedRow::Issue) => (Some(found(a, first, i)), None),
+            Some(StackedRow::Expiry) => (None, expiry_date(doc).map(|_| found(a, first, i + 1))),
+            None => (None, None),
+        },
         _ => return None,
     })
+}
+
+enum StackedRow {
+    Issue,
+    Expiry,
+}
+
+/// Whose value the one date read after the 2024 back's issue and expiry labels (lines
+/// `issue` above `expiry`) is, by its box: where the card prints each date beside its
+/// label, Tesseract may read the labels' column before the values', and the one date
+/// read (the other lost, or a "Không thời hạn" not read) is the issue date on the issue
+/// label's row, the expiry on the expiry's. A date under the expiry label is its value
+/// (the issue's value, between the labels, lost); one centred between the labels, under
+/// the issue label, the issue's. A date on both rows or neither, above the labels, or lines without
+/// boxes: no telling (`None`), and neither date is given.
+fn stacked_row(doc: &Doc, date: usize, issue: usize, expiry: usize) -> Option<StackedRow> {
+    let (d, a, b) = (doc.lines.get(date)?, doc.lines.get(issue)?, doc.lines.get(expiry)?);
+    if d.height == 0 || a.height == 0 || b.height == 0 {
+        return None;
+    }
+    let top = |l: &super::Line| u64::from(l.y);
+    let bottom = |l: &super::Line| u64::from(l.y) + u64::from(l.height);
+    if bottom(a) > top(b) {
+        return None;
+    }
+    // A box over the better part of both rows is on neither.
+    let overlap = |l: &super::Line| bottom(d).min(bottom(l)).saturating_sub(top(d).max(top(l)));
+    if 2 * overlap(a) > u64::from(a.height) && 2 * overlap(b) > u64::from(b.height) {
+        return None;
+    }
+    // Twice the date's vertical centre, against twice each label's top and bottom.
+    let centre2 = top(d) + bottom(d);
+    let on_row = |l: &super::Line| centre2 >= 2 * top(l) && centre2 <= 2 * bottom(l);
+    match (on_row(a), on_row(b)) {
+        (true, false) => Some(StackedRow::Issue),
+        (false, true) => Some(StackedRow::Expiry),
+        (true, true) => None,
+        (false, false) if top(d) >= bottom(b) => Some(StackedRow::Expiry),
+        (false, false) if centre2 > 2 * bottom(a) && centre2 < 2 * top(b) => Some(StackedRow::Issue),
+        (false, false) => None,
+    }
 }
 
 pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
@@ -688,6 +736,83 @@ mod tests {
         life[4] = "Không thời hạn";
         let f = parse_printed("vn.national_id", Side::Back, &lines(&life));
         assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (Some("01/07/2024"), None), "{f:?}");
+    }
+
+    /// The 2024 card's back as Tesseract reads it where the dates stand beside their labels
+    /// (as boxes: the labels' column first, then the values'), one date of the two read:
+    /// the issue and expiry labels one above the other, then the one date. Must-fail: a
+    /// date on the issue label's row is the issue date, never the expiry (nor the other
+    /// way round); a date on neither row nor under either label, or lines without boxes,
+    /// give neither. Not fired: a date on the expiry label's row, or under the expiry
+    /// label (its own value, the issue's lost: `the_2024_cards_back`), is the expiry.
+    #[test]
+    fn one_date_beside_stacked_issue_and_expiry_labels_goes_to_its_row() {
+        let at = |text: &str, x: u32, y: u32| TextLine { text: text.into(), confidence: 0.9, x, y, width: 260, height: 22 };
+        let labels = |date: TextLine| {
+            vec![
+                at("Nơi cư trú / Place of residence: Số 12 Lê Lợi, Phường Bến Nghé,", 40, 60),
+                at("Quận 1, TP. Hồ Chí Minh", 40, 92),
+                at("Ngày, tháng, năm cấp / Date of issue:", 40, 400),
+                at("Ngày, tháng, năm hết hạn / Date of expiry:", 40, 436),
+                date,
+                at("IDVNM0900012343079090001234<<8", 30, 560),
+            ]
+        };
+        let dates = |l: &[TextLine]| {
+            let f = parse_printed("vn.national_id", Side::Back, l);
+            (value(&f, "issue_date").map(String::from), value(&f, "expiry_date").map(String::from))
+        };
+        // On the issue label's row (the expiry's value lost, or a card valid for life whose
+        // "Không thời hạn" was not read): the issue date.
+        let f = parse_printed("vn.national_id", Side::Back, &labels(at("01/07/2024", 430, 401)));
+        assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (Some("01/07/2024"), None), "{f:?}");
+        assert_eq!(get(&f, "issue_date").map(|x| x.lines.clone()), Some(vec![4]));
+        assert_eq!(value(&f, "address"), Some("Số 12 Lê Lợi, Phường Bến Nghé, Quận 1, TP. Hồ Chí Minh"));
+        // Read without diacritics, the date a little lower than its label's box.
+        let mut plain = labels(at("0l/07/2024", 432, 405));
+        plain[2].text = "Ngay, thang, nam cap / Date of issue".into();
+        plain[3].text = "Ngay, thang, nam het han / Date of expiry".into();
+        assert_eq!(dates(&plain), (Some("01/07/2024".into()), None));
+        // Between the two labels (printed under the issue label, read after both): the issue date.
+        assert_eq!(dates(&labels(at("01/07/2024", 60, 422))), (Some("01/07/2024".into()), None));
+        // On the expiry label's row, or under it: the expiry.
+        assert_eq!(dates(&labels(at("01/07/2049", 430, 437))), (None, Some("01/07/2049".into())));
+        assert_eq!(dates(&labels(at("01/07/2049", 40, 470))), (None, Some("01/07/2049".into())));
+        // Above both labels (read out of order), or on both rows at once: no telling.
+        assert_eq!(dates(&labels(at("01/07/2024", 430, 300))), (None, None));
+        assert_eq!(dates(&labels(at("01/07/2024", 430, 395)).into_iter().map(|mut l| {
+            l.height = if l.text.starts_with("01/") { 70 } else { l.height };
+            l
+        }).collect::<Vec<_>>()), (None, None));
+        // No boxes (heights unknown): no telling either.
+        let boxless: Vec<TextLine> = labels(at("01/07/2024", 430, 401)).into_iter().map(|l| TextLine { height: 0, ..l }).collect();
+        assert_eq!(dates(&boxless), (None, None));
+    }
+
+    /// The 2024 card's front prints "Ngày, tháng, năm sinh / Date of birth" and "Giới tính /
+    /// Sex" side by side, each over its value. Read as one row of labels over one row of
+    /// values, the date goes to the date of birth and "Nam" to the sex; read as a column
+    /// of labels before the values (Tesseract's blocks), the date of birth is not given
+    /// rather than guessed. Pins what the parser already does.
+    #[test]
+    fn the_2024_fronts_date_of_birth_beside_the_sex_label() {
+        let mut front = vec![
+            "CĂN CƯỚC",
+            "Số định danh cá nhân / Personal identification number",
+            "001090001234",
+            "Họ, chữ đệm và tên khai sinh / Full name",
+            "NGUYỄN VĂN AN",
+            "Ngày, tháng, năm sinh / Date of birth   Giới tính / Sex",
+            "01/01/1990   Nam",
+            "Quốc tịch / Nationality",
+            "Việt Nam",
+        ];
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&front));
+        assert_eq!((value(&f, "dob"), value(&f, "gender"), check(&f, "id")), (Some("01/01/1990"), Some("M"), Some(FieldCheck::Passed)), "{f:?}");
+        front.splice(5..7, ["Ngày, tháng, năm sinh / Date of birth", "Giới tính / Sex", "01/01/1990", "Nam"]);
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&front));
+        assert_eq!((value(&f, "dob"), value(&f, "expiry_date"), value(&f, "issue_date")), (None, None, None), "{f:?}");
+        assert_eq!(value(&f, "name"), Some("NGUYỄN VĂN AN"));
     }
 
     /// A card valid for life (its holder 60 or over) prints "Không thời hạn" (no time
