@@ -15,6 +15,9 @@
 //!   repaired. Its check: [`cccd_consistency`] against the date of birth and sex read
 //!   off the same card (`NotApplicable` for a 9-digit CMND number, or when no date of
 //!   birth was read).
+//! - `name`: under (or after) "Họ và tên / Full name" or the 2024 card's "Họ, chữ đệm và
+//!   tên khai sinh / Full name", in capitals as printed; the label's own words read on a
+//!   line of their own ("KHAI SINH", a misread "FULL NAME") are never the name.
 //! - `gender`: "Nam" → `M`, "Nữ"/"Nu" → `F`. `nationality`: "Việt Nam" for any reading
 //!   (or its last two words) within one edit of "Viet Nam" (spaces and diacritics aside);
 //!   no other value (only Vietnamese citizens hold these cards: another reading is a
@@ -183,6 +186,54 @@ fn vn_nationality(s: &str) -> Option<String> {
     let words: Vec<&str> = s.split_whitespace().collect();
     let tail = words[words.len().saturating_sub(2)..].join(" ");
     (is_viet_nam(s) || is_viet_nam(&tail)).then(|| "Việt Nam".to_string())
+}
+
+/// The name labels' words, in order: the 2024 card's "Họ, chữ đệm và tên khai sinh / Full
+/// name" (or "/ Surname, middle name and given name"), the 2021 card's "Họ và tên / Full
+/// name"; folded.
+const NAME_LABEL_WORDS: [&[&str]; 3] = [
+    &["ho", "chu", "dem", "va", "ten", "khai", "sinh", "full", "name"],
+    &["ho", "chu", "dem", "va", "ten", "khai", "sinh", "surname", "middle", "name", "and", "given", "name"],
+    &["ho", "va", "ten", "full", "name"],
+];
+/// The label words no Vietnamese full name opens with: the English half's, and "khai sinh"
+/// (a name's first word is its family name). The others ("Hồ", "Chu", "Văn"…) are names'.
+const NAME_LABEL_OWN_WORDS: [&str; 8] = ["khai", "sinh", "full", "name", "surname", "middle", "and", "given"];
+
+/// `name` without the name label's own words in front of it: the label's tail read on a
+/// line of its own under the part that matched ("HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH" over "EULL
+/// NANIE", its English half misread past matching, over the name; "… / Full" over "NAME"),
+/// or run into the name ("EULL NANIE NGUYỄN VĂN AN"). Words are the label's within an
+/// edit for four letters, two for five or more ("rn" read for "m" free), none for fewer;
+/// the run must hold one of [`NAME_LABEL_OWN_WORDS`]: "HỒ VĂN TÂN" stays a name. `None`
+/// when nothing else is left.
+fn without_name_label_words(name: &str) -> Option<String> {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let folded: Vec<Vec<char>> = words
+        .iter()
+        .map(|w| fold_for_match(w).chars.into_iter().filter(|c| *c != ' ').collect::<String>().replace("rn", "m").chars().collect())
+        .collect();
+    let close = |w: &[char], label: &str| {
+        let tolerance = match w.len() {
+            0..=3 => 0,
+            4 => 1,
+            _ => 2,
+        };
+        edit_distance(w, &label.chars().collect::<Vec<_>>()) <= tolerance
+    };
+    let mut run = 0;
+    for seq in NAME_LABEL_WORDS {
+        for start in 0..seq.len() {
+            let n = folded.iter().zip(&seq[start..]).take_while(|(w, l)| close(w, l)).count();
+            if n > run && seq[start..start + n].iter().any(|l| NAME_LABEL_OWN_WORDS.contains(l)) {
+                run = n;
+            }
+        }
+    }
+    match words.get(run..) {
+        Some(rest) if !rest.is_empty() => if run == 0 { Some(name.to_string()) } else { name_value(&rest.join(" ")) },
+        _ => None,
+    }
 }
 
 /// Vietnamese text as printed: `Ð`/`ð` (Latin eth, a misread) as `Đ`/`đ`.
@@ -403,7 +454,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         };
         out.push(field("id", id, check));
     }
-    if let Some(n) = doc.labelled("name", 2, |s, _| name_value(s).map(|n| vn_text(&n))) {
+    if let Some(n) = doc.labelled("name", 2, |s, _| name_value(s).and_then(|n| without_name_label_words(&n)).map(|n| vn_text(&n))) {
         out.push(field("name", n, na));
     }
     if let Some(d) = dob {
@@ -685,6 +736,48 @@ mod tests {
             "Viet Nam",
         ];
         assert_fields(&parse_printed("vn.national_id", Side::Front, &lines(&plain)), &want("NGUYEN VAN AN"));
+    }
+
+    /// The 2024 card's name label, "Họ, chữ đệm và tên khai sinh / Full name", read in
+    /// capitals as its print often is, its English half (or its tail, "khai sinh") read on a
+    /// line of its own and misread past matching ("EULL NANIE"), or cut ("… / Full" over
+    /// "NAME"). Must-fail: the label's own words are never the name; the name under them is,
+    /// as printed (capitals; the worker writes it as the QR does). Not fired: names made of
+    /// the label's Vietnamese syllables ("HỒ VĂN TÂN", "NGUYỄN KHẢI SINH", "LÊ NAM").
+    #[test]
+    fn the_name_labels_own_words_are_no_name() {
+        let read = |label: &[&str], name: &str| {
+            let mut t = vec!["CĂN CƯỚC", "IDENTITY CARD", "Số định danh cá nhân / Personal identification number", "001090001234"];
+            t.extend(label);
+            t.extend([name, "Ngày, tháng, năm sinh / Date of birth: 01/01/1990", "Giới tính / Sex: Nam", "Quốc tịch / Nationality: Việt Nam"]);
+            let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+            (value(&f, "name").map(String::from), get(&f, "name").map(|x| x.lines.clone()))
+        };
+        let at = |line: usize, name: &str| (Some(name.to_string()), Some(vec![line]));
+        let an = "NGUYỄN VĂN AN";
+        assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH / FULL NAME"], an), at(5, an));
+        assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH", "FULL NAME"], an), at(6, an));
+        assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH", "EULL NANIE"], an), at(6, an));
+        assert_eq!(read(&["HO, CHU DEM VA TEN KHAI SINH", "FUIL NARNF"], "NGUYEN VAN AN"), at(6, "NGUYEN VAN AN"));
+        assert_eq!(read(&["Họ, chữ đệm và tên khai sinh / Full name", "~KHAI SINH"], an), at(6, an));
+        assert_eq!(read(&["Họ, chữ đệm và tên khai sinh / Full name", "TÊN KHAI SINH"], an), at(6, an));
+        assert_eq!(read(&["Họ, chữ đệm và tên khai sinh / Full", "NAME"], an), at(6, an));
+        assert_eq!(read(&["Họ, chữ đệm và tên khai sinh / Full"], an), at(5, an));
+        // The English half run into the name on its line: the name without it.
+        assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH"], "EULL NANIE NGUYỄN VĂN AN"), at(5, an));
+        // The 2021 card's label the same way.
+        assert_eq!(read(&["HỌ VÀ TÊN", "EULL NANIE"], an), at(6, an));
+        // Names of the label's syllables are names.
+        for name in ["HỒ VĂN TÂN", "NGUYỄN KHẢI SINH", "LÊ NAM", "TRẦN THỊ KHAI", "CHU VĂN SINH"] {
+            assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH / FULL NAME"], name), at(5, name));
+        }
+        // Only the label's words under it: no name.
+        let mut t = vec!["CĂN CƯỚC", "Họ, chữ đệm và tên khai sinh", "EULL NANIE", "~KHAI SINH"];
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "name"), None, "{f:?}");
+        t.truncate(3);
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "name"), None, "{f:?}");
     }
 
     /// The 2024 card (Căn cước) moved the place of residence and the issue and expiry dates
