@@ -26,7 +26,10 @@
 //!   quán"), on the same line or the next, and on the line after it when its line ends
 //!   with a comma. `address`: after "Nơi thường trú / Place of
 //!   residence" (CMND: "Nơi ĐKHK thường trú"), the rest of that line and up to two
-//!   following lines until the next label, joined with ", ".
+//!   following lines until the next label, joined with ", ". On the front, the expiry
+//!   printed beside the residence's second line ("Có giá trị đến: 12/05/2041", read into
+//!   that line before it, or on a line of its own between the residence's) is no part of
+//!   it, and the residence goes on past it.
 //! - `expiry_date`: after "Có giá trị đến" / "Date of expiry"; none where the card reads
 //!   "Không thời hạn" (no time limit: a card valid for life).
 //! - Back: `issue_date` after "Ngày, tháng, năm / Date, month, year", or written out
@@ -252,7 +255,8 @@ fn place_value(s: &str) -> Option<String> {
 fn label_fragment(v: &str) -> bool {
     let squeezed = |s: &str| fold_for_match(s).chars.into_iter().filter(|c| *c != ' ').collect::<String>();
     let value = squeezed(v);
-    value.chars().count() >= 3 && ["Quê quán", "Place of origin", "Nơi thường trú", "Place of residence"].iter().any(|label| squeezed(label).contains(&value))
+    value.chars().count() >= 3
+        && ["Quê quán", "Place of origin", "Nơi thường trú", "Place of residence", "Có giá trị đến", "Date of expiry"].iter().any(|label| squeezed(label).contains(&value))
 }
 
 /// Whether a place read holds letters outside Vietnamese's alphabet (F, J, W, Z) or
@@ -335,11 +339,110 @@ fn place_of_origin(doc: &Doc) -> Option<Found<String>> {
 }
 
 /// The place of residence: the rest of its label's line and up to two lines after it.
-fn address(doc: &Doc) -> Option<PrintedField> {
-    let block = doc.block("address", 2, |j| date_line(doc, j), |_| false)?;
+fn address(doc: &Doc, side: Side) -> Option<PrintedField> {
+    let block = match side {
+        Side::Front => residence_beside_expiry(doc)?,
+        Side::Back => doc.block("address", 2, |j| date_line(doc, j), |_| false)?,
+    };
     let parts: Vec<String> = block.value.iter().map(|p| vn_text(p)).collect();
     let address = with_province_restored(&super::join_parts(&parts));
     (!address.is_empty() && !foreign_to_vietnamese(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
+}
+
+/// The front's place of residence, as [`Doc::block`] reads it (the rest of its label's line
+/// and up to two lines after it, to the next label), past the expiry beside it. The chip
+/// card (and the 2016 card) prints "Có giá trị đến: 12/05/2041" ("Date of expiry" under
+/// it) at the bottom left, under the portrait, beside the residence's second line on the
+/// right; Tesseract reads the two into one line, the expiry first, or the expiry's line
+/// between the residence's. On such a line (see [`beside_expiry`]) the residence's part is
+/// what follows the expiry, and a line holding only the expiry is passed over (at most
+/// two), the residence going on after it.
+fn residence_beside_expiry(doc: &Doc) -> Option<Found<Vec<String>>> {
+    let (i, h) = (0..doc.len()).find_map(|i| doc.hits(i).iter().position(|x| x.key == "address").map(|h| (i, h)))?;
+    let mut parts = Vec::new();
+    let mut lines = Vec::new();
+    let first = clean(doc.segment(i, h));
+    if !first.is_empty() {
+        parts.push(first);
+        lines.push(i);
+    }
+    let (mut last, mut passed) = (i, 0);
+    for j in i + 1..doc.len() {
+        if j > i + 2 + passed || doc.gap(last, j) {
+            break;
+        }
+        let (part, ends) = match beside_expiry(doc, j) {
+            Some(Some(rest)) => (rest, doc.hits(j).iter().any(|x| x.key != "expiry_date")),
+            Some(None) if passed < 2 => {
+                // No gap counted across it: the expiry stands beside the residence.
+                passed += 1;
+                last = j;
+                continue;
+            }
+            Some(None) => break,
+            None => {
+                let pre = clean(doc.before_labels(j));
+                // Past the expiry's line lies the card's bottom edge: a line there is the
+                // residence's only when it reads as a place, clearly (not the background).
+                if passed > 0 && !pre.is_empty() && !(place_part(&pre) && doc.conf(&[j]) >= 0.5) {
+                    break;
+                }
+                (pre, !doc.hits(j).is_empty())
+            }
+        };
+        if !part.is_empty() {
+            parts.push(part);
+            lines.push(j);
+            last = j;
+        }
+        if ends {
+            break;
+        }
+    }
+    (!parts.is_empty()).then(|| Found { conf: doc.conf(&lines), value: parts, lines, label_line: Some(i) })
+}
+
+/// Whether line `j` holds the front's expiry (its label opening the line, or a date on a
+/// line without labels: the expiry's label unread or misread past matching), and then the
+/// residence's part read after it: what follows the expiry's date (or its "Không thời
+/// hạn", or its label where neither was read) when that reads as a place (`None` when
+/// nothing does: the line is the expiry's alone). What stands before a date is the
+/// expiry's label, whatever it reads ("Cé giá trj đén:"): the residence is right of it.
+fn beside_expiry(doc: &Doc, j: usize) -> Option<Option<String>> {
+    let hits = doc.hits(j);
+    let after_label = match hits.first() {
+        // A misread first word of the label ("Cé" of "Có giá trị đến") may stand before it.
+        Some(x) if x.key == "expiry_date" && doc.before_labels(j).chars().filter(|c| c.is_alphabetic()).count() < 4 => doc.segment(j, 0),
+        Some(_) => return None,
+        None if extract_date(doc.text(j)).is_some() => doc.text(j),
+        None => return None,
+    };
+    let rest = match after_date(after_label) {
+        Some(rest) => rest,
+        None => match super::find_label(after_label, "Không thời hạn") {
+            Some((_, end, _)) => after_label.get(end..).unwrap_or(""),
+            None => after_label,
+        },
+    };
+    let rest = vn_text(rest);
+    Some(place_part(&rest).then_some(rest))
+}
+
+/// Whether `s` reads as a part of a place: a word of letters ("Quận 1"; an unreadable
+/// date, "12/O5/2O4l", has none), no letters outside Vietnamese's, no piece of a label
+/// ("Date o").
+fn place_part(s: &str) -> bool {
+    let worded = s.split_whitespace().any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2 && w.chars().all(|c| c.is_alphabetic() || ",.;:".contains(c)));
+    worded && !foreign_to_vietnamese(s) && !label_fragment(s)
+}
+
+/// The text after the first date in `s` (`None` without one).
+fn after_date(s: &str) -> Option<&str> {
+    let date = extract_date(s)?;
+    s.char_indices().map(|(b, c)| b + c.len_utf8()).find_map(|end| {
+        let (head, tail) = (s.get(..end)?, s.get(end..)?);
+        (extract_date(head).as_ref() == Some(&date) && !tail.starts_with(|c: char| c.is_ascii_digit())).then_some(tail)
+    })
 }
 
 /// The expiry date, none on a card valid for life: its expiry reads "Không thời hạn" (no
@@ -441,7 +544,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         if let Some(d) = expiry {
             out.push(field("expiry_date", d, FieldCheck::Passed));
         }
-        out.extend(address(doc));
+        out.extend(address(doc, side));
         return out;
     }
     let dob = doc.labelled_date("dob", 1);
@@ -469,7 +572,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     if let Some(p) = place_of_origin(doc) {
         out.push(field("place_of_origin", p, na));
     }
-    out.extend(address(doc));
+    out.extend(address(doc, side));
     if let Some(d) = expiry_date(doc) {
         out.push(field("expiry_date", d, FieldCheck::Passed));
     }
@@ -617,6 +720,67 @@ mod tests {
         l[13] = "Cé giá";
         let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
         assert_eq!(value(&f, "place_of_origin"), Some("Tân Chánh, Cần Đước, Long An"), "{f:?}");
+    }
+
+    /// The chip card's front (and the 2016 card's) prints its expiry ("Có giá trị đến:
+    /// 12/05/2041", "Date of expiry" under it) at the bottom left, under the portrait,
+    /// beside the place of residence's second line on the right: Tesseract reads them into
+    /// one line, the expiry first, or the expiry's line between the residence's. Must-fail:
+    /// the residence is read whole, without the expiry's label or date (its label read
+    /// right, without diacritics, misread, or not at all), and the expiry is its own
+    /// field. Not fired: the expiry's line alone (or an unreadable date on it) adds nothing to
+    /// the residence; the 2024 card's back, whose expiry is no neighbour of the residence,
+    /// reads as before.
+    #[test]
+    fn the_expiry_beside_the_residence_is_no_part_of_it() {
+        let read = |tail: &[&str]| {
+            let mut t: Vec<&str> = CHIP[..13].to_vec();
+            t.extend(tail);
+            let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+            (value(&f, "address").map(String::from), value(&f, "expiry_date").map(String::from), get(&f, "address").map(|x| x.lines.clone()))
+        };
+        let whole = Some("12 Lê Lợi, Phường Bến Nghé, Quận 1, TP Hồ Chí Minh".to_string());
+        let expiry = Some("12/05/2041".to_string());
+        let label = "Nơi thường trú / Place of residence: 12 Lê Lợi";
+        let second = "Phường Bến Nghé, Quận 1, TP Hồ Chí Minh";
+        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh", "Date of expiry"]), (whole.clone(), expiry.clone(), Some(vec![13, 14])));
+        assert_eq!(
+            read(&["Noi thuong tru / Place of residence: 12 Le Loi", "Co gia tri den: 12/05/2041 Phuong Ben Nghe, Quan 1, TP Ho Chi Minh"]),
+            (Some("12 Le Loi, Phuong Ben Nghe, Quan 1, TP Ho Chi Minh".into()), expiry.clone(), Some(vec![13, 14]))
+        );
+        assert_eq!(read(&[label, "Cé giá trj đén: 12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]), (whole.clone(), expiry.clone(), Some(vec![13, 14])));
+        assert_eq!(read(&[label, "Có giá trị đến / Date of expiry: 12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]).0, whole);
+        // The label unread: the date, not the residence's, is left out (and no expiry without its label).
+        assert_eq!(read(&[label, "12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]), (whole.clone(), None, Some(vec![13, 14])));
+        assert_eq!(read(&[label, "C6 gia tr| den 12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]).0, whole);
+        // The label beside the residence's second line, the date under it.
+        assert_eq!(read(&[label, "Có giá trị đến: Phường Bến Nghé, Quận 1, TP Hồ Chí Minh", "Date of expiry: 12/05/2041"]), (whole.clone(), expiry.clone(), Some(vec![13, 14])));
+        // The residence over three lines, the expiry beside the third.
+        assert_eq!(
+            read(&["Nơi thường trú / Place of residence:", "12 Lê Lợi, Phường Bến Nghé,", "Có giá trị đến: 12/05/2041 Quận 1, TP Hồ Chí Minh"]),
+            (whole.clone(), expiry.clone(), Some(vec![14, 15]))
+        );
+        // The expiry's line read between the residence's.
+        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041", second]), (whole.clone(), expiry.clone(), Some(vec![13, 15])));
+        assert_eq!(read(&[label, "Có giá trị đến:", "Date of expiry", "12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]), (whole.clone(), expiry.clone(), Some(vec![13, 16])));
+        // The residence's label beside the expiry's (the labels' row), its value under it.
+        assert_eq!(
+            read(&["Có giá trị đến: Nơi thường trú / Place of residence:", "Date of expiry", "12/05/2041 12 Lê Lợi, Phường Bến Nghé,", "Quận 1, TP Hồ Chí Minh"]),
+            (whole.clone(), expiry.clone(), Some(vec![15, 16]))
+        );
+        // Valid for life.
+        assert_eq!(read(&[label, "Có giá trị đến: Không thời hạn Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]), (whole.clone(), None, Some(vec![13, 14])));
+        // The expiry's line alone, misread or unreadable, adds nothing.
+        assert_eq!(read(&[label, "Cé giá trj đén: 12/05/2041"]), (Some("12 Lê Lợi".into()), expiry.clone(), Some(vec![13])));
+        assert_eq!(read(&[label, "Có giá trị đến: 12/O5/2O4l"]).0, Some("12 Lê Lợi".into()));
+        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041 Date o"]).0, Some("12 Lê Lợi".into()));
+        // Past the expiry's line (the card's bottom edge), the background read is no part.
+        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041", "~Ặ ăn ii"]).0, Some("12 Lê Lợi".into()));
+        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041", "Date of expiry", "@ 1 | ."]).0, Some("12 Lê Lợi".into()));
+        // The 2024 back: the expiry's line ends the residence, as before.
+        let back = ["Nơi cư trú / Place of residence: Số 12 Lê Lợi", "Ngày, tháng, năm hết hạn / Date of expiry: 01/07/2049", "IDVNM0900012343079090001234<<8"];
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&back));
+        assert_eq!((value(&f, "address"), value(&f, "expiry_date")), (Some("Số 12 Lê Lợi"), Some("01/07/2049")), "{f:?}");
     }
 
     #[test]
