@@ -449,10 +449,15 @@ fn after_date(s: &str) -> Option<&str> {
 /// time limit), which no other value on the card does, and a date OCR reads near it is
 /// another date (the issue date under labels read as a column before their values).
 fn expiry_date(doc: &Doc) -> Option<Found<String>> {
-    if (0..doc.len()).any(|i| super::label_matches(doc.text(i), "Không thời hạn")) {
+    if valid_for_life(doc) {
         return None;
     }
     doc.labelled_date("expiry_date", 1)
+}
+
+/// Whether the card reads "Không thời hạn" (no time limit) for its expiry.
+fn valid_for_life(doc: &Doc) -> bool {
+    (0..doc.len()).any(|i| super::label_matches(doc.text(i), "Không thời hạn"))
 }
 
 /// The 2024 back's issue and expiry labels read one above the other with no date on
@@ -479,7 +484,7 @@ fn stacked_issue_and_expiry(doc: &Doc) -> Option<(Option<Found<String>>, Option<
         // One date after the two labels: its box tells whose it is (see `stacked_row`).
         (Some(a), None) => match stacked_row(doc, first, i, i + 1) {
             Some(StackedRow::Issue) => (Some(found(a, first, i)), None),
-            Some(StackedRow::Expiry) => (None, expiry_date(doc).map(|_| found(a, first, i + 1))),
+            Some(StackedRow::Expiry) => (None, (!valid_for_life(doc)).then(|| found(a, first, i + 1))),
             None => (None, None),
         },
         _ => return None,
