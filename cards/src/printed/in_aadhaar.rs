@@ -24,6 +24,14 @@
 //!   returned as `pin_code` (6 digits, the first 1-9). The block also ends at the
 //!   UIDAI footer ("help@uidai.gov.in", "1947"), a VID or Aadhaar number line, or after
 //!   eight lines.
+//! - The letter (e-Aadhaar, A4): "Enrolment No.: 1234/12345/12345" (never the number),
+//!   the "To" block (name, S/O, address, PIN, mobile: no date of birth is read there, a
+//!   date there is the vertical "Issue Date"/"Download Date"), "Your Aadhaar No.", then
+//!   the two cut-outs side by side, front left, back right. OCR may read the cut-outs'
+//!   lines together ("DOB: 14/08/1991   S/O Ramesh Kumar, 12, MG Road,"): then no name on
+//!   the front and no address on the back (the other side's text cannot be split off),
+//!   the PIN still read at the back's line end. The vertical issue and download dates read
+//!   into the address are cut out of it.
 //! - The number is read on both sides (the back prints it too): 12 digits, Verhoeff
 //!   ([`super::find_aadhaar_number`]: confused letters repaired only when the repaired
 //!   number passes, else returned as read and `Failed`); with no grouped number, 12
@@ -108,10 +116,54 @@ fn relative_line(doc: &Doc, j: usize) -> bool {
 fn unlabelled_dob(doc: &Doc) -> Option<(usize, String)> {
     let key = |d: &str| [6..10, 3..5, 0..2].map(|r| d.get(r).unwrap_or("").to_string());
     let issued = doc.labelled_date("issued", 1).and_then(|f| f.lines.first().copied());
+    let to = to_block(doc);
     (0..doc.len())
-        .filter(|&i| !doc.has(i, "issued") && Some(i) != issued)
+        .filter(|&i| !doc.has(i, "issued") && Some(i) != issued && !to.contains(&i))
         .filter_map(|i| extract_date(doc.text(i)).map(|d| (i, d)))
         .min_by_key(|(i, d)| (key(d), *i))
+}
+
+/// The letter's "To" block: the lines after the one ending with "To" ("To" alone, or
+/// read on the "Enrolment No.: 1234/12345/12345   To" line) up to its number ("Your
+/// Aadhaar No. :", the number, the VID), at most ten. It holds the name, the relative, the
+/// address, the PIN and the mobile number, never the date of birth: a date read there is
+/// the "Issue Date" / "Download Date" printed vertically beside it, its label read apart.
+fn to_block(doc: &Doc) -> std::ops::Range<usize> {
+    // "To" as printed, capital T (Devanagari read as Latin gives lowercase fragments).
+    let Some(start) = (0..doc.len()).find(|&i| tokens(doc.text(i)).last().is_some_and(|(t, _, _)| matches!(*t, "To" | "TO"))) else {
+        return 0..0;
+    };
+    let number = |j: usize| {
+        let t = doc.text(j);
+        doc.has(j, "id_label") || doc.has(j, "vid") || t.chars().filter(char::is_ascii_digit).count() >= 12 && t.chars().filter(|c| c.is_alphabetic()).count() < 3
+    };
+    let end = (start + 1..doc.len().min(start + 11)).find(|&j| number(j)).unwrap_or(doc.len().min(start + 11));
+    start + 1..end
+}
+
+/// Whether the line holding the date of birth (or the gender) goes on, after its value,
+/// with the back's text: the letter's cut-outs print the front beside the back, and OCR
+/// can read both on one line ("DOB: 14/08/1991   Bengaluru, Karnataka - 560001"). Then
+/// the name's line above holds the back's text too ("Rahul Kumar   Near Central Mall"),
+/// which no rule can split off. The back's text: a comma, a digit, or two words of three
+/// letters or more that are no gender ("Gender: MALE" is the mAadhaar's own line); a
+/// stray mark of the photo or the QR code ("ee") is none.
+fn back_beside(doc: &Doc, i: usize, after_date: bool) -> bool {
+    let text = doc.text(i);
+    let toks = tokens(text);
+    // After the date (the shortest start of the line that holds it) or the year of birth,
+    // or after the gender word.
+    let value_end = if after_date {
+        toks.iter().find(|&&(t, _, e)| extract_date(text.get(..e).unwrap_or("")).is_some() || year_value(t).is_some()).map(|&(_, _, e)| e)
+    } else {
+        toks.iter().find(|(t, _, _)| gender_value(t, false).is_some()).map(|&(_, _, e)| e)
+    };
+    let Some(rest) = value_end.and_then(|e| text.get(e..)) else { return false };
+    let words = tokens(rest)
+        .into_iter()
+        .filter(|(t, _, _)| t.chars().filter(|c| c.is_alphabetic()).count() >= 3 && gender_value(t, false).is_none() && !t.eq_ignore_ascii_case("gender"))
+        .count();
+    rest.contains(',') || rest.chars().any(|c| c.is_ascii_digit()) || words >= 2
 }
 
 fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
@@ -148,6 +200,9 @@ fn front(doc: &Doc, out: &mut Vec<PrintedField>) {
         let name = (0..a).rev().filter(|&j| !signature_stamp_line(doc, j)).take(3).find(|&j| {
             !doc.has(j, "government") && !doc.has(j, "authority") && doc.hits(j).is_empty() && plausible_latin_name(doc.text(j), doc.conf(&[j]))
         });
+        // The cut-outs read side by side: the name's line holds the back's text too.
+        let beside = birth_line.is_some_and(|i| back_beside(doc, i, true)) || gender.is_some_and(|(_, i)| back_beside(doc, i, false));
+        let name = name.filter(|_| !beside);
         if let Some(j) = name {
             out.push(field("name", Found { value: clean(doc.text(j)), lines: vec![j], conf: doc.conf(&[j]), label_line: None }, FieldCheck::NotApplicable));
         }
@@ -174,6 +229,100 @@ fn pin_in(part: &str) -> Option<(String, String)> {
     Some((pin, clean(rest)))
 }
 
+/// The length of what follows an issue or download date label up to the end of its date
+/// (separators, then one token that is a date), or `None` when no date follows. An empty
+/// rest (the date read elsewhere) is `Some(0)`.
+fn issue_date_len(rest: &str) -> Option<usize> {
+    let t = rest.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '-' | '.' | ',' | '|'));
+    let skipped = rest.len() - t.len();
+    if t.trim().is_empty() {
+        return Some(rest.len());
+    }
+    let end = t.find(char::is_whitespace).unwrap_or(t.len());
+    extract_date(t.get(..end)?)?;
+    Some(skipped + end)
+}
+
+/// The address block as [`Doc::block`] reads it (the text after the label and on the
+/// following lines, one part per line, up to eight lines, stopping before `stop_before`
+/// lines, a gap, a line opening with another label, after the part ending with the PIN),
+/// with two differences the e-Aadhaar and the letter need:
+/// - Their "Issue Date: 21/09/2013" and "Download Date: 15/11/2023", printed vertically
+///   at the card's edge, are read into (or between) the address's lines: the label and its
+///   date are cut out of the part and the block goes on. What follows such a label that is
+///   not a date makes the block unsure.
+/// - The letter's cut-outs print the front beside the back, and OCR can read both on one
+///   line ("Rahul Kumar   Address:", "DOB: 14/08/1991   S/O Ramesh Kumar, 12, MG Road,",
+///   "MALE   Bengaluru, Karnataka - 560001"): the front's text opens the address's lines,
+///   which no rule can split off. Unsure when the label's line holds text (or another
+///   label) before it that is not its Hindi half ("पता /"), or a part holds a date, opens
+///   with a gender word, or ends at a date-of-birth label.
+///
+/// Returns the parts, their lines, the label's line and whether the block is unsure.
+fn address_block(doc: &Doc, key: &str, stop_before: impl Fn(usize) -> bool) -> Option<(Vec<String>, Vec<usize>, usize, bool)> {
+    let (i, h) = (0..doc.len()).find_map(|i| doc.hits(i).iter().position(|x| x.key == key).map(|h| (i, h)))?;
+    let hits = doc.hits(i);
+    let text = doc.text(i);
+    let pre = text.get(..hits.first().map_or(0, |x| x.bstart)).unwrap_or("");
+    let has_word = |s: &str| s.split(|c: char| !c.is_alphabetic()).any(|w| w.chars().count() >= 3);
+    let mut unsure = hits.get(..h).unwrap_or(&[]).iter().any(|x| !x.key.starts_with("address")) || (has_word(pre) && !pre.trim_end().ends_with('/'));
+    let mut last_h = h;
+    while hits.get(last_h + 1).is_some_and(|n| n.key == key) {
+        last_h += 1;
+    }
+    let mut from = hits.get(last_h).map_or(0, |x| x.bend);
+    let (mut parts, mut lines) = (Vec::new(), Vec::new());
+    let (mut j, mut last) = (i, i);
+    loop {
+        let text = doc.text(j);
+        let mut raw = String::new();
+        let mut pos = from;
+        let mut ends = false;
+        for hit in doc.hits(j).iter().filter(|x| x.bstart >= from) {
+            if hit.bstart < pos {
+                continue;
+            }
+            raw.push_str(text.get(pos..hit.bstart).unwrap_or(""));
+            raw.push(' ');
+            if hit.key == "issued" {
+                match issue_date_len(text.get(hit.bend..).unwrap_or("")) {
+                    Some(n) => pos = hit.bend + n,
+                    None => {
+                        unsure = true;
+                        pos = text.len();
+                        break;
+                    }
+                }
+            } else {
+                // The front's date of birth beside the address.
+                unsure |= matches!(hit.key, "dob" | "yob");
+                ends = true;
+                pos = text.len();
+                break;
+            }
+        }
+        raw.push_str(text.get(pos..).unwrap_or(""));
+        let part = clean(&raw);
+        if !part.is_empty() {
+            let opens_with_gender = tokens(&part).first().is_some_and(|(t, _, _)| gender_value(t, false).is_some());
+            unsure |= extract_date(&part).is_some() || opens_with_gender;
+            let pin = pin_in(&part).is_some();
+            parts.push(part);
+            lines.push(j);
+            last = j;
+            if pin {
+                break;
+            }
+        }
+        j += 1;
+        if ends || j >= doc.len() || j > i + 8 || stop_before(j) || doc.gap(last, j) {
+            break;
+        }
+        from = 0;
+    }
+    Some((parts, lines, i, unsure))
+}
+
 fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
     let key = if doc.line_of("address").is_some() { "address" } else { "address_hi" };
     let stop_before = |j: usize| {
@@ -182,18 +331,34 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
             t.chars().filter(char::is_ascii_digit).count() >= 12 && t.chars().filter(|c| c.is_alphabetic()).count() < 3
         }
     };
-    let Some(block) = doc.block(key, 8, stop_before, |p| pin_in(p).is_some()) else { return };
-    let mut parts = block.value.clone();
+    let Some((mut parts, lines, label, unsure)) = address_block(doc, key, stop_before) else { return };
+    let found = |value: String, lines: Vec<usize>| Found { conf: doc.conf(&lines), value, lines, label_line: Some(label) };
+    if unsure {
+        // No address; the PIN still ends the back's line (the front's column is on the
+        // left, and prints no six-digit number).
+        let mut last = label;
+        for j in label..doc.len().min(label + 9) {
+            if j > label && (stop_before(j) || doc.gap(last, j)) {
+                break;
+            }
+            last = j;
+            if let Some((p, _)) = pin_in(doc.text(j)) {
+                out.push(field("pin_code", found(p, vec![j]), FieldCheck::NotApplicable));
+                break;
+            }
+        }
+        return;
+    }
     let mut pin = None;
-    if let (Some(last), Some(&line)) = (parts.last_mut(), block.lines.last()) {
+    if let (Some(last), Some(&line)) = (parts.last_mut(), lines.last()) {
         if let Some((p, rest)) = pin_in(last) {
             *last = rest;
-            pin = Some(Found { value: p, lines: vec![line], conf: doc.conf(&[line]), label_line: None });
+            pin = Some(found(p, vec![line]));
         }
     }
     let address = join_parts(&parts);
     if !address.is_empty() {
-        out.push(field("address", block.with(address), FieldCheck::NotApplicable));
+        out.push(field("address", found(address, lines), FieldCheck::NotApplicable));
     }
     if let Some(p) = pin {
         out.push(field("pin_code", p, FieldCheck::NotApplicable));
@@ -463,6 +628,150 @@ mod tests {
         assert_fields(&f, &[("id", "234123412346", FieldCheck::Passed)]);
         let f = parse_printed("in.aadhaar", Side::Front, &lines(&top[..1]));
         assert!(f.is_empty(), "{f:?}");
+    }
+
+    /// The letter's top read with its columns run together ("Enrolment No.: 1234/12345/12345
+    /// To"): the enrolment number (14 digits in groups of 4, 5 and 5) is never the id, with
+    /// its slashes read or lost or its digits run together. Pins what the parser already
+    /// does: it passed before any change of this series.
+    #[test]
+    fn the_enrolment_number_is_never_the_id() {
+        for enrolment in [
+            "Enrolment No.: 1234/12345/12345   To",
+            "Enrolment No.: 1234 12345 12345   To",
+            "Enrolment No.: 12341234512345 To",
+            "1234/12345/12345",
+            "1234 12345 12345",
+        ] {
+            let top = [enrolment, "~wet pan", "Rahul Kumar", "S/O Ramesh Kumar", "12, MG Road", "Bengaluru, Karnataka - 560001", "9876543210"];
+            for side in [Side::Front, Side::Back] {
+                let f = parse_printed("in.aadhaar", side, &lines(&top));
+                assert_eq!((value(&f, "id"), value(&f, "dob")), (None, None), "{enrolment}: {f:?}");
+            }
+            let mut letter = top.to_vec();
+            letter.extend(["Your Aadhaar No. :", "2341 2341 2346"]);
+            let f = parse_printed("in.aadhaar", Side::Front, &lines(&letter));
+            assert_eq!(value(&f, "id"), Some("234123412346"), "{enrolment}: {f:?}");
+        }
+    }
+
+    /// The letter's two cut-outs, front left and back right, read side by side: the back's
+    /// "Address:" and address lines come after the front's name, date of birth and gender on
+    /// the same lines. The address cannot be split from the front's text: none is given
+    /// (before: "DO8: 14/08/1991 S/O Ramesh Kumar, 12, MG Road, MALE Bengaluru, Karnataka",
+    /// or the address cut short at the date of birth's line), while the PIN, ending the
+    /// back's line, is. Not fired: a back whose label's line holds only the label's Hindi
+    /// half ("पता /", read as Latin) keeps its address.
+    #[test]
+    fn the_letters_cut_outs_read_side_by_side_give_no_address() {
+        let cut_outs = [
+            "Government of India   Unique Identification Authority of India",
+            "~wet pan   ~ART: wa alae, 12",
+            "Rahul Kumar   Address:",
+            "DO8: 14/08/1991   S/O Ramesh Kumar, 12, MG Road,",
+            "MALE   Bengaluru, Karnataka - 560001",
+            "2341 2341 2346   2341 2341 2346",
+        ];
+        let f = parse_printed("in.aadhaar", Side::Back, &lines(&cut_outs));
+        assert_eq!((value(&f, "address"), value(&f, "pin_code")), (None, Some("560001")), "{f:?}");
+        assert_eq!(get(&f, "pin_code").map(|x| x.lines.clone()), Some(vec![4]));
+        // The label alone on its line, the date of birth's label read: the address is not
+        // cut short at it.
+        let read = ["Address: S/O Ramesh Kumar, 12, MG Road,", "DOB: 14/08/1991   Near Central Mall,", "MALE   Bengaluru, Karnataka - 560001", "2341 2341 2346"];
+        let f = parse_printed("in.aadhaar", Side::Back, &lines(&read));
+        assert_eq!((value(&f, "address"), value(&f, "pin_code")), (None, Some("560001")), "{f:?}");
+        // The gender's line alone beside the address.
+        let read = ["Address:", "S/O Ramesh Kumar, 12, MG Road,", "FEMALE Near Central Mall,", "Bengaluru, Karnataka - 560001"];
+        let f = parse_printed("in.aadhaar", Side::Back, &lines(&read));
+        assert_eq!((value(&f, "address"), value(&f, "pin_code")), (None, Some("560001")), "{f:?}");
+        // Not fired.
+        let read = ["~udT / Address: S/O Ramesh Kumar, 12, MG Road,", "Near Central Mall,", "Bengaluru, Karnataka - 560001", "2341 2341 2346"];
+        let f = parse_printed("in.aadhaar", Side::Back, &lines(&read));
+        assert_eq!(
+            (value(&f, "address"), value(&f, "pin_code")),
+            (Some("S/O Ramesh Kumar, 12, MG Road, Near Central Mall, Bengaluru, Karnataka"), Some("560001")),
+            "{f:?}"
+        );
+    }
+
+    /// The same cut-outs read side by side on the front: the date of birth's (or the
+    /// gender's) line goes on with the back's address, and the name's line above holds the
+    /// back's text too ("Rahul Kumar   Near Central Mall", before: that whole line was the
+    /// name). No name then; the date and the gender, first on their lines, are read. Not
+    /// fired: a stray mark after the date, the mAadhaar's "Gender: MALE", the Hindi gender.
+    #[test]
+    fn a_name_read_beside_the_backs_address_is_no_name() {
+        let mut read = ["Government of India", "Rahul Kumar   Near Central Mall", "DOB: 14/08/1991   Bengaluru, Karnataka - 560001", "MALE", "2341 2341 2346"];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "dob"), value(&f, "gender")), (None, Some("14/08/1991"), Some("M")), "{f:?}");
+        read[2] = "DOB: 14/08/1991   Near Central Mall";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "dob")), (None, Some("14/08/1991")), "{f:?}");
+        read[2] = "DOB: 14/08/1991";
+        read[3] = "MALE   Shivaji Nagar, Bengaluru";
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "name"), value(&f, "gender")), (None, Some("M")), "{f:?}");
+        read[1] = "Rahul Kumar";
+        for (dob, gender) in [("DOB: 14/08/1991 ee", "MALE"), ("DOB: 14/08/1991 Gender: MALE", "2341 2341 2346"), ("जन्म तिथि/DOB: 14/08/1991  पुरुष/MALE", "~ee / MALE")] {
+            read[2] = dob;
+            read[3] = gender;
+            let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+            assert_eq!((value(&f, "name"), value(&f, "gender")), (Some("Rahul Kumar"), Some("M")), "{dob}: {f:?}");
+        }
+    }
+
+    /// The e-Aadhaar and the letter print "Issue Date: 21/09/2013" and "Download Date:
+    /// 15/11/2023" vertically at the card's edge, which OCR reads into a line of the address
+    /// or between its lines. The label and its date are no part of the address, and the
+    /// address does not end there (before: cut short at that line, the PIN lost). Must-fail:
+    /// what follows such a label that is no date gives no address (the PIN still ends its
+    /// line).
+    #[test]
+    fn an_issue_date_read_into_the_address_is_cut_out() {
+        let want = (Some("S/O Ravi, 112/2, KATTUKOTTAY, Sadaiyampattu, Viluppuram, Tamil Nadu"), Some("606213"));
+        for read in [
+            ["Address:", "S/O Ravi, 112/2, KATTUKOTTAY,", "Sadaiyampattu, Viluppuram, Issue Date: 21/09/2013", "Tamil Nadu - 606213", "2138 9892 0523"],
+            ["Address:", "S/O Ravi, 112/2, KATTUKOTTAY,", "Download Date: 15/11/2023", "Sadaiyampattu, Viluppuram,", "Tamil Nadu - 606213"],
+            ["Address:", "S/O Ravi, 112/2, KATTUKOTTAY,", "Date of Issue: 21/09/2013 Sadaiyampattu, Viluppuram,", "Tamil Nadu - 606213", "Download Date: 15/11/2023"],
+            ["Address: S/O Ravi, 112/2, KATTUKOTTAY, Issue Date:", "Sadaiyampattu, Viluppuram,", "Tamil Nadu - 606213", "21/09/2013", "2138 9892 0523"],
+        ] {
+            let f = parse_printed("in.aadhaar", Side::Back, &lines(&read));
+            assert_eq!((value(&f, "address"), value(&f, "pin_code")), want, "{read:?}: {f:?}");
+            assert!(f.iter().all(|x| !x.value.contains("2013") && !x.value.contains("2023")), "{f:?}");
+        }
+        let read = ["Address:", "S/O Ravi, 112/2, KATTUKOTTAY,", "Issue Date: 2l/O9/ZOl3 Sadaiyampattu, Viluppuram,", "Tamil Nadu - 606213"];
+        let f = parse_printed("in.aadhaar", Side::Back, &lines(&read));
+        assert_eq!((value(&f, "address"), value(&f, "pin_code")), (None, Some("606213")), "{f:?}");
+    }
+
+    /// The letter's "To" block (name, relative, address, PIN, mobile) never holds the date
+    /// of birth: a date read there, its label read apart or not at all, is the issue or
+    /// download date printed vertically beside it (before: taken as the date of birth, the
+    /// earliest date with no DOB label read). Not fired: the cut-out's date below the
+    /// letter's number, its label misread, is still the date of birth.
+    #[test]
+    fn a_date_in_the_letters_to_block_is_no_date_of_birth() {
+        let mut read = vec![
+            "Enrolment No.: 0651/60142/62022   To",
+            "~wet pan",
+            "Rahul Kumar",
+            "S/O Ramesh Kumar",
+            "12, MG Road 21/09/2013",
+            "Bengaluru, Karnataka - 560001",
+            "9876543210",
+            "Your Aadhaar No. :",
+            "2341 2341 2346",
+        ];
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_fields(&f, &[("id", "234123412346", FieldCheck::Passed)]);
+        read[4] = "12, MG Road";
+        read.insert(5, "21/09/2013");
+        read.insert(0, "~ae ARH");
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_fields(&f, &[("id", "234123412346", FieldCheck::Passed)]);
+        read.extend(["Government of India", "Rahul Kumar", "wet AOD: 14/08/1991", "MALE"]);
+        let f = parse_printed("in.aadhaar", Side::Front, &lines(&read));
+        assert_eq!((value(&f, "dob"), value(&f, "name"), value(&f, "gender")), (Some("14/08/1991"), Some("Rahul Kumar"), Some("M")), "{f:?}");
     }
 
     #[test]

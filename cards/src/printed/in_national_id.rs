@@ -220,6 +220,49 @@ mod tests {
         assert_eq!(value(&parse_printed("in.national_id", Side::Front, &l), "name"), None);
     }
 
+    /// India issues no national identity card; this type is a plausible design (see the
+    /// module doc), closest to the Multipurpose National Identity Card piloted by the
+    /// Registrar General of India under the Ministry of Home Affairs (2007-2009). Its other
+    /// layouts' wordings: the header shortened to "NATIONAL ID CARD" or printed in Hindi
+    /// ("राष्ट्रीय पहचान पत्र"), and the back, read alone: the ICAO TD1 zone opening
+    /// "IDIND" and "Issuing Authority: MINISTRY OF HOME AFFAIRS". Each is this card (before:
+    /// the Hindi and short headers left the shared number to an Aadhaar card, the back was
+    /// no type). Not fired: an Aadhaar, a passport and a PAN still classify as before.
+    #[test]
+    fn other_headers_and_the_back_classify_as_this_card() {
+        // The number printed without its label (as `other_wordings_of_the_labels` reads it).
+        let body = ["Name: Rahul Kumar Sharma", "Date of Birth: 14/08/1991", "Sex: M", "Nationality: INDIAN", "2341 2341 2346"];
+        for header in [["REPUBLIC OF INDIA", "NATIONAL ID CARD"], ["भारत गणराज्य", "राष्ट्रीय पहचान पत्र"], ["~ART TUT", "NATIONAL ID CARD"]] {
+            let l = lines(&[&header[..], &body[..]].concat());
+            assert_eq!(best_type(&l), Some("in.national_id"), "{header:?}: {:?}", crate::printed::classify(&l));
+        }
+        let back = lines(&[
+            "Place of Birth: NEW DELHI",
+            "Date of Issue: 14/08/2021",
+            "Issuing Authority: MINISTRY OF HOME AFFAIRS",
+            "If found, please return to the nearest police station.",
+            "IDIND234123412<346<<<<<<<<<<<<",
+            "9108148M3108131IND<<<<<<<<<<<4",
+            "SHARMA<<RAHUL<KUMAR<<<<<<<<<<<",
+        ]);
+        assert_eq!(best_type(&back), Some("in.national_id"), "{:?}", crate::printed::classify(&back));
+        let c = crate::printed::classify(&back);
+        assert!(c.first().is_some_and(|(_, s)| *s >= 0.5), "{c:?}");
+        // Not fired.
+        let aadhaar = lines(&["Government of India", "Rahul Kumar", "DOB: 14/08/1991", "MALE", "2341 2341 2346"]);
+        assert_eq!(best_type(&aadhaar), Some("in.aadhaar"));
+        let passport = lines(&["भारत गणराज्य REPUBLIC OF INDIA", "पासपोर्ट PASSPORT", "P<INDSHARMA<<RAHUL<KUMAR<<<<<<<<<<<<<<<<<<<<", "J8369854<4IND8505123M2501094<<<<<<<<<<<<<<02"]);
+        assert_eq!(best_type(&passport), Some("in.passport"));
+        let pan = lines(&["INCOME TAX DEPARTMENT", "GOVT. OF INDIA", "RAHUL KUMAR", "ABCPE1234F"]);
+        assert_eq!(best_type(&pan), Some("in.pan"));
+        // The voter card's "ELECTOR PHOTO IDENTITY CARD" / "निर्वाचक फोटो पहचान पत्र" and the
+        // Aadhaar's "भारतीय विशिष्ट पहचान प्राधिकरण" are no national identity card's header.
+        for other in ["ELECTOR PHOTO IDENTITY CARD", "निर्वाचक फोटो पहचान पत्र", "मतदाता फोटो पहचान पत्र", "भारतीय विशिष्ट पहचान प्राधिकरण", "IDENTITY CARD"] {
+            let c = crate::printed::classify(&lines(&[other]));
+            assert!(c.iter().all(|(t, _)| *t != "in.national_id"), "{other}: {c:?}");
+        }
+    }
+
     #[test]
     fn arbitrary_input_never_panics() {
         never_panics(&lines(&CARD), ALPHABET, 61, 80);

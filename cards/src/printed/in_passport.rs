@@ -285,6 +285,34 @@ mod tests {
         assert_eq!(row("~trea / Nationality fer / Sex sient T / Date of Birth", "INDIAN < 12/05/1985"), None);
     }
 
+    /// Since 2021 Indian passports may print "X" under "Sex" for a transgender holder (the
+    /// Bengaluru RPO's first such passport, Outlook India, 2022), as the zone writes "X".
+    /// docs/API.md allows `X` for an unspecified passport holder, but the print's "X" (and a
+    /// filler "<") gives no gender here, as
+    /// `a_transgender_holders_t_and_no_gender_from_a_filler` pins for the stacked layout:
+    /// the zone's check-digit-backed `X` is what gives it. Pins, for every layout of the
+    /// row, that the letter is never read as `M` or `F`: it passed before any change.
+    #[test]
+    fn a_printed_x_is_never_male_or_female() {
+        let mut page = PAGE;
+        for row in ["X   12/05/1985", "x   12/05/1985", "X/X   12/05/1985", "X  12 /05/ 1985"] {
+            page[11] = row;
+            let f = parse_printed("in.passport", Side::Front, &lines(&page));
+            assert_eq!((value(&f, "gender"), value(&f, "dob")), (None, Some("12/05/1985")), "{row}: {f:?}");
+        }
+        let read = |l: &[&str]| parse_printed("in.passport", Side::Front, &lines(l));
+        for l in [
+            &["~trea / Nationality fer / Sex sient F / Date of Birth", "INDIAN X 12/05/1985"][..],
+            &["~trea / Nationality fer / Sex sient M / Date of Birth", "INDIAN x 12/05/1985"],
+            &["लिंग / Sex: X", "जन्मतिथि / Date of Birth: 12/05/1985"],
+            &["Sex X   Date of Birth 12/05/1985"],
+            &["~fer / Sex", "X"],
+        ] {
+            let f = read(l);
+            assert_eq!(value(&f, "gender"), None, "{l:?}: {f:?}");
+        }
+    }
+
     /// A holder with one name has an empty surname row, and a value line OCR lost leaves its
     /// label without one: neither takes the next label's Hindi half (read as Latin).
     #[test]

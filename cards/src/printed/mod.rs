@@ -198,7 +198,19 @@ const CUES: [(&str, &[Cue]); 6] = [
     ),
     (
         "in.national_id",
-        &[Cue::Phrase("National Identity Card", 0.75), Cue::Phrase("Republic of India", 0.3), Cue::Phrase("ID No", 0.2), Cue::Id(0.2)],
+        &[
+            Cue::Phrase("National Identity Card", 0.75),
+            // Other layouts of the card (India issues none; the closest real one, the
+            // Multipurpose National Identity Card, was printed bilingual): the short and the
+            // Hindi header, and the back read alone, its issuer and its TD1 zone ("IDIND…").
+            Cue::Phrase("National ID Card", 0.7),
+            Cue::Phrase("राष्ट्रीय पहचान पत्र", 0.7),
+            Cue::Phrase("Ministry of Home Affairs", 0.5),
+            Cue::Raw("IDIND", 0.7),
+            Cue::Phrase("Republic of India", 0.3),
+            Cue::Phrase("ID No", 0.2),
+            Cue::Id(0.2),
+        ],
     ),
     (
         "vn.national_id",
@@ -234,7 +246,8 @@ const CUES: [(&str, &[Cue]); 6] = [
 ///
 /// Evidence: each type's header phrases and type-specific labels, matched fuzzily as
 /// labels are ("INCOME TAX DEPARTMENT", "ELECTION COMMISSION OF INDIA", "Government of
-/// India", "REPUBLIC OF INDIA" + "PASSPORT", "P<IND", "NATIONAL IDENTITY CARD", "CĂN CƯỚC
+/// India", "REPUBLIC OF INDIA" + "PASSPORT", "P<IND", "NATIONAL IDENTITY CARD" (or "NATIONAL ID
+/// CARD", "राष्ट्रीय पहचान पत्र", its back's "IDIND" zone), "CĂN CƯỚC
 /// CÔNG DÂN", "CHỨNG MINH NHÂN DÂN"…), and its identifier found by shape and passing its
 /// check: an Aadhaar number is counted only printed in groups `dddd dddd dddd` and
 /// Verhoeff-valid (a CCCD's 12 digits are one group), a PAN only with its category

@@ -15,6 +15,9 @@
 //!   repaired. Its check: [`cccd_consistency`] against the date of birth and sex read
 //!   off the same card (`NotApplicable` for a 9-digit CMND number, or when no date of
 //!   birth was read).
+//! - `name`: under (or after) "Họ và tên / Full name" or the 2024 card's "Họ, chữ đệm và
+//!   tên khai sinh / Full name", in capitals as printed; the label's own words read on a
+//!   line of their own ("KHAI SINH", a misread "FULL NAME") are never the name.
 //! - `gender`: "Nam" → `M`, "Nữ"/"Nu" → `F`. `nationality`: "Việt Nam" for any reading
 //!   (or its last two words) within one edit of "Viet Nam" (spaces and diacritics aside);
 //!   no other value (only Vietnamese citizens hold these cards: another reading is a
@@ -23,7 +26,10 @@
 //!   quán"), on the same line or the next, and on the line after it when its line ends
 //!   with a comma. `address`: after "Nơi thường trú / Place of
 //!   residence" (CMND: "Nơi ĐKHK thường trú"), the rest of that line and up to two
-//!   following lines until the next label, joined with ", ".
+//!   following lines until the next label, joined with ", ". On the front, the expiry
+//!   printed beside the residence's second line ("Có giá trị đến: 12/05/2041", read into
+//!   that line before it, or on a line of its own between the residence's) is no part of
+//!   it, and the residence goes on past it.
 //! - `expiry_date`: after "Có giá trị đến" / "Date of expiry"; none where the card reads
 //!   "Không thời hạn" (no time limit: a card valid for life).
 //! - Back: `issue_date` after "Ngày, tháng, năm / Date, month, year", or written out
@@ -32,7 +38,8 @@
 //!   of issue" and `expiry_date` ("Ngày, tháng, năm hết hạn / Date of expiry"); its "Nơi
 //!   đăng ký khai sinh / Place of birth" is no place of origin and is not returned. Its
 //!   issue and expiry labels read one above the other before their two values take them
-//!   in order (the issue date the earlier).
+//!   in order (the issue date the earlier); before one value, it goes to the label on
+//!   whose row (or under which) its box lies, to neither where the boxes cannot tell.
 
 use super::{
     clean, edit_distance, extract_date, field, fold_for_match, gender_value, name_value, repair_digits, tokens, Doc, FieldCheck, Found,
@@ -184,6 +191,54 @@ fn vn_nationality(s: &str) -> Option<String> {
     (is_viet_nam(s) || is_viet_nam(&tail)).then(|| "Việt Nam".to_string())
 }
 
+/// The name labels' words, in order: the 2024 card's "Họ, chữ đệm và tên khai sinh / Full
+/// name" (or "/ Surname, middle name and given name"), the 2021 card's "Họ và tên / Full
+/// name"; folded.
+const NAME_LABEL_WORDS: [&[&str]; 3] = [
+    &["ho", "chu", "dem", "va", "ten", "khai", "sinh", "full", "name"],
+    &["ho", "chu", "dem", "va", "ten", "khai", "sinh", "surname", "middle", "name", "and", "given", "name"],
+    &["ho", "va", "ten", "full", "name"],
+];
+/// The label words no Vietnamese full name opens with: the English half's, and "khai sinh"
+/// (a name's first word is its family name). The others ("Hồ", "Chu", "Văn"…) are names'.
+const NAME_LABEL_OWN_WORDS: [&str; 8] = ["khai", "sinh", "full", "name", "surname", "middle", "and", "given"];
+
+/// `name` without the name label's own words in front of it: the label's tail read on a
+/// line of its own under the part that matched ("HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH" over "EULL
+/// NANIE", its English half misread past matching, over the name; "… / Full" over "NAME"),
+/// or run into the name ("EULL NANIE NGUYỄN VĂN AN"). Words are the label's within an
+/// edit for four letters, two for five or more ("rn" read for "m" free), none for fewer;
+/// the run must hold one of [`NAME_LABEL_OWN_WORDS`]: "HỒ VĂN TÂN" stays a name. `None`
+/// when nothing else is left.
+fn without_name_label_words(name: &str) -> Option<String> {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let folded: Vec<Vec<char>> = words
+        .iter()
+        .map(|w| fold_for_match(w).chars.into_iter().filter(|c| *c != ' ').collect::<String>().replace("rn", "m").chars().collect())
+        .collect();
+    let close = |w: &[char], label: &str| {
+        let tolerance = match w.len() {
+            0..=3 => 0,
+            4 => 1,
+            _ => 2,
+        };
+        edit_distance(w, &label.chars().collect::<Vec<_>>()) <= tolerance
+    };
+    let mut run = 0;
+    for seq in NAME_LABEL_WORDS {
+        for start in 0..seq.len() {
+            let n = folded.iter().zip(&seq[start..]).take_while(|(w, l)| close(w, l)).count();
+            if n > run && seq[start..start + n].iter().any(|l| NAME_LABEL_OWN_WORDS.contains(l)) {
+                run = n;
+            }
+        }
+    }
+    match words.get(run..) {
+        Some(rest) if !rest.is_empty() => if run == 0 { Some(name.to_string()) } else { name_value(&rest.join(" ")) },
+        _ => None,
+    }
+}
+
 /// Vietnamese text as printed: `Ð`/`ð` (Latin eth, a misread) as `Đ`/`đ`.
 fn vn_text(s: &str) -> String {
     clean(s).replace('Ð', "Đ").replace('ð', "đ")
@@ -200,7 +255,8 @@ fn place_value(s: &str) -> Option<String> {
 fn label_fragment(v: &str) -> bool {
     let squeezed = |s: &str| fold_for_match(s).chars.into_iter().filter(|c| *c != ' ').collect::<String>();
     let value = squeezed(v);
-    value.chars().count() >= 3 && ["Quê quán", "Place of origin", "Nơi thường trú", "Place of residence"].iter().any(|label| squeezed(label).contains(&value))
+    value.chars().count() >= 3
+        && ["Quê quán", "Place of origin", "Nơi thường trú", "Place of residence", "Có giá trị đến", "Date of expiry"].iter().any(|label| squeezed(label).contains(&value))
 }
 
 /// Whether a place read holds letters outside Vietnamese's alphabet (F, J, W, Z) or
@@ -283,21 +339,125 @@ fn place_of_origin(doc: &Doc) -> Option<Found<String>> {
 }
 
 /// The place of residence: the rest of its label's line and up to two lines after it.
-fn address(doc: &Doc) -> Option<PrintedField> {
-    let block = doc.block("address", 2, |j| date_line(doc, j), |_| false)?;
+fn address(doc: &Doc, side: Side) -> Option<PrintedField> {
+    let block = match side {
+        Side::Front => residence_beside_expiry(doc)?,
+        Side::Back => doc.block("address", 2, |j| date_line(doc, j), |_| false)?,
+    };
     let parts: Vec<String> = block.value.iter().map(|p| vn_text(p)).collect();
     let address = with_province_restored(&super::join_parts(&parts));
     (!address.is_empty() && !foreign_to_vietnamese(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
+}
+
+/// The front's place of residence, as [`Doc::block`] reads it (the rest of its label's line
+/// and up to two lines after it, to the next label), past the expiry beside it. The chip
+/// card (and the 2016 card) prints "Có giá trị đến: 12/05/2041" ("Date of expiry" under
+/// it) at the bottom left, under the portrait, beside the residence's second line on the
+/// right; Tesseract reads the two into one line, the expiry first, or the expiry's line
+/// between the residence's. On such a line (see [`beside_expiry`]) the residence's part is
+/// what follows the expiry, and a line holding only the expiry is passed over (at most
+/// two), the residence going on after it.
+fn residence_beside_expiry(doc: &Doc) -> Option<Found<Vec<String>>> {
+    let (i, h) = (0..doc.len()).find_map(|i| doc.hits(i).iter().position(|x| x.key == "address").map(|h| (i, h)))?;
+    let mut parts = Vec::new();
+    let mut lines = Vec::new();
+    let first = clean(doc.segment(i, h));
+    if !first.is_empty() {
+        parts.push(first);
+        lines.push(i);
+    }
+    let (mut last, mut passed) = (i, 0);
+    for j in i + 1..doc.len() {
+        if j > i + 2 + passed || doc.gap(last, j) {
+            break;
+        }
+        let (part, ends) = match beside_expiry(doc, j) {
+            Some(Some(rest)) => (rest, doc.hits(j).iter().any(|x| x.key != "expiry_date")),
+            Some(None) if passed < 2 => {
+                // No gap counted across it: the expiry stands beside the residence.
+                passed += 1;
+                last = j;
+                continue;
+            }
+            Some(None) => break,
+            None => {
+                let pre = clean(doc.before_labels(j));
+                // Past the expiry's line lies the card's bottom edge: a line there is the
+                // residence's only when it reads as a place, clearly (not the background).
+                if passed > 0 && !pre.is_empty() && !(place_part(&pre) && doc.conf(&[j]) >= 0.5) {
+                    break;
+                }
+                (pre, !doc.hits(j).is_empty())
+            }
+        };
+        if !part.is_empty() {
+            parts.push(part);
+            lines.push(j);
+            last = j;
+        }
+        if ends {
+            break;
+        }
+    }
+    (!parts.is_empty()).then(|| Found { conf: doc.conf(&lines), value: parts, lines, label_line: Some(i) })
+}
+
+/// Whether line `j` holds the front's expiry (its label opening the line, or a date on a
+/// line without labels: the expiry's label unread or misread past matching), and then the
+/// residence's part read after it: what follows the expiry's date (or its "Không thời
+/// hạn", or its label where neither was read) when that reads as a place (`None` when
+/// nothing does: the line is the expiry's alone). What stands before a date is the
+/// expiry's label, whatever it reads ("Cé giá trj đén:"): the residence is right of it.
+fn beside_expiry(doc: &Doc, j: usize) -> Option<Option<String>> {
+    let hits = doc.hits(j);
+    let after_label = match hits.first() {
+        // A misread first word of the label ("Cé" of "Có giá trị đến") may stand before it.
+        Some(x) if x.key == "expiry_date" && doc.before_labels(j).chars().filter(|c| c.is_alphabetic()).count() < 4 => doc.segment(j, 0),
+        Some(_) => return None,
+        None if extract_date(doc.text(j)).is_some() => doc.text(j),
+        None => return None,
+    };
+    let rest = match after_date(after_label) {
+        Some(rest) => rest,
+        None => match super::find_label(after_label, "Không thời hạn") {
+            Some((_, end, _)) => after_label.get(end..).unwrap_or(""),
+            None => after_label,
+        },
+    };
+    let rest = vn_text(rest);
+    Some(place_part(&rest).then_some(rest))
+}
+
+/// Whether `s` reads as a part of a place: a word of letters ("Quận 1"; an unreadable
+/// date, "12/O5/2O4l", has none), no letters outside Vietnamese's, no piece of a label
+/// ("Date o").
+fn place_part(s: &str) -> bool {
+    let worded = s.split_whitespace().any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2 && w.chars().all(|c| c.is_alphabetic() || ",.;:".contains(c)));
+    worded && !foreign_to_vietnamese(s) && !label_fragment(s)
+}
+
+/// The text after the first date in `s` (`None` without one).
+fn after_date(s: &str) -> Option<&str> {
+    let date = extract_date(s)?;
+    s.char_indices().map(|(b, c)| b + c.len_utf8()).find_map(|end| {
+        let (head, tail) = (s.get(..end)?, s.get(end..)?);
+        (extract_date(head).as_ref() == Some(&date) && !tail.starts_with(|c: char| c.is_ascii_digit())).then_some(tail)
+    })
 }
 
 /// The expiry date, none on a card valid for life: its expiry reads "Không thời hạn" (no
 /// time limit), which no other value on the card does, and a date OCR reads near it is
 /// another date (the issue date under labels read as a column before their values).
 fn expiry_date(doc: &Doc) -> Option<Found<String>> {
-    if (0..doc.len()).any(|i| super::label_matches(doc.text(i), "Không thời hạn")) {
+    if valid_for_life(doc) {
         return None;
     }
     doc.labelled_date("expiry_date", 1)
+}
+
+/// Whether the card reads "Không thời hạn" (no time limit) for its expiry.
+fn valid_for_life(doc: &Doc) -> bool {
+    (0..doc.len()).any(|i| super::label_matches(doc.text(i), "Không thời hạn"))
 }
 
 /// The 2024 back's issue and expiry labels read one above the other with no date on
@@ -321,8 +481,55 @@ fn stacked_issue_and_expiry(doc: &Doc) -> Option<(Option<Found<String>>, Option<
         (Some(a), Some(b)) if key(&a) < key(&b) => (Some(found(a, first, i)), Some(found(b, second, i + 1))),
         (Some(_), Some(_)) => (None, None),
         (Some(a), None) if super::label_matches(doc.text(second), "Không thời hạn") => (Some(found(a, first, i)), None),
+        // One date after the two labels: its box tells whose it is (see `stacked_row`).
+        (Some(a), None) => match stacked_row(doc, first, i, i + 1) {
+            Some(StackedRow::Issue) => (Some(found(a, first, i)), None),
+            Some(StackedRow::Expiry) => (None, (!valid_for_life(doc)).then(|| found(a, first, i + 1))),
+            None => (None, None),
+        },
         _ => return None,
     })
+}
+
+enum StackedRow {
+    Issue,
+    Expiry,
+}
+
+/// Whose value the one date read after the 2024 back's issue and expiry labels (lines
+/// `issue` above `expiry`) is, by its box: where the card prints each date beside its
+/// label, Tesseract may read the labels' column before the values', and the one date
+/// read (the other lost, or a "Không thời hạn" not read) is the issue date on the issue
+/// label's row, the expiry on the expiry's. A date under the expiry label is its value
+/// (the issue's value, between the labels, lost); one centred between the labels, under
+/// the issue label, the issue's. A date on both rows or neither, above the labels, or lines without
+/// boxes: no telling (`None`), and neither date is given.
+fn stacked_row(doc: &Doc, date: usize, issue: usize, expiry: usize) -> Option<StackedRow> {
+    let (d, a, b) = (doc.lines.get(date)?, doc.lines.get(issue)?, doc.lines.get(expiry)?);
+    if d.height == 0 || a.height == 0 || b.height == 0 {
+        return None;
+    }
+    let top = |l: &super::Line| u64::from(l.y);
+    let bottom = |l: &super::Line| u64::from(l.y) + u64::from(l.height);
+    if bottom(a) > top(b) {
+        return None;
+    }
+    // A box over the better part of both rows is on neither.
+    let overlap = |l: &super::Line| bottom(d).min(bottom(l)).saturating_sub(top(d).max(top(l)));
+    if 2 * overlap(a) > u64::from(a.height) && 2 * overlap(b) > u64::from(b.height) {
+        return None;
+    }
+    // Twice the date's vertical centre, against twice each label's top and bottom.
+    let centre2 = top(d) + bottom(d);
+    let on_row = |l: &super::Line| centre2 >= 2 * top(l) && centre2 <= 2 * bottom(l);
+    match (on_row(a), on_row(b)) {
+        (true, false) => Some(StackedRow::Issue),
+        (false, true) => Some(StackedRow::Expiry),
+        (true, true) => None,
+        (false, false) if top(d) >= bottom(b) => Some(StackedRow::Expiry),
+        (false, false) if centre2 > 2 * bottom(a) && centre2 < 2 * top(b) => Some(StackedRow::Issue),
+        (false, false) => None,
+    }
 }
 
 pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
@@ -342,7 +549,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         if let Some(d) = expiry {
             out.push(field("expiry_date", d, FieldCheck::Passed));
         }
-        out.extend(address(doc));
+        out.extend(address(doc, side));
         return out;
     }
     let dob = doc.labelled_date("dob", 1);
@@ -355,7 +562,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         };
         out.push(field("id", id, check));
     }
-    if let Some(n) = doc.labelled("name", 2, |s, _| name_value(s).map(|n| vn_text(&n))) {
+    if let Some(n) = doc.labelled("name", 2, |s, _| name_value(s).and_then(|n| without_name_label_words(&n)).map(|n| vn_text(&n))) {
         out.push(field("name", n, na));
     }
     if let Some(d) = dob {
@@ -370,7 +577,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     if let Some(p) = place_of_origin(doc) {
         out.push(field("place_of_origin", p, na));
     }
-    out.extend(address(doc));
+    out.extend(address(doc, side));
     if let Some(d) = expiry_date(doc) {
         out.push(field("expiry_date", d, FieldCheck::Passed));
     }
@@ -520,6 +727,67 @@ mod tests {
         assert_eq!(value(&f, "place_of_origin"), Some("Tân Chánh, Cần Đước, Long An"), "{f:?}");
     }
 
+    /// The chip card's front (and the 2016 card's) prints its expiry ("Có giá trị đến:
+    /// 12/05/2041", "Date of expiry" under it) at the bottom left, under the portrait,
+    /// beside the place of residence's second line on the right: Tesseract reads them into
+    /// one line, the expiry first, or the expiry's line between the residence's. Must-fail:
+    /// the residence is read whole, without the expiry's label or date (its label read
+    /// right, without diacritics, misread, or not at all), and the expiry is its own
+    /// field. Not fired: the expiry's line alone (or an unreadable date on it) adds nothing to
+    /// the residence; the 2024 card's back, whose expiry is no neighbour of the residence,
+    /// reads as before.
+    #[test]
+    fn the_expiry_beside_the_residence_is_no_part_of_it() {
+        let read = |tail: &[&str]| {
+            let mut t: Vec<&str> = CHIP[..13].to_vec();
+            t.extend(tail);
+            let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+            (value(&f, "address").map(String::from), value(&f, "expiry_date").map(String::from), get(&f, "address").map(|x| x.lines.clone()))
+        };
+        let whole = Some("12 Lê Lợi, Phường Bến Nghé, Quận 1, TP Hồ Chí Minh".to_string());
+        let expiry = Some("12/05/2041".to_string());
+        let label = "Nơi thường trú / Place of residence: 12 Lê Lợi";
+        let second = "Phường Bến Nghé, Quận 1, TP Hồ Chí Minh";
+        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh", "Date of expiry"]), (whole.clone(), expiry.clone(), Some(vec![13, 14])));
+        assert_eq!(
+            read(&["Noi thuong tru / Place of residence: 12 Le Loi", "Co gia tri den: 12/05/2041 Phuong Ben Nghe, Quan 1, TP Ho Chi Minh"]),
+            (Some("12 Le Loi, Phuong Ben Nghe, Quan 1, TP Ho Chi Minh".into()), expiry.clone(), Some(vec![13, 14]))
+        );
+        assert_eq!(read(&[label, "Cé giá trj đén: 12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]), (whole.clone(), expiry.clone(), Some(vec![13, 14])));
+        assert_eq!(read(&[label, "Có giá trị đến / Date of expiry: 12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]).0, whole);
+        // The label unread: the date, not the residence's, is left out (and no expiry without its label).
+        assert_eq!(read(&[label, "12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]), (whole.clone(), None, Some(vec![13, 14])));
+        assert_eq!(read(&[label, "C6 gia tr| den 12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]).0, whole);
+        // The label beside the residence's second line, the date under it.
+        assert_eq!(read(&[label, "Có giá trị đến: Phường Bến Nghé, Quận 1, TP Hồ Chí Minh", "Date of expiry: 12/05/2041"]), (whole.clone(), expiry.clone(), Some(vec![13, 14])));
+        // The residence over three lines, the expiry beside the third.
+        assert_eq!(
+            read(&["Nơi thường trú / Place of residence:", "12 Lê Lợi, Phường Bến Nghé,", "Có giá trị đến: 12/05/2041 Quận 1, TP Hồ Chí Minh"]),
+            (whole.clone(), expiry.clone(), Some(vec![14, 15]))
+        );
+        // The expiry's line read between the residence's.
+        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041", second]), (whole.clone(), expiry.clone(), Some(vec![13, 15])));
+        assert_eq!(read(&[label, "Có giá trị đến:", "Date of expiry", "12/05/2041 Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]), (whole.clone(), expiry.clone(), Some(vec![13, 16])));
+        // The residence's label beside the expiry's (the labels' row), its value under it.
+        assert_eq!(
+            read(&["Có giá trị đến: Nơi thường trú / Place of residence:", "Date of expiry", "12/05/2041 12 Lê Lợi, Phường Bến Nghé,", "Quận 1, TP Hồ Chí Minh"]),
+            (whole.clone(), expiry.clone(), Some(vec![15, 16]))
+        );
+        // Valid for life.
+        assert_eq!(read(&[label, "Có giá trị đến: Không thời hạn Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]), (whole.clone(), None, Some(vec![13, 14])));
+        // The expiry's line alone, misread or unreadable, adds nothing.
+        assert_eq!(read(&[label, "Cé giá trj đén: 12/05/2041"]), (Some("12 Lê Lợi".into()), expiry.clone(), Some(vec![13])));
+        assert_eq!(read(&[label, "Có giá trị đến: 12/O5/2O4l"]).0, Some("12 Lê Lợi".into()));
+        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041 Date o"]).0, Some("12 Lê Lợi".into()));
+        // Past the expiry's line (the card's bottom edge), the background read is no part.
+        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041", "~Ặ ăn ii"]).0, Some("12 Lê Lợi".into()));
+        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041", "Date of expiry", "@ 1 | ."]).0, Some("12 Lê Lợi".into()));
+        // The 2024 back: the expiry's line ends the residence, as before.
+        let back = ["Nơi cư trú / Place of residence: Số 12 Lê Lợi", "Ngày, tháng, năm hết hạn / Date of expiry: 01/07/2049", "IDVNM0900012343079090001234<<8"];
+        let f = parse_printed("vn.national_id", Side::Back, &lines(&back));
+        assert_eq!((value(&f, "address"), value(&f, "expiry_date")), (Some("Số 12 Lê Lợi"), Some("01/07/2049")), "{f:?}");
+    }
+
     #[test]
     fn decomposed_diacritics_are_composed() {
         let mut t = CHIP;
@@ -639,6 +907,48 @@ mod tests {
         assert_fields(&parse_printed("vn.national_id", Side::Front, &lines(&plain)), &want("NGUYEN VAN AN"));
     }
 
+    /// The 2024 card's name label, "Họ, chữ đệm và tên khai sinh / Full name", read in
+    /// capitals as its print often is, its English half (or its tail, "khai sinh") read on a
+    /// line of its own and misread past matching ("EULL NANIE"), or cut ("… / Full" over
+    /// "NAME"). Must-fail: the label's own words are never the name; the name under them is,
+    /// as printed (capitals; the worker writes it as the QR does). Not fired: names made of
+    /// the label's Vietnamese syllables ("HỒ VĂN TÂN", "NGUYỄN KHẢI SINH", "LÊ NAM").
+    #[test]
+    fn the_name_labels_own_words_are_no_name() {
+        let read = |label: &[&str], name: &str| {
+            let mut t = vec!["CĂN CƯỚC", "IDENTITY CARD", "Số định danh cá nhân / Personal identification number", "001090001234"];
+            t.extend(label);
+            t.extend([name, "Ngày, tháng, năm sinh / Date of birth: 01/01/1990", "Giới tính / Sex: Nam", "Quốc tịch / Nationality: Việt Nam"]);
+            let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+            (value(&f, "name").map(String::from), get(&f, "name").map(|x| x.lines.clone()))
+        };
+        let at = |line: usize, name: &str| (Some(name.to_string()), Some(vec![line]));
+        let an = "NGUYỄN VĂN AN";
+        assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH / FULL NAME"], an), at(5, an));
+        assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH", "FULL NAME"], an), at(6, an));
+        assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH", "EULL NANIE"], an), at(6, an));
+        assert_eq!(read(&["HO, CHU DEM VA TEN KHAI SINH", "FUIL NARNF"], "NGUYEN VAN AN"), at(6, "NGUYEN VAN AN"));
+        assert_eq!(read(&["Họ, chữ đệm và tên khai sinh / Full name", "~KHAI SINH"], an), at(6, an));
+        assert_eq!(read(&["Họ, chữ đệm và tên khai sinh / Full name", "TÊN KHAI SINH"], an), at(6, an));
+        assert_eq!(read(&["Họ, chữ đệm và tên khai sinh / Full", "NAME"], an), at(6, an));
+        assert_eq!(read(&["Họ, chữ đệm và tên khai sinh / Full"], an), at(5, an));
+        // The English half run into the name on its line: the name without it.
+        assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH"], "EULL NANIE NGUYỄN VĂN AN"), at(5, an));
+        // The 2021 card's label the same way.
+        assert_eq!(read(&["HỌ VÀ TÊN", "EULL NANIE"], an), at(6, an));
+        // Names of the label's syllables are names.
+        for name in ["HỒ VĂN TÂN", "NGUYỄN KHẢI SINH", "LÊ NAM", "TRẦN THỊ KHAI", "CHU VĂN SINH"] {
+            assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH / FULL NAME"], name), at(5, name));
+        }
+        // Only the label's words under it: no name.
+        let mut t = vec!["CĂN CƯỚC", "Họ, chữ đệm và tên khai sinh", "EULL NANIE", "~KHAI SINH"];
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "name"), None, "{f:?}");
+        t.truncate(3);
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&t));
+        assert_eq!(value(&f, "name"), None, "{f:?}");
+    }
+
     /// The 2024 card (Căn cước) moved the place of residence and the issue and expiry dates
     /// to its back. Must-fail: the expiry's "Ngày, tháng, năm hết hạn" is no issue date, even
     /// with the issue date itself unread.
@@ -688,6 +998,83 @@ mod tests {
         life[4] = "Không thời hạn";
         let f = parse_printed("vn.national_id", Side::Back, &lines(&life));
         assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (Some("01/07/2024"), None), "{f:?}");
+    }
+
+    /// The 2024 card's back as Tesseract reads it where the dates stand beside their labels
+    /// (as boxes: the labels' column first, then the values'), one date of the two read:
+    /// the issue and expiry labels one above the other, then the one date. Must-fail: a
+    /// date on the issue label's row is the issue date, never the expiry (nor the other
+    /// way round); a date on neither row nor under either label, or lines without boxes,
+    /// give neither. Not fired: a date on the expiry label's row, or under the expiry
+    /// label (its own value, the issue's lost: `the_2024_cards_back`), is the expiry.
+    #[test]
+    fn one_date_beside_stacked_issue_and_expiry_labels_goes_to_its_row() {
+        let at = |text: &str, x: u32, y: u32| TextLine { text: text.into(), confidence: 0.9, x, y, width: 260, height: 22 };
+        let labels = |date: TextLine| {
+            vec![
+                at("Nơi cư trú / Place of residence: Số 12 Lê Lợi, Phường Bến Nghé,", 40, 60),
+                at("Quận 1, TP. Hồ Chí Minh", 40, 92),
+                at("Ngày, tháng, năm cấp / Date of issue:", 40, 400),
+                at("Ngày, tháng, năm hết hạn / Date of expiry:", 40, 436),
+                date,
+                at("IDVNM0900012343079090001234<<8", 30, 560),
+            ]
+        };
+        let dates = |l: &[TextLine]| {
+            let f = parse_printed("vn.national_id", Side::Back, l);
+            (value(&f, "issue_date").map(String::from), value(&f, "expiry_date").map(String::from))
+        };
+        // On the issue label's row (the expiry's value lost, or a card valid for life whose
+        // "Không thời hạn" was not read): the issue date.
+        let f = parse_printed("vn.national_id", Side::Back, &labels(at("01/07/2024", 430, 401)));
+        assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (Some("01/07/2024"), None), "{f:?}");
+        assert_eq!(get(&f, "issue_date").map(|x| x.lines.clone()), Some(vec![4]));
+        assert_eq!(value(&f, "address"), Some("Số 12 Lê Lợi, Phường Bến Nghé, Quận 1, TP. Hồ Chí Minh"));
+        // Read without diacritics, the date a little lower than its label's box.
+        let mut plain = labels(at("0l/07/2024", 432, 405));
+        plain[2].text = "Ngay, thang, nam cap / Date of issue".into();
+        plain[3].text = "Ngay, thang, nam het han / Date of expiry".into();
+        assert_eq!(dates(&plain), (Some("01/07/2024".into()), None));
+        // Between the two labels (printed under the issue label, read after both): the issue date.
+        assert_eq!(dates(&labels(at("01/07/2024", 60, 422))), (Some("01/07/2024".into()), None));
+        // On the expiry label's row, or under it: the expiry.
+        assert_eq!(dates(&labels(at("01/07/2049", 430, 437))), (None, Some("01/07/2049".into())));
+        assert_eq!(dates(&labels(at("01/07/2049", 40, 470))), (None, Some("01/07/2049".into())));
+        // Above both labels (read out of order), or on both rows at once: no telling.
+        assert_eq!(dates(&labels(at("01/07/2024", 430, 300))), (None, None));
+        assert_eq!(dates(&labels(at("01/07/2024", 430, 395)).into_iter().map(|mut l| {
+            l.height = if l.text.starts_with("01/") { 70 } else { l.height };
+            l
+        }).collect::<Vec<_>>()), (None, None));
+        // No boxes (heights unknown): no telling either.
+        let boxless: Vec<TextLine> = labels(at("01/07/2024", 430, 401)).into_iter().map(|l| TextLine { height: 0, ..l }).collect();
+        assert_eq!(dates(&boxless), (None, None));
+    }
+
+    /// The 2024 card's front prints "Ngày, tháng, năm sinh / Date of birth" and "Giới tính /
+    /// Sex" side by side, each over its value. Read as one row of labels over one row of
+    /// values, the date goes to the date of birth and "Nam" to the sex; read as a column
+    /// of labels before the values (Tesseract's blocks), the date of birth is not given
+    /// rather than guessed. Pins what the parser already does.
+    #[test]
+    fn the_2024_fronts_date_of_birth_beside_the_sex_label() {
+        let mut front = vec![
+            "CĂN CƯỚC",
+            "Số định danh cá nhân / Personal identification number",
+            "001090001234",
+            "Họ, chữ đệm và tên khai sinh / Full name",
+            "NGUYỄN VĂN AN",
+            "Ngày, tháng, năm sinh / Date of birth   Giới tính / Sex",
+            "01/01/1990   Nam",
+            "Quốc tịch / Nationality",
+            "Việt Nam",
+        ];
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&front));
+        assert_eq!((value(&f, "dob"), value(&f, "gender"), check(&f, "id")), (Some("01/01/1990"), Some("M"), Some(FieldCheck::Passed)), "{f:?}");
+        front.splice(5..7, ["Ngày, tháng, năm sinh / Date of birth", "Giới tính / Sex", "01/01/1990", "Nam"]);
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&front));
+        assert_eq!((value(&f, "dob"), value(&f, "expiry_date"), value(&f, "issue_date")), (None, None, None), "{f:?}");
+        assert_eq!(value(&f, "name"), Some("NGUYỄN VĂN AN"));
     }
 
     /// A card valid for life (its holder 60 or over) prints "Không thời hạn" (no time
