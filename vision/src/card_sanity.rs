@@ -735,7 +735,15 @@ pub fn sanity_without_card(photo: &RgbImage) -> Option<CardSanity> {
 
 /// [`sanity_without_card`]'s verdict from the whole photo's [`card_sanity`] (for a
 /// caller that also keeps its measures, such as the blur of the photo's print).
-pub fn exposure_verdict(mut s: CardSanity) -> Option<CardSanity> {
+pub fn exposure_verdict(s: CardSanity) -> Option<CardSanity> {
+    Some(exposure_sanity(s)).filter(|s| s.verdict.is_issue())
+}
+
+/// The exposure checks of a whole photo in which no card shape was found, from its
+/// [`card_sanity`]: `image_too_dark`, `image_too_bright`, else `incomplete` (only the
+/// exposure was judged: blur, holes and cuts need the card, see [`sanity_without_card`]).
+/// The card sanity of a card the finder missed but whose print was read.
+pub fn exposure_sanity(mut s: CardSanity) -> CardSanity {
     use CardSanityVerdict as V;
     // Only the exposure checks count (a dark photo is often structureless too, which
     // the blur check, first in `card_sanity`'s order, would answer).
@@ -757,10 +765,10 @@ pub fn exposure_verdict(mut s: CardSanity) -> Option<CardSanity> {
     } else if fails(V::ImageTooBright) {
         V::ImageTooBright
     } else {
-        return None;
+        V::Incomplete
     };
     s.score = 1.0 - s.details.iter().map(|d| d.1).fold(0f32, f32::max);
-    Some(s)
+    s
 }
 
 /// Judges the card: see the module documentation. `card` is the rectified card (or the
@@ -1069,6 +1077,12 @@ mod tests {
         assert!(s.score < 0.5, "{s:?}");
         // a well exposed photo with a few highlights: no verdict (then "no card")
         assert_eq!(sanity_without_card(&photo(0.05, 120)), None);
+        // ... whose exposure checks, for a card the finder missed but whose print was
+        // read, are `incomplete`: dark and bright judged, blur, hole and cut not
+        let s = exposure_sanity(card_sanity(&photo(0.05, 120), None));
+        assert_eq!(s.verdict, CardSanityVerdict::Incomplete);
+        assert_eq!(s.not_performed(), [CardSanityVerdict::ImageTooBlur, CardSanityVerdict::ImageHasHole, CardSanityVerdict::ImageHasCut]);
+        assert!(s.details.iter().all(|d| d.1 < 0.5), "{s:?}");
         // too dark
         assert_eq!(sanity_without_card(&photo(0.0, 5)).map(|s| s.verdict), Some(CardSanityVerdict::ImageTooDark));
         // a flat dark photo has no structure at all (the blur check would call it

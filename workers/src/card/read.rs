@@ -151,6 +151,10 @@ struct SideRead {
     /// The values of the side's second reading (`SideScan::reread`): its printed fields
     /// whose own check did not fail, its zone's fields when every check digit passed.
     reread: Vec<(String, String)>,
+    /// The side's card sanity: its card's, or for a card the finder missed whose print or
+    /// codes were read, the whole photo's exposure checks (`incomplete`: blur, holes and
+    /// cuts not judged).
+    sanity: Option<CardSanity>,
 }
 
 fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &SideInput<'_>, year: u32) -> SideRead {
@@ -369,10 +373,16 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         out.reread.extend(printed_again);
     }
 
+    // A card the finder did not find but whose print or codes were read (a photo cut to a
+    // card turned too little for its outline to show against the slivers of table) still
+    // had its exposure judged, on the whole photo: `incomplete`, never `good`, and never
+    // nothing, as though no check had run. A photo in which nothing was read keeps no
+    // verdict but an exposure issue (its answer is "no card").
+    out.sanity = scan.sanity.clone().or_else(|| scan.photo_exposure.clone().filter(|_| out.anything_read));
     out.json = json!({
         "id": input.id, "transformed_image_id": input.transformed_image_id, "card_box": card_box,
         "qr": qr, "ocr": ocr, "mrz": mrz, "nfc": null,
-        "card_sanity": scan.sanity.as_ref().map(sanity_json),
+        "card_sanity": out.sanity.as_ref().map(sanity_json),
     });
     out
 }
@@ -556,8 +566,8 @@ pub fn read_card(
         disagreements: &merged.disagreements,
         portrait,
     });
-    let side_sanity: Vec<&CardSanity> = std::iter::once(front.scan).chain(back.map(|b| b.scan)).filter_map(|scan| scan.sanity.as_ref()).collect();
-    let sanity = card_sanity_of_sides(&side_sanity).or_else(|| front.scan.sanity.clone());
+    let side_sanity: Vec<&CardSanity> = std::iter::once(&f).chain(b.as_ref()).filter_map(|side| side.sanity.as_ref()).collect();
+    let sanity = card_sanity_of_sides(&side_sanity).or_else(|| f.sanity.clone());
 
     let mut not_performed: Vec<&'static str> = vec!["nfc"];
     if sides.iter().any(|s| s.ocr_not_performed) {
@@ -765,6 +775,7 @@ mod print_tests {
             mrz: MrzOutcome::NotSearched,
             photo_blur_sigma: None,
             photo_glare_box: None,
+            photo_exposure: None,
             reread: None,
         }
     }
@@ -856,6 +867,30 @@ mod print_tests {
         assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
     }
 
+    /// A card the finder missed (a photo cut to a card turned under a degree) whose print
+    /// was read: its card sanity is the whole photo's exposure checks, `incomplete` with
+    /// blur, hole and cut not performed — not absent, as though nothing had been judged,
+    /// and not `good`. A photo in which nothing was read has none (its answer is "no card").
+    #[test]
+    fn a_card_the_finder_missed_but_read_is_incomplete_not_unjudged() {
+        let photo = image::RgbImage::from_pixel(1200, 760, image::Rgb([200, 200, 200]));
+        let exposure = idv_vision::card_sanity::exposure_sanity(idv_vision::card_sanity::card_sanity(&photo, None));
+        let missed = SideScan { located: Located::NoCard, photo_exposure: Some(exposure), ..cccd_front_scan(None) };
+        let reading = read_front(&missed);
+        assert_eq!(value(&reading, "id"), Some("079090001234"), "{:?}", reading.card_information);
+        let sanity = reading.sanity.as_ref().unwrap_or_else(|| panic!("no card sanity"));
+        assert_eq!(sanity.verdict, CardSanityVerdict::Incomplete);
+        let skipped: Vec<&str> = sanity.not_performed().iter().map(|c| c.check_name()).collect();
+        assert_eq!(skipped, ["blur", "hole", "cut"]);
+        assert_eq!(reading.image1["card_sanity"]["verdict"], "incomplete");
+        assert_eq!(reading.failure, None);
+        // Nothing read: no verdict, and the answer is "no card".
+        let empty = SideScan { ocr: OcrOutcome::Lines(Vec::new()), ..missed };
+        let reading = read_front(&empty);
+        assert!(reading.sanity.is_none(), "{:?}", reading.sanity);
+        assert_eq!(reading.failure.as_ref().map(|f| f.0), Some(FailureCode::NocardOrMulticardImage));
+    }
+
     #[test]
     fn a_blurred_card_gives_the_printed_values_its_second_reading_agrees_on() {
         let measures = CardMeasures { blur_sigma: 2.6, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0 };
@@ -907,6 +942,7 @@ mod print_tests {
             mrz: zone(READ),
             photo_blur_sigma: None,
             photo_glare_box: None,
+            photo_exposure: None,
             reread: second.map(|z| SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(z) }),
         };
         let read = |scan: &SideScan| {

@@ -154,6 +154,12 @@ pub struct SideScan {
     /// (`idv_vision::card_sanity::glare_spots`), in the pixels of the page its print is
     /// read from; `None` otherwise. Print beside it may be washed out.
     pub photo_glare_box: Option<[f32; 4]>,
+    /// With no card found: the whole photo's exposure checks
+    /// (`idv_vision::card_sanity::exposure_sanity`: too dark, too bright, else
+    /// `incomplete`), the card sanity of a side whose print was read though no card shape
+    /// was found (`crate::card::read`); `None` otherwise. `sanity` holds it only when it
+    /// is an issue.
+    pub photo_exposure: Option<CardSanity>,
     /// A card judged too blurred read a second time, from a copy deblurred with another
     /// σ ([`REREAD_SIGMA_FACTOR`]); `None` otherwise. On such a photo a value both
     /// readings agree on may be given (`crate::card::read`).
@@ -242,7 +248,7 @@ fn judged_other_way_up(photo: &RgbImage, first: &SideScan, location: Option<idv_
 /// this photo, are not decoded again), print, zone, a blurred card's second reading.
 fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Option<Vec<String>>, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> SideScan {
     let (photo_width, photo_height) = photo.dimensions();
-    let Judged { located, flat, sanity, photo_blur_sigma, photo_glare_box, location: _ } = judged;
+    let Judged { located, flat, sanity, photo_blur_sigma, photo_glare_box, photo_exposure, location: _ } = judged;
     // A blurred card is read from a deblurred copy (`idv_vision::deblur`); `flat` itself
     // stays as photographed (it is the `transformed_image_id` the caller gets back).
     let deblurred = match (&flat, &sanity) {
@@ -292,7 +298,7 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
         });
         (printed, mrz, reread)
     });
-    SideScan { photo_width, photo_height, upload_scale, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, reread }
+    SideScan { photo_width, photo_height, upload_scale, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, photo_exposure, reread }
 }
 
 /// `card` (flattened) deblurred for reading when card sanity measured it blurred
@@ -358,6 +364,8 @@ pub struct Judged {
     pub photo_blur_sigma: Option<f32>,
     /// With no card found: its largest glare spot (see [`SideScan`]).
     pub photo_glare_box: Option<[f32; 4]>,
+    /// With no card found: the whole photo's exposure judged (see [`SideScan`]).
+    pub photo_exposure: Option<CardSanity>,
     /// Where the card was found (`None` when it fills the frame or was not found).
     pub location: Option<idv_vision::card_box::CardLocation>,
 }
@@ -383,7 +391,7 @@ pub fn locate_and_judge(photo: &RgbImage) -> Judged {
         }
         CardFind::FillsFrame => return judged_fill(scaled_to_width(photo, FLAT_WIDTH)),
         CardFind::Several(n) => {
-            return Judged { located: Located::Several(n), flat: None, sanity: None, photo_blur_sigma: None, photo_glare_box: None, location: None }
+            return Judged { located: Located::Several(n), flat: None, sanity: None, photo_blur_sigma: None, photo_glare_box: None, photo_exposure: None, location: None }
         }
         CardFind::None => {}
     }
@@ -396,12 +404,14 @@ pub fn locate_and_judge(photo: &RgbImage) -> Judged {
     // From the judged copy's pixels to the read page's.
     let k = no_card_page_width(photo.width()) as f32 / FLAT_WIDTH as f32;
     let glare = whole.measures.glare_box.map(|b| b.map(|v| v * k));
+    let exposure = idv_vision::card_sanity::exposure_sanity(whole);
     Judged {
         located: Located::NoCard,
         flat: None,
-        sanity: idv_vision::card_sanity::exposure_verdict(whole),
+        sanity: Some(exposure.clone()).filter(|s| s.verdict.is_issue()),
         photo_blur_sigma: Some(blur),
         photo_glare_box: glare,
+        photo_exposure: Some(exposure),
         location: None,
     }
 }
@@ -409,14 +419,14 @@ pub fn locate_and_judge(photo: &RgbImage) -> Judged {
 /// A photo the card fills, taken whole as the flattened card (`flat`), judged.
 fn judged_fill(flat: RgbImage) -> Judged {
     let sanity = idv_vision::card_sanity::card_sanity(&flat, None);
-    Judged { located: Located::FillsFrame, flat: Some(flat), sanity: Some(sanity), photo_blur_sigma: None, photo_glare_box: None, location: None }
+    Judged { located: Located::FillsFrame, flat: Some(flat), sanity: Some(sanity), photo_blur_sigma: None, photo_glare_box: None, photo_exposure: None, location: None }
 }
 
 /// A found card flattened along its corners as named (`loc.quad`) and judged.
 fn judged_card(photo: &RgbImage, loc: idv_vision::card_box::CardLocation) -> Judged {
     let flat = idv_vision::card_box::rectify(photo, &loc.quad, FLAT_WIDTH);
     let sanity = idv_vision::card_sanity::card_sanity(&flat, Some(&loc));
-    Judged { located: Located::Card(loc.quad), flat: Some(flat), sanity: Some(sanity), photo_blur_sigma: None, photo_glare_box: None, location: Some(loc) }
+    Judged { located: Located::Card(loc.quad), flat: Some(flat), sanity: Some(sanity), photo_blur_sigma: None, photo_glare_box: None, photo_exposure: None, location: Some(loc) }
 }
 
 /// The printed text of a flattened card, as lines with boxes in its pixels.
