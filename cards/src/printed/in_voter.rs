@@ -634,6 +634,17 @@ mod tests {
         assert_eq!(value(&f, "dob"), None);
     }
 
+    /// A line of the address read as noise (`super::noise_part`, a glyph or a mark read
+    /// as a line of its own): no address rather than one with "Cc" in it (the block
+    /// reader every parser's addresses go through, `Doc::block`).
+    #[test]
+    fn an_address_line_read_as_noise_gives_no_address() {
+        let f = parse_printed("in.voter", Side::Back, &lines(&["Address : H.No. 53, Station Road, Sector 5", "Gurgaon, Haryana"]));
+        assert_eq!(value(&f, "address"), Some("H.No. 53, Station Road, Sector 5, Gurgaon, Haryana"), "{f:?}");
+        let f = parse_printed("in.voter", Side::Back, &lines(&["Address : H.No. 53, Station Road, Sector 5", "Cc", "Gurgaon, Haryana"]));
+        assert_eq!(value(&f, "address"), None, "{f:?}");
+    }
+
     #[test]
     fn arbitrary_input_never_panics() {
         never_panics(&lines(&FRONT), ALPHABET, 41, 80);

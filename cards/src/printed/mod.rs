@@ -783,6 +783,10 @@ impl Doc {
             }
             let pre = clean(self.before_labels(j));
             let labelled = !self.hits(j).is_empty();
+            if noise_part(&pre) && !pre.is_empty() {
+                // A line of the block read as noise: the block is not the one printed.
+                return None;
+            }
             if !pre.is_empty() {
                 let end = stop_after(&pre);
                 parts.push(pre);
@@ -818,6 +822,17 @@ fn is_date_key(key: &str) -> bool {
 /// A field from a found value.
 pub(crate) fn field(name: &'static str, f: Found<String>, check: FieldCheck) -> PrintedField {
     PrintedField { field: name, value: f.value, confidence: f.conf, check, lines: f.lines }
+}
+
+/// Whether an address part read is no print but noise: two letters or digits at most
+/// ("i", "Cc", "ee", "2"). A line the card prints holds a word or a number ("Bihar",
+/// "No. 12", "Flat 2C"); a line of print too small for OCR at low resolution is read glyph
+/// by glyph, each glyph a line of its own ("i", "a", "Cc", "e", "2" for "Kukatpally,
+/// Hyderabad", seen on an Aadhaar photographed at a third of its resolution), and a
+/// hologram's or a photo's mark reads as one or two letters. An address holding such a
+/// part is not the one printed: it is not given (missing, never wrong).
+pub(crate) fn noise_part(part: &str) -> bool {
+    part.chars().filter(|c| c.is_alphanumeric()).count() <= 2
 }
 
 /// Joins address parts with ", " (a part's own trailing comma not doubled).

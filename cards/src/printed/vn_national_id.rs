@@ -391,6 +391,10 @@ fn residence_beside_expiry(doc: &Doc) -> Option<Found<Vec<String>>> {
             }
         };
         if !part.is_empty() {
+            if super::noise_part(&part) {
+                // A line of the residence read as noise: not the residence printed.
+                return None;
+            }
             parts.push(part);
             lines.push(j);
             last = j;
