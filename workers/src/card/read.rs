@@ -267,7 +267,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             });
             let (fields, shown) = if misread {
                 (Vec::new(), Some(shown.unwrap_or(fields)))
-            } else if blurred_photo {
+            } else if blurred_photo || input.scan.sanity.as_ref().is_some_and(crate::card::scan::reads_soft) {
                 // Even a zone whose check digits pass, on such a photo, vouches only for
                 // what they cover (a name or nationality beside them may be misread),
                 // and for what the card's second reading read alike in its own zone.
@@ -339,6 +339,12 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 if f.check != FieldCheck::Passed && cut {
                     continue;
                 }
+                // A date of birth or of issue after the request's year is a misread
+                // ("12/07/2032" for "12/07/2022", a CCCD at a third of its resolution):
+                // no card is issued, nor its holder born, in the future.
+                if matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year) {
+                    continue;
+                }
                 if f.field == "id" {
                     out.printed_id_check = match f.check {
                         FieldCheck::Passed => Some(true),
@@ -385,6 +391,11 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         "card_sanity": out.sanity.as_ref().map(sanity_json),
     });
     out
+}
+
+/// The year of a `DD/MM/YYYY` value.
+fn date_year(value: &str) -> Option<u32> {
+    value.rsplit('/').next().filter(|y| y.len() == 4).and_then(|y| y.parse().ok())
 }
 
 /// The card's fields from a zone read whose check digits all pass and which belongs to
@@ -658,15 +669,19 @@ pub fn read_card(
     let blurred_without_card = std::iter::once(front.scan)
         .chain(back.map(|b| b.scan))
         .any(|scan| scan.photo_blur_sigma.is_some_and(|b| b.is_finite() && b >= NO_CARD_BLUR_SIGMA));
+    // So is a card read soft (`crate::card::scan::SOFT_FROM_SIGMA`: a small photo
+    // enlarged, sharp enough by card sanity, whose letters OCR misreads as other letters).
+    let soft_side = std::iter::once(front.scan).chain(back.map(|b| b.scan)).any(|scan| scan.sanity.as_ref().is_some_and(crate::card::scan::reads_soft));
     // Too bright by a glare spot alone is not: the print away from the spot reads as
     // well as ever, and what the spot washed out is not given (`washed_out`).
     let unreadable = blurred_without_card
+        || soft_side
         || sanity.as_ref().is_some_and(|s| match s.verdict {
             CardSanityVerdict::ImageTooBlur => true,
             CardSanityVerdict::ImageTooBright => idv_vision::card_sanity::overexposure(&s.measures) >= 0.5,
             _ => false,
         });
-    // A blurred card is read twice, from two deconvolutions (`SideScan::reread`): a value
+    // A blurred (or soft) card is read twice, from two deconvolutions (`SideScan::reread`): a value
     // both readings give (print, or a zone whose check digits pass) is no misread of one
     // of them, and is given, still `UNSURE` (two readings of one photo, not two sources).
     let read_twice = |f: &CardField| {
@@ -867,6 +882,19 @@ mod print_tests {
         assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
     }
 
+    /// A printed date of birth (or of issue) after the request's year is a misread, no
+    /// source: not given, still shown in `ocr.parsed`.
+    #[test]
+    fn a_birth_date_after_the_requests_year_is_not_given() {
+        let mut scan = cccd_front_scan(None);
+        let OcrOutcome::Lines(lines) = &mut scan.ocr else { unreachable!("cccd_front_scan reads lines") };
+        lines[5].text = "Ngày sinh / Date of birth: 01/01/2090".into();
+        let reading = read_front(&scan);
+        assert_eq!(value(&reading, "dob"), None, "{:?}", reading.card_information);
+        assert_eq!(reading.image1["ocr"]["parsed"].as_array().map(|p| p.iter().any(|f| f["field"] == "dob" && f["value"] == "01/01/2090")), Some(true));
+        assert_eq!(value(&read_front(&cccd_front_scan(None)), "dob"), Some("01/01/1990"));
+    }
+
     /// A card the finder missed (a photo cut to a card turned under a degree) whose print
     /// was read: its card sanity is the whole photo's exposure checks, `incomplete` with
     /// blur, hole and cut not performed — not absent, as though nothing had been judged,
@@ -910,6 +938,32 @@ mod print_tests {
         assert_eq!((name.value.as_str(), name.confidence_verdict), ("Nguyễn Văn An", Some(ConfidenceVerdict::Unsure)));
         assert_eq!(value(&reading, "dob"), None, "{:?}", reading.card_information);
         assert_eq!(reading.failure.as_ref().map(|f| f.0), Some(FailureCode::ImageTooBlur));
+    }
+
+    /// A card sharp enough for card sanity but read soft (`SOFT_FROM_SIGMA`: a small photo
+    /// enlarged, whose letters OCR misreads as others, "Roed" for "Road") is answered as
+    /// a blurred one: `good`, no failure, but only what both readings give. Just under
+    /// the line, one reading is enough.
+    #[test]
+    fn a_soft_card_gives_only_what_its_second_reading_agrees_on() {
+        use crate::card::scan::SOFT_FROM_SIGMA;
+        let sanity = |blur_sigma: f32| {
+            let measures = CardMeasures { blur_sigma, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0 };
+            Some(CardSanity { verdict: CardSanityVerdict::Good, score: 0.9, details: vec![(CardSanityVerdict::ImageTooBlur, 0.1)], measures })
+        };
+        let sharp = read_front(&cccd_front_scan(sanity(SOFT_FROM_SIGMA - 0.05)));
+        assert_eq!(value(&sharp, "name"), Some("Nguyễn Văn An"), "{:?}", sharp.card_information);
+        let first = cccd_front_scan(sanity(SOFT_FROM_SIGMA + 0.1));
+        let once = read_front(&first);
+        assert!(once.card_information.is_empty(), "{:?}", once.card_information);
+        let OcrOutcome::Lines(lines) = &first.ocr else { unreachable!("cccd_front_scan reads lines") };
+        let mut again = lines.clone();
+        again[5].text = "Ngày sinh / Date of birth: 07/01/1990".into();
+        let twice = read_front(&SideScan { reread: Some(SecondReading { ocr: OcrOutcome::Lines(again), mrz: MrzOutcome::NotSearched }), ..first });
+        assert_eq!(value(&twice, "name"), Some("Nguyễn Văn An"), "{:?}", twice.card_information);
+        assert_eq!(value(&twice, "dob"), None, "{:?}", twice.card_information);
+        assert_eq!(twice.failure, None);
+        assert_eq!(twice.sanity.map(|s| s.verdict), Some(CardSanityVerdict::Good));
     }
 
     #[test]

@@ -281,11 +281,17 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
     // the longer of the two instead of their sum on a machine with a second core).
     let (ocr_outcome, mrz, reread) = std::thread::scope(|scope| {
         let zone = scope.spawn(|| read_zone_of(photo, reading_page, plan, ocr));
-        // Only a card judged too blurred to trust one reading is read twice.
+        // Only a card judged too blurred to trust one reading, or read soft, is read twice.
         let reread = scope.spawn(|| match (&flat, &sanity, &deblurred) {
             (Some(card), Some(judged), Some(_)) if judged.verdict == idv_vision::card_sanity::CardSanityVerdict::ImageTooBlur => {
                 deblurred_for_reading(card, judged.measures.blur_sigma, REREAD_SIGMA_FACTOR)
                     .map(|copy| SecondReading { ocr: read_printed_of(photo, Some(&copy), plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
+            }
+            // A soft card (a small photo enlarged) is read twice too, from a copy
+            // sharpened a little.
+            (Some(card), Some(judged), _) if reads_soft(judged) => {
+                let copy = sharpened_for_reading(card, judged.measures.blur_sigma);
+                Some(SecondReading { ocr: read_printed_of(photo, Some(&copy), plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
             }
             _ => None,
         });
@@ -302,6 +308,44 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
         (printed, mrz, reread)
     });
     SideScan { photo_width, photo_height, upload_scale, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, photo_exposure, reread }
+}
+
+/// Edge blur σ̂ (card sanity's, at its working width) from which a card judged sharp
+/// enough (below `BLUR_SIGMA`, 1.4) is still read *soft*: print so small in the photo
+/// that, enlarged to the flattened card's width, its strokes are smooth, and OCR
+/// misreads letters as other letters ("Roed" for "Road", "Plat" for "Flat") more often
+/// than it drops them. Such a card is read twice ([`SideScan::reread`], a copy
+/// sharpened by [`SOFT_REREAD_SHARPEN`]) and only what a check or both readings vouch
+/// for is given (`crate::card::read`), as on a blurred card. The evaluation's photos at a
+/// third of their resolution measure 0.54–1.02 (every wrong value they gave came from a
+/// side at 0.66–0.89); every other capture, clean, tilted, noisy, compressed, shadowed
+/// or in perspective, ≤ 0.47 (2026-11-29 (4), two seed sets). Not higher: a card is
+/// judged as a whole, and a side under the line is not read twice, so its right values
+/// go unconfirmed when the other side is soft (at 0.6, 12 more right values lost on four
+/// seeds than at 0.5).
+pub const SOFT_FROM_SIGMA: f32 = 0.5;
+
+/// The sharpening of a soft card's second reading, as a share of the deconvolution σ
+/// card sanity's σ̂ gives (`idv_vision::deblur`'s line, without its 1.0 floor). On the
+/// third-resolution captures of four seeds (48 cards), 0.3 turned the first reading's 7
+/// wrong values into 0, for 12 right values no longer given; a closer copy (0.15, 0.2)
+/// misread alike (2 and 1 wrong values left), a farther one (0.5, 0.8) agreed on fewer
+/// right values. On eight seeds (96 cards): 24 wrong values → 1, 32 right ones lost.
+pub const SOFT_REREAD_SHARPEN: f32 = 0.3;
+
+/// Whether a side judged not too blurred is read soft ([`SOFT_FROM_SIGMA`]).
+pub fn reads_soft(judged: &CardSanity) -> bool {
+    judged.verdict != idv_vision::card_sanity::CardSanityVerdict::ImageTooBlur && judged.measures.blur_sigma >= SOFT_FROM_SIGMA
+}
+
+/// A soft card's copy for its second reading: deconvolved with [`SOFT_REREAD_SHARPEN`]
+/// of the σ its σ̂ gives, as grey in an RGB image.
+fn sharpened_for_reading(card: &RgbImage, measured_blur_sigma: f32) -> RgbImage {
+    use idv_vision::deblur::{noise_to_signal, wiener_deblur, SIGMA_AT_ZERO, SIGMA_PER_MEASURED};
+    let sigma = SOFT_REREAD_SHARPEN * (SIGMA_AT_ZERO + SIGMA_PER_MEASURED * measured_blur_sigma) * card.width() as f32 / idv_vision::card_sanity::WORK_WIDTH as f32;
+    let gray = image::DynamicImage::ImageRgb8(card.clone()).into_luma8();
+    let sharp = wiener_deblur(&gray, sigma, noise_to_signal(&gray));
+    image::DynamicImage::ImageLuma8(sharp).into_rgb8()
 }
 
 /// `card` (flattened) deblurred for reading when card sanity measured it blurred
