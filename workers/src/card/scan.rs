@@ -341,8 +341,15 @@ pub fn reads_soft(judged: &CardSanity) -> bool {
 /// A soft card's copy for its second reading: deconvolved with [`SOFT_REREAD_SHARPEN`]
 /// of the σ its σ̂ gives, as grey in an RGB image.
 fn sharpened_for_reading(card: &RgbImage, measured_blur_sigma: f32) -> RgbImage {
-    use idv_vision::deblur::{noise_to_signal, wiener_deblur, SIGMA_AT_ZERO, SIGMA_PER_MEASURED};
+    use idv_vision::deblur::{SIGMA_AT_ZERO, SIGMA_PER_MEASURED};
     let sigma = SOFT_REREAD_SHARPEN * (SIGMA_AT_ZERO + SIGMA_PER_MEASURED * measured_blur_sigma) * card.width() as f32 / idv_vision::card_sanity::WORK_WIDTH as f32;
+    deconvolved(card, sigma)
+}
+
+/// `card`'s luminance Wiener-deconvolved for a Gaussian blur of `sigma` pixels
+/// (`idv_vision::deblur`), as grey in an RGB image: OCR reads grey.
+fn deconvolved(card: &RgbImage, sigma: f32) -> RgbImage {
+    use idv_vision::deblur::{noise_to_signal, wiener_deblur};
     let gray = image::DynamicImage::ImageRgb8(card.clone()).into_luma8();
     let sharp = wiener_deblur(&gray, sigma, noise_to_signal(&gray));
     image::DynamicImage::ImageLuma8(sharp).into_rgb8()
@@ -352,11 +359,8 @@ fn sharpened_for_reading(card: &RgbImage, measured_blur_sigma: f32) -> RgbImage 
 /// (`idv_vision::deblur::DEBLUR_FROM_SIGMA`), as grey in an RGB image; `None` when it is
 /// sharp enough to read as it is.
 fn deblurred_for_reading(card: &RgbImage, measured_blur_sigma: f32, sigma_factor: f32) -> Option<RgbImage> {
-    use idv_vision::deblur::{noise_to_signal, sigma_for_deblur, wiener_deblur};
-    let sigma = sigma_factor * sigma_for_deblur(measured_blur_sigma, idv_vision::card_sanity::WORK_WIDTH, card.width())?;
-    let gray = image::DynamicImage::ImageRgb8(card.clone()).into_luma8();
-    let sharp = wiener_deblur(&gray, sigma, noise_to_signal(&gray));
-    Some(image::DynamicImage::ImageLuma8(sharp).into_rgb8())
+    let sigma = sigma_factor * idv_vision::deblur::sigma_for_deblur(measured_blur_sigma, idv_vision::card_sanity::WORK_WIDTH, card.width())?;
+    Some(deconvolved(card, sigma))
 }
 
 /// The printed text of one side: OCR of the flattened card; with no card found, of the
