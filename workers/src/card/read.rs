@@ -318,11 +318,13 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
 
     // The printed text.
     let mut ocr = Value::Null;
+    let mut first_printed: Vec<PrintedField> = Vec::new();
     match &scan.ocr {
         OcrOutcome::NotPerformed(_) => out.ocr_not_performed = true,
         OcrOutcome::Lines(lines) => {
             let text = text_lines(lines);
             let printed = idv_cards::printed::parse_printed(card_type, side, &text);
+            first_printed = printed.clone();
             out.types = idv_cards::printed::classify(&text);
             out.other_type = idv_cards::printed::best_other_type(card_type, &text);
             let hole = punched_hole(scan.sanity.as_ref());
@@ -377,6 +379,18 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             .filter(|f| f.check != FieldCheck::Failed)
             .map(|f| (f.field.to_string(), f.value));
         out.reread.extend(printed_again);
+        // A value whose characters the second reading read alike at the same place,
+        // though it misread the label beside them ("Dete of Get) 08/08/1992" under "Dote
+        // of Orth 08/08/1992") and so parsed no value there: the characters are what the
+        // second reading confirms; where the value is, the first reading's labels said.
+        if let OcrOutcome::Lines(first) = &scan.ocr {
+            for f in first_printed.iter().filter(|f| f.check != FieldCheck::Failed) {
+                let from: Vec<&idv_vision::ocr::OcrLine> = f.lines.iter().filter_map(|&i| first.get(i)).collect();
+                if read_alike_in_place(&f.value, &from, lines) {
+                    out.reread.push((f.field.to_string(), f.value.clone()));
+                }
+            }
+        }
     }
 
     // A card the finder did not find but whose print or codes were read (a photo cut to a
@@ -391,6 +405,38 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         "card_sanity": out.sanity.as_ref().map(sanity_json),
     });
     out
+}
+
+/// Whether a second reading (`again`) read `value` where the first reading read it from
+/// (`from`): its words, in order and together, in the second reading's lines on the same
+/// rows. A value of one word (a date, a number) is whole by its own format. One of
+/// several words (a name, an address) may have lost a word the first reading misread as
+/// label or noise ("DEVI MEHTA" of "DIVYA DEVI MEHTA"), which the second reading would
+/// show next to it: there, the words beside it in the second reading must be those beside
+/// it in the first, or no letters or digits at all.
+fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &[idv_vision::ocr::OcrLine]) -> bool {
+    fn words(text: &str) -> impl Iterator<Item = &str> {
+        text.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty())
+    }
+    let same_row = |a: &idv_vision::ocr::TextBox, b: &idv_vision::ocr::TextBox| {
+        let rows = a.bottom().min(b.bottom()).saturating_sub(a.y.max(b.y));
+        let columns = (a.x + a.width).min(b.x + b.width).saturating_sub(a.x.max(b.x));
+        columns > 0 && 2 * rows >= a.height.min(b.height)
+    };
+    let want: Vec<&str> = words(value).collect();
+    let first: Vec<&str> = from.iter().flat_map(|l| words(&l.text)).collect();
+    let second: Vec<&str> = again.iter().filter(|l| from.iter().any(|f| same_row(&f.bbox, &l.bbox))).flat_map(|l| words(&l.text)).collect();
+    let at = |seen: &[&str]| (0..seen.len().saturating_sub(want.len()) + 1).filter(|&i| !want.is_empty() && seen.get(i..i + want.len()) == Some(&want[..])).collect::<Vec<_>>();
+    let (Some(&i), seen_twice) = (at(&first).first(), at(&second)) else { return false };
+    fn beside<'a>(seen: &[&'a str], j: usize, len: usize) -> (Option<&'a str>, Option<&'a str>) {
+        (j.checked_sub(1).and_then(|b| seen.get(b).copied()), seen.get(j + len).copied())
+    }
+    let (before, after) = beside(&first, i, want.len());
+    let fits = |theirs: Option<&str>, ours: Option<&str>| theirs.is_none() || theirs == ours || theirs.is_some_and(|w| !w.chars().any(char::is_alphanumeric));
+    seen_twice.into_iter().any(|j| {
+        let (b, a) = beside(&second, j, want.len());
+        want.len() == 1 || (fits(b, before) && fits(a, after))
+    })
 }
 
 /// The year of a `DD/MM/YYYY` value.
@@ -938,6 +984,57 @@ mod print_tests {
         assert_eq!((name.value.as_str(), name.confidence_verdict), ("Nguyễn Văn An", Some(ConfidenceVerdict::Unsure)));
         assert_eq!(value(&reading, "dob"), None, "{:?}", reading.card_information);
         assert_eq!(reading.failure.as_ref().map(|f| f.0), Some(FailureCode::ImageTooBlur));
+    }
+
+    /// The second reading misread the label beside a value and so parsed none there, but
+    /// read the value's characters alike at the same place: the value is given.
+    #[test]
+    fn a_blurred_card_gives_a_value_its_second_reading_read_alike_under_a_misread_label() {
+        let measures = CardMeasures { blur_sigma: 2.6, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0 };
+        let blurred = Some(CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures });
+        // A voter card's front (lines 50 px apart), its date of birth on the last line.
+        let voter_front = |dob_line: &str| {
+            let text = ["ELECTION COMMISSION OF INDIA", "IDENTITY CARD", "MNQ8038705", "Elector's Name : Sunita Banerjee", "Father's Name : Vikram Prasad Banerjee", "Sex : Female", dob_line];
+            let lines = text.iter().enumerate().map(|(i, t)| OcrLine { text: (*t).to_string(), confidence: 80.0, bbox: TextBox { x: 300, y: 40 + 50 * i as u32, width: 600, height: 30 }, symbols: Vec::new() }).collect();
+            OcrOutcome::Lines(lines)
+        };
+        let read = |again: Option<&str>| {
+            let scan = SideScan { ocr: voter_front("Date of Birth : 08/08/1992"), reread: again.map(|a| SecondReading { ocr: voter_front(a), mrz: MrzOutcome::NotSearched }), ..cccd_front_scan(blurred.clone()) };
+            let front = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+            read_card("in.voter", Codec::of("in.voter", None), &front, None, None, 2026)
+        };
+        // Read once, the date is not given; read alike, it is.
+        assert_eq!(value(&read(None), "dob"), None);
+        assert_eq!(value(&read(Some("Date of Birth : 08/08/1992")), "dob"), Some("08/08/1992"));
+        // The label misread in the second reading (no date parsed there), the date's
+        // characters alike at the same place: given.
+        assert_eq!(value(&read(Some("Dete of Get) 08/08/1992")), "dob"), Some("08/08/1992"));
+        // Other characters confirm nothing.
+        assert_eq!(value(&read(Some("Dete of Get) 08/06/1992")), "dob"), None);
+    }
+
+    #[test]
+    fn a_value_of_several_words_is_read_alike_only_with_what_was_beside_it() {
+        let line = |text: &str| OcrLine { text: text.into(), confidence: 80.0, bbox: TextBox { x: 100, y: 200, width: 500, height: 30 }, symbols: Vec::new() };
+        let first = line("( \\ DEVI MEHTA");
+        let alike = |again: &str| read_alike_in_place("DEVI MEHTA", &[&first], &[line(again)]);
+        assert!(alike("( \\ DEVI MEHTA"));
+        assert!(alike("| DEVI MEHTA"), "noise beside it, no word");
+        assert!(alike("DEVI MEHTA"));
+        // The first reading may have lost a word the second shows: "DIVYA DEVI MEHTA".
+        assert!(!alike("Name DIVYA DEVI MEHTA"));
+        assert!(!alike("DEVI MEHTA SHARMA"));
+        assert!(!alike("DEVI MENTA"));
+        // One word (a date, a number) is whole by its format, whatever is beside it.
+        let dob = line("Dote of Orth 08/08/1992");
+        assert!(read_alike_in_place("08/08/1992", &[&dob], &[line("Dete of Get) 08/08/1992")]));
+        assert!(!read_alike_in_place("08/08/1992", &[&dob], &[line("Dete of Get) 08/06/1992")]));
+        // The same characters on another row are another value.
+        let below = OcrLine { bbox: TextBox { y: 250, ..dob.bbox }, ..line("Dete of Get) 08/08/1992") };
+        assert!(!read_alike_in_place("08/08/1992", &[&dob], &[below]));
+        // A value not in the first reading's own words as given (repaired, reformatted)
+        // is not confirmed by characters.
+        assert!(!read_alike_in_place("08/08/1992", &[&line("Dote of Orth 08-08-1992")], &[line("Dete of Get) 08-08-1992")]));
     }
 
     /// A card sharp enough for card sanity but read soft (`SOFT_FROM_SIGMA`: a small photo
