@@ -288,6 +288,13 @@ pub fn merge(readings: &[Reading]) -> Merged {
                 }
             }
         }
+        // A zone's name read from a line longer than its format (a stray mark at the
+        // card's edge read as letters: "LJOSHI<<HARISH<KUMAR<<<…<S" for
+        // "JOSHI<<HARISH<KUMAR", its print washed out by glare) is no name on its own:
+        // it may confirm a print that reads the same, never stand for one.
+        if chosen.source == Source::Mrz && chosen.overlong_line && !confirmed {
+            continue;
+        }
         // A zone's text has no diacritics, no punctuation and the surname first: where
         // the print reads the same words, the value is given as printed.
         let shown = match chosen.source {
@@ -429,6 +436,12 @@ mod tests {
         let m = merge(&[zone(true), r(Source::Printed, "name", "PRADEEP BANERJEE", 0.8, Check::Weak)]);
         assert_eq!(verdict(&m, "name"), ("PRADEEP BANERJEE".into(), Some(Unsure)));
         let m = merge(&[zone(false), r(Source::Printed, "name", "PRADEEP BANERJEE", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("PRADEEP WBANERJEE".into(), Some(Unsure)));
+        // Alone (the print washed out or unread), an overlong line's name is not given;
+        // read at its length, it is.
+        let m = merge(&[zone(true)]);
+        assert_eq!(m.fields.iter().find(|f| f.field == "name"), None);
+        let m = merge(&[zone(false)]);
         assert_eq!(verdict(&m, "name"), ("PRADEEP WBANERJEE".into(), Some(Unsure)));
         // An overlong line still confirms a print it reads the same.
         let m = merge(&[Reading { overlong_line: true, ..r(Source::Mrz, "name", "BANERJEE PRADEEP", 0.9, Check::Weak) }, r(Source::Printed, "name", "PRADEEP BANERJEE", 0.8, Check::Weak)]);
