@@ -327,24 +327,8 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             first_printed = printed.clone();
             out.types = idv_cards::printed::classify(&text);
             out.other_type = idv_cards::printed::best_other_type(card_type, &text);
-            let hole = punched_hole(scan.sanity.as_ref());
-            let glare = washed_out(scan.sanity.as_ref().and_then(|s| s.measures.glare_box).or(scan.photo_glare_box));
             for f in &printed {
-                // A value read across a punched hole lost what the hole took ("Ring R alt
-                // Lake"), and one read beside a glare spot may have lost what the glare
-                // washed out ("ARJUN KUMAR" of "ARJUN KUMAR YADAV"): shown in
-                // `ocr.parsed`, no source for the card, unless its own check passed (a
-                // number whose check digit still holds was not cut).
-                let source_lines = || f.lines.iter().filter_map(|&i| lines.get(i));
-                let cut = hole.is_some_and(|h| source_lines().any(|l| crosses(&l.bbox, h)))
-                    || glare.is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)));
-                if f.check != FieldCheck::Passed && cut {
-                    continue;
-                }
-                // A date of birth or of issue after the request's year is a misread
-                // ("12/07/2032" for "12/07/2022", a CCCD at a third of its resolution):
-                // no card is issued, nor its holder born, in the future.
-                if matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year) {
+                if refused_printed(scan, f, lines, year) {
                     continue;
                 }
                 if f.field == "id" {
@@ -390,6 +374,17 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                     out.reread.push((f.field.to_string(), f.value.clone()));
                 }
             }
+            // And the other way: a field the first reading parsed nothing for (its label
+            // misread there), the second did, and the first read the value's characters
+            // alike at the same place: a reading of the card as the first's would be.
+            let again = idv_cards::printed::parse_printed(card_type, side, &text_lines(lines));
+            for f in again.iter().filter(|f| f.check != FieldCheck::Failed && !first_printed.iter().any(|p| p.field == f.field)) {
+                let from: Vec<&idv_vision::ocr::OcrLine> = f.lines.iter().filter_map(|&i| lines.get(i)).collect();
+                if read_alike_in_place(&f.value, &from, first) && !refused_printed(scan, f, lines, year) {
+                    out.readings.push(Reading { source: Source::Printed, field: f.field.to_string(), value: f.value.clone(), confidence: f.confidence, check: printed_check(card_type, f), digits: None, overlong_line: false });
+                    out.reread.push((f.field.to_string(), f.value.clone()));
+                }
+            }
         }
     }
 
@@ -405,6 +400,21 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         "card_sanity": out.sanity.as_ref().map(sanity_json),
     });
     out
+}
+
+/// Whether a printed value is no source for the card, though shown in `ocr.parsed`. One
+/// read across a punched hole lost what the hole took ("Ring R alt Lake"), and one read
+/// beside a glare spot may have lost what the glare washed out ("ARJUN KUMAR" of "ARJUN
+/// KUMAR YADAV"), unless its own check passed (a number whose check digit still holds was
+/// not cut). A date of birth or of issue after the request's year is a misread
+/// ("12/07/2032" for "12/07/2022", a CCCD at a third of its resolution): no card is
+/// issued, nor its holder born, in the future. `lines`: the reading `f` came from.
+fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine], year: u32) -> bool {
+    let hole = punched_hole(scan.sanity.as_ref());
+    let glare = washed_out(scan.sanity.as_ref().and_then(|s| s.measures.glare_box).or(scan.photo_glare_box));
+    let source_lines = || f.lines.iter().filter_map(|&i| lines.get(i));
+    let cut = hole.is_some_and(|h| source_lines().any(|l| crosses(&l.bbox, h))) || glare.is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)));
+    (f.check != FieldCheck::Passed && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
 }
 
 /// Whether a second reading (`again`) read `value` where the first reading read it from
@@ -998,11 +1008,12 @@ mod print_tests {
             let lines = text.iter().enumerate().map(|(i, t)| OcrLine { text: (*t).to_string(), confidence: 80.0, bbox: TextBox { x: 300, y: 40 + 50 * i as u32, width: 600, height: 30 }, symbols: Vec::new() }).collect();
             OcrOutcome::Lines(lines)
         };
-        let read = |again: Option<&str>| {
-            let scan = SideScan { ocr: voter_front("Date of Birth : 08/08/1992"), reread: again.map(|a| SecondReading { ocr: voter_front(a), mrz: MrzOutcome::NotSearched }), ..cccd_front_scan(blurred.clone()) };
+        let read_twice = |first: &str, again: Option<&str>| {
+            let scan = SideScan { ocr: voter_front(first), reread: again.map(|a| SecondReading { ocr: voter_front(a), mrz: MrzOutcome::NotSearched }), ..cccd_front_scan(blurred.clone()) };
             let front = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
             read_card("in.voter", Codec::of("in.voter", None), &front, None, None, 2026)
         };
+        let read = |again: Option<&str>| read_twice("Date of Birth : 08/08/1992", again);
         // Read once, the date is not given; read alike, it is.
         assert_eq!(value(&read(None), "dob"), None);
         assert_eq!(value(&read(Some("Date of Birth : 08/08/1992")), "dob"), Some("08/08/1992"));
@@ -1011,6 +1022,10 @@ mod print_tests {
         assert_eq!(value(&read(Some("Dete of Get) 08/08/1992")), "dob"), Some("08/08/1992"));
         // Other characters confirm nothing.
         assert_eq!(value(&read(Some("Dete of Get) 08/06/1992")), "dob"), None);
+        // The other way round: the label misread in the first reading, read in the second.
+        assert_eq!(value(&read_twice("Dete of Get) 08/08/1992", Some("Date of Birth : 08/08/1992")), "dob"), Some("08/08/1992"));
+        assert_eq!(value(&read_twice("Dete of Get) 08/06/1992", Some("Date of Birth : 08/08/1992")), "dob"), None);
+        assert_eq!(value(&read_twice("Dete of Get) 08/08/1992", None), "dob"), None);
     }
 
     #[test]
