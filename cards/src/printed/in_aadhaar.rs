@@ -38,7 +38,7 @@
 //!   digits run together alone on a line, only when they pass the check.
 
 use super::{
-    clean, extract_date, field, find_aadhaar_number, gender_value, join_parts, plausible_latin_name, repair_digits, tokens, Doc, FieldCheck,
+    clean, extract_date, field, find_aadhaar_number, gender_value, join_parts, plausible_latin_name, relation_repaired, repair_digits, tokens, Doc, FieldCheck,
     Found, Labels, PrintedField, Side,
 };
 
@@ -356,9 +356,11 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
             pin = Some(found(p, vec![line]));
         }
     }
-    let address = join_parts(&parts);
+    let (address, repaired) = relation_repaired(&join_parts(&parts));
     if !address.is_empty() {
-        out.push(field("address", found(address, lines), FieldCheck::NotApplicable));
+        let mut f = field("address", found(address, lines), FieldCheck::NotApplicable);
+        f.confidence *= 0.9f32.powi(repaired as i32);
+        out.push(f);
     }
     if let Some(p) = pin {
         out.push(field("pin_code", p, FieldCheck::NotApplicable));
@@ -847,6 +849,15 @@ mod tests {
         let f = parse_printed("in.aadhaar", Side::Back, &l);
         assert_eq!(value(&f, "address"), Some("S/O Ramesh Kumar, MG Road, No. 12, Bengaluru, Karnataka"), "{f:?}");
         assert_eq!(value(&f, "pin_code"), Some("560001"));
+    }
+
+    /// "S/O" read "5/0" (OCR's five for an S and zero for an O): given as printed.
+    #[test]
+    fn a_relation_read_with_digits_opens_the_address_as_printed() {
+        let l = lines(&["Address:", "5/0: Imran Prasad Mehta, 376/10, Ring Road", "Sector 5, Gurgaon, Haryana - 122045"]);
+        let f = parse_printed("in.aadhaar", Side::Back, &l);
+        assert_eq!(value(&f, "address"), Some("S/O: Imran Prasad Mehta, 376/10, Ring Road, Sector 5, Gurgaon, Haryana"), "{f:?}");
+        assert_eq!(value(&f, "pin_code"), Some("122045"));
     }
 
     #[test]

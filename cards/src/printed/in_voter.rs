@@ -32,7 +32,7 @@
 //!   them on the back.
 
 use super::{
-    epic_check, field, gender_value, join_parts, repair_positional, tokens, Doc, FieldCheck, Found, Labels,
+    epic_check, field, gender_value, join_parts, relation_repaired, repair_positional, tokens, Doc, FieldCheck, Found, Labels,
     PrintedField, Side,
 };
 
@@ -237,9 +237,11 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         Side::Back => {
             let stop = |j: usize| doc.has(j, "officer") || doc.has(j, "header");
             if let Some(block) = doc.block("address", 4, stop, |_| false) {
-                let address = join_parts(&block.value);
+                let (address, repaired) = relation_repaired(&join_parts(&block.value));
                 if !address.is_empty() {
-                    out.push(field("address", block.with(address), FieldCheck::NotApplicable));
+                    let mut f = field("address", block.with(address), FieldCheck::NotApplicable);
+                    f.confidence *= 0.9f32.powi(repaired as i32);
+                    out.push(f);
                 }
             }
         }
@@ -643,6 +645,9 @@ mod tests {
         assert_eq!(value(&f, "address"), Some("H.No. 53, Station Road, Sector 5, Gurgaon, Haryana"), "{f:?}");
         let f = parse_printed("in.voter", Side::Back, &lines(&["Address : H.No. 53, Station Road, Sector 5", "Cc", "Gurgaon, Haryana"]));
         assert_eq!(value(&f, "address"), None, "{f:?}");
+        // A relation opening the address, read "5/0" (`super::relation_repaired`).
+        let f = parse_printed("in.voter", Side::Back, &lines(&["Address : 5/0 Vikram Prasad, H.No. 53, Station Road", "Gurgaon, Haryana"]));
+        assert_eq!(value(&f, "address"), Some("S/O Vikram Prasad, H.No. 53, Station Road, Gurgaon, Haryana"), "{f:?}");
     }
 
     #[test]

@@ -841,6 +841,26 @@ pub(crate) fn join_parts(parts: &[String]) -> String {
     parts.join(", ")
 }
 
+/// An Indian address that opens with the holder's relation ("S/O: Ramesh Kumar", "D/O",
+/// "W/O", "C/O") read with OCR's digit-for-letter confusions in it ("5/0: Ramesh Kumar",
+/// "D/0"): the relation repaired, and how many characters were. No address opens with a
+/// digit, a slash and a zero before a colon or a space ("5/10" is a house number and is
+/// left alone).
+pub(crate) fn relation_repaired(address: &str) -> (String, usize) {
+    let mut chars = address.chars();
+    let (Some(who), Some('/'), Some(o)) = (chars.next(), chars.next(), chars.next()) else {
+        return (address.to_string(), 0);
+    };
+    let rest = chars.as_str();
+    let (who_fixed, o_fixed) = (if who == '5' { 'S' } else { who }, if o == '0' { 'O' } else { o });
+    let repairs = usize::from(who_fixed != who) + usize::from(o_fixed != o);
+    let opens_relation = matches!(who_fixed, 'S' | 'D' | 'W' | 'C') && o_fixed == 'O' && (rest.is_empty() || rest.starts_with([':', ' ']));
+    if repairs == 0 || !opens_relation {
+        return (address.to_string(), 0);
+    }
+    (format!("{who_fixed}/{o_fixed}{rest}"), repairs)
+}
+
 // ---------------------------------------------------------------------------------------
 // Values
 
@@ -1313,6 +1333,19 @@ pub(crate) mod test_support;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_relation_read_with_digits_is_repaired_and_a_house_number_is_not() {
+        use super::relation_repaired;
+        assert_eq!(relation_repaired("5/0: Vikram Kumar, Flat 5B"), ("S/O: Vikram Kumar, Flat 5B".into(), 2));
+        assert_eq!(relation_repaired("S/0 Anil Joshi"), ("S/O Anil Joshi".into(), 1));
+        assert_eq!(relation_repaired("D/0: Rekha"), ("D/O: Rekha".into(), 1));
+        assert_eq!(relation_repaired("S/O: Vikram Kumar"), ("S/O: Vikram Kumar".into(), 0));
+        assert_eq!(relation_repaired("5/10, MG Road"), ("5/10, MG Road".into(), 0));
+        assert_eq!(relation_repaired("5/0B, MG Road"), ("5/0B, MG Road".into(), 0));
+        assert_eq!(relation_repaired("7/0: MG Road"), ("7/0: MG Road".into(), 0));
+        assert_eq!(relation_repaired(""), (String::new(), 0));
+    }
+
     use super::*;
 
     #[test]
