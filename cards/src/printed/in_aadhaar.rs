@@ -359,7 +359,7 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
     let (address, repaired) = relation_repaired(&join_parts(&parts));
     if !address.is_empty() {
         let mut f = field("address", found(address, lines), FieldCheck::NotApplicable);
-        f.confidence *= 0.9f32.powi(repaired as i32);
+        f.confidence *= 1.0 - 0.1 * repaired as f32;
         out.push(f);
     }
     if let Some(p) = pin {

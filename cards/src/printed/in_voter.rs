@@ -240,7 +240,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
                 let (address, repaired) = relation_repaired(&join_parts(&block.value));
                 if !address.is_empty() {
                     let mut f = field("address", block.with(address), FieldCheck::NotApplicable);
-                    f.confidence *= 0.9f32.powi(repaired as i32);
+                    f.confidence *= 1.0 - 0.1 * repaired as f32;
                     out.push(f);
                 }
             }
