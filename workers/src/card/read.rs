@@ -357,12 +357,10 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
     }
 
     if let Some(OcrOutcome::Lines(lines)) = scan.reread.as_ref().map(|r| &r.ocr) {
-        let printed_again = idv_cards::printed::parse_printed(card_type, side, &text_lines(lines))
-            .into_iter()
-            // A value whose own check fails is a misread however often it is read.
-            .filter(|f| f.check != FieldCheck::Failed)
-            .map(|f| (f.field.to_string(), f.value));
-        out.reread.extend(printed_again);
+        // A value whose own check fails is a misread however often it is read.
+        let mut again = idv_cards::printed::parse_printed(card_type, side, &text_lines(lines));
+        again.retain(|f| f.check != FieldCheck::Failed);
+        out.reread.extend(again.iter().map(|f| (f.field.to_string(), f.value.clone())));
         // A value whose characters the second reading read alike at the same place,
         // though it misread the label beside them ("Dete of Get) 08/08/1992" under "Dote
         // of Orth 08/08/1992") and so parsed no value there: the characters are what the
@@ -377,8 +375,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             // And the other way: a field the first reading parsed nothing for (its label
             // misread there), the second did, and the first read the value's characters
             // alike at the same place: a reading of the card as the first's would be.
-            let again = idv_cards::printed::parse_printed(card_type, side, &text_lines(lines));
-            for f in again.iter().filter(|f| f.check != FieldCheck::Failed && !first_printed.iter().any(|p| p.field == f.field)) {
+            for f in again.iter().filter(|f| !first_printed.iter().any(|p| p.field == f.field)) {
                 let from: Vec<&idv_vision::ocr::OcrLine> = f.lines.iter().filter_map(|&i| lines.get(i)).collect();
                 if read_alike_in_place(&f.value, &from, first) && !refused_printed(scan, f, lines, year) {
                     out.readings.push(Reading { source: Source::Printed, field: f.field.to_string(), value: f.value.clone(), confidence: f.confidence, check: printed_check(card_type, f), digits: None, overlong_line: false });
@@ -430,7 +427,7 @@ fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &
     }
     let same_row = |a: &idv_vision::ocr::TextBox, b: &idv_vision::ocr::TextBox| {
         let rows = a.bottom().min(b.bottom()).saturating_sub(a.y.max(b.y));
-        let columns = (a.x + a.width).min(b.x + b.width).saturating_sub(a.x.max(b.x));
+        let columns = a.right().min(b.right()).saturating_sub(a.x.max(b.x));
         columns > 0 && 2 * rows >= a.height.min(b.height)
     };
     let want: Vec<&str> = words(value).collect();
