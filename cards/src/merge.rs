@@ -84,6 +84,12 @@ impl Reading {
         }
     }
 
+    /// A printed value read by OCR, with its check as the caller judged it and, for an
+    /// identifier, its per-character confidences.
+    pub fn printed(f: &crate::printed::PrintedField, check: Check, digits: Option<Vec<f32>>) -> Reading {
+        Reading { source: Source::Printed, field: f.field.to_string(), value: f.value.clone(), confidence: f.confidence, check, digits, overlong_line: false }
+    }
+
     /// An MRZ value as `Mrz::ocr_card_fields` marks it (SURE: check digit passed; UNSURE:
     /// failed; none: no check digit covers it), with the zone's OCR confidence (0–1).
     /// `overlong_line`: the value's line was read longer than its format.

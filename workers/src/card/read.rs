@@ -323,11 +323,11 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         OcrOutcome::NotPerformed(_) => out.ocr_not_performed = true,
         OcrOutcome::Lines(lines) => {
             let text = text_lines(lines);
-            let printed = idv_cards::printed::parse_printed(card_type, side, &text);
-            first_printed = printed.clone();
+            first_printed = idv_cards::printed::parse_printed(card_type, side, &text);
+            let printed = &first_printed;
             out.types = idv_cards::printed::classify(&text);
             out.other_type = idv_cards::printed::best_other_type(card_type, &text);
-            for f in &printed {
+            for f in printed {
                 if refused_printed(scan, f, lines, year) {
                     continue;
                 }
@@ -340,19 +340,11 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 }
                 // The identifier's per-character confidences, from the line it was read on.
                 let digits = (f.field == "id").then(|| f.lines.iter().find_map(|&i| lines.get(i).and_then(|l| idv_cards::printed::digit_confidences(&f.value, &l.symbols)))).flatten();
-                out.readings.push(Reading {
-                    source: Source::Printed,
-                    field: f.field.to_string(),
-                    value: f.value.clone(),
-                    confidence: f.confidence,
-                    check: printed_check(card_type, f),
-                    digits,
-                    overlong_line: false,
-                });
+                out.readings.push(Reading::printed(f, printed_check(card_type, f), digits));
             }
             out.anything_read |= !printed.is_empty();
             let parsed: Vec<Value> = printed.iter().map(|f| json!({"field": f.field, "value": f.value, "confidence_score": (f.confidence * 1000.0).round() / 1000.0})).collect();
-            ocr = json!({"parsed": parsed, "raw": raw_boxes(lines, &printed, scan.text_box_scale())});
+            ocr = json!({"parsed": parsed, "raw": raw_boxes(lines, printed, scan.text_box_scale())});
         }
     }
 
@@ -378,7 +370,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             for f in again.iter().filter(|f| !first_printed.iter().any(|p| p.field == f.field)) {
                 let from: Vec<&idv_vision::ocr::OcrLine> = f.lines.iter().filter_map(|&i| lines.get(i)).collect();
                 if read_alike_in_place(&f.value, &from, first) && !refused_printed(scan, f, lines, year) {
-                    out.readings.push(Reading { source: Source::Printed, field: f.field.to_string(), value: f.value.clone(), confidence: f.confidence, check: printed_check(card_type, f), digits: None, overlong_line: false });
+                    out.readings.push(Reading::printed(f, printed_check(card_type, f), None));
                     out.reread.push((f.field.to_string(), f.value.clone()));
                 }
             }
