@@ -114,3 +114,42 @@ pub fn kafka_url(broker_url: &str) -> String {
     println!("  kafka url: {url}");
     url
 }
+
+/// Scoring of a card reading against the truth, shared by the card evaluations
+/// (`card_eval`: the service's own generator; `card_eval_set`: a set of photos on disk).
+pub mod card_score {
+    use std::time::Duration;
+
+    /// Expected fields found exactly, returned wrong, and returned wrong marked `SURE`,
+    /// over (field, value) pairs; `got` is (field, value, marked SURE).
+    pub fn score(expected: &[(String, String)], got: &[(String, String, bool)]) -> (usize, usize, usize) {
+        let (mut exact, mut wrong, mut wrong_sure) = (0, 0, 0);
+        for (field, value) in expected {
+            match got.iter().find(|(f, _, _)| f == field) {
+                Some((_, v, _)) if v == value => exact += 1,
+                Some((_, _, sure)) => {
+                    wrong += 1;
+                    wrong_sure += usize::from(*sure);
+                }
+                None => {}
+            }
+        }
+        (exact, wrong, wrong_sure)
+    }
+
+    /// `n` of `d` as a percentage with one decimal, `-` when `d` is 0.
+    pub fn pct(n: usize, d: usize) -> String {
+        if d == 0 {
+            "-".into()
+        } else {
+            format!("{:.1}%", 100.0 * n as f64 / d as f64)
+        }
+    }
+
+    /// The `q` quantile (0–1) of unsorted durations; zero when there are none.
+    pub fn quantile(v: &[Duration], q: f64) -> Duration {
+        let mut s = v.to_vec();
+        s.sort_unstable();
+        super::percentile(&s, q)
+    }
+}

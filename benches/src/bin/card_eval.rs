@@ -25,6 +25,7 @@
 //! on real cards.
 
 use idv_tests::card_gen::{capture, cropped_to_card, eval_seed, generate, photograph, with_glare_spot, with_shadow, CardFonts, CardKind, Degradation, Photo};
+use idv_benches::card_score::{pct, quantile as percentile, score};
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -71,20 +72,6 @@ impl Tally {
     }
 }
 
-fn pct(n: usize, d: usize) -> String {
-    if d == 0 {
-        "-".into()
-    } else {
-        format!("{:.1}%", 100.0 * n as f64 / d as f64)
-    }
-}
-
-fn percentile(v: &[Duration], q: f64) -> Duration {
-    let mut s = v.to_vec();
-    s.sort_unstable();
-    s.get(((s.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default()
-}
-
 /// The OCR language each card type's print is read in (as the service reads it).
 fn lang(kind: CardKind) -> &'static str {
     if kind == CardKind::Cccd {
@@ -98,22 +85,6 @@ fn lang(kind: CardKind) -> &'static str {
 fn tesseract_lines(path: &Path, lang: &str) -> Option<Vec<idv_vision::ocr::OcrLine>> {
     let out = std::process::Command::new("tesseract").arg(path).arg("stdout").args(["-l", lang, "tsv"]).env("OMP_THREAD_LIMIT", "1").output().ok()?;
     out.status.success().then(|| idv_vision::ocr::lines_from_tsv(&String::from_utf8_lossy(&out.stdout)))
-}
-
-/// Expected fields found exactly, and returned wrong, in (field, value) pairs.
-fn score(expected: &[(String, String)], got: &[(String, String, bool)]) -> (usize, usize, usize) {
-    let (mut exact, mut wrong, mut wrong_sure) = (0, 0, 0);
-    for (field, value) in expected {
-        match got.iter().find(|(f, _, _)| f == field) {
-            Some((_, v, _)) if v == value => exact += 1,
-            Some((_, _, sure)) => {
-                wrong += 1;
-                wrong_sure += usize::from(*sure);
-            }
-            None => {}
-        }
-    }
-    (exact, wrong, wrong_sure)
 }
 
 /// A capture the generator's degradations never make, built from the card's clean photo.

@@ -24,7 +24,7 @@ fn main() -> Result<(), String> {
     println!("sanity {sanity:?}");
     println!("failure {:?}", reading.failure);
     for (side, image) in [("front", &reading.image1), ("back", &reading.image2)] {
-        println!("{side} located {}", image["card_box"].is_object());
+        println!("{side} located {} {}", image["card_box"].is_object(), image["card_box"]);
         if !image["mrz"].is_null() {
             println!("{side} mrz {}", image["mrz"]);
         }
