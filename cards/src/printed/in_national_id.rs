@@ -8,12 +8,12 @@
 //!   checked as an Aadhaar number ([`super::find_aadhaar_number`]; the line labelled
 //!   "ID No" preferred).
 //! - `nationality` normalized to the ISO 3166 code: "INDIAN"/"INDIA"/"IND" (within one
-//!   edit) → `IND`; anything else as printed.
+//!   edit) → `IND`; anything else is no nationality (a misread, or the next column's label).
 //! - `gender`: `M`/`F`/`T` (letters or words).
 //! - Other designs' wordings: "Surname" + "Given Names" (→ `name`, given names first,
 //!   only with both), "D.O.B", "Valid Till/Upto/Thru"; "Father's Name" is no name label.
 
-use super::{edit_distance, field, find_aadhaar_number, fold_for_match, gender_value, name_value, Doc, FieldCheck, Found, Labels, PrintedField};
+use super::{edit_distance, field, find_aadhaar_number, fold_for_match, gender_value, Doc, FieldCheck, Found, Labels, PrintedField};
 
 pub(crate) const LABELS: Labels = &[
     ("name", &["Name", "Full Name"]),
@@ -39,10 +39,10 @@ fn nationality(s: &str) -> Option<String> {
         let w: Vec<char> = w.chars().collect();
         ["indian", "india"].iter().any(|n| edit_distance(&w, &n.chars().collect::<Vec<_>>()) <= 1) || w == ['i', 'n', 'd']
     });
-    if india {
-        return Some("IND".to_string());
-    }
-    name_value(s)
+    // Any other reading is a misread (an Indian card's holder is Indian) or the next
+    // column's label read into this one ("Nationality aarita fafa / Date of Expiry", the
+    // Hindi "समाप्ति तिथि" read as Latin): no value here; the line below may hold it.
+    india.then(|| "IND".to_string())
 }
 
 pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
@@ -109,6 +109,38 @@ mod tests {
         );
         assert_eq!(get(&f, "id").map(|x| x.lines.clone()), Some(vec![6]));
         assert_eq!(best_type(&l), Some("in.national_id"));
+    }
+
+    /// The independent card set's design: two columns of labels over their values, the
+    /// Hindi labels read as Latin, the number in one group under "ID No.". Must-fail: the
+    /// next column's Hindi label read after "Nationality" ("aarita fafa") is no
+    /// nationality (the line below gives it); the twelve digits under the label are the
+    /// number; the Hindi name beside the printed one ("Le") is no part of the name.
+    #[test]
+    fn two_columns_of_labels_and_a_number_under_its_label() {
+        let l = lines(&[
+            "(3709) URd aa’ GOVERNMENT OF INDIA",
+            "as zeta ugar us / National Identity Card",
+            "=H / Name a",
+            "Le SWATI RANI KULKARNI",
+            "realy Sn oF fafa / Date of Birth fer / Sex",
+            "Ey 08/07/1988 F",
+            "ae wetaat / Nationality aarita fafa / Date of Expiry",
+            "IND 03/03/2032",
+            "Usa Gea / ID No.",
+            "— 350763519397",
+        ]);
+        let f = parse_printed("in.national_id", Side::Front, &l);
+        assert_eq!(value(&f, "nationality"), Some("IND"), "{f:?}");
+        assert_eq!(value(&f, "id"), Some("350763519397"), "{f:?}");
+        assert_eq!(check(&f, "id"), Some(FieldCheck::Passed));
+        assert_eq!(value(&f, "name"), Some("SWATI RANI KULKARNI"), "{f:?}");
+        // Twelve digits with no label beside or above them are no number.
+        let f = parse_printed("in.national_id", Side::Front, &lines(&["National Identity Card", "Name: Swati Rani", "— 350763519397"]));
+        assert_eq!(value(&f, "id"), None, "{f:?}");
+        // A nationality that reads as no India is none.
+        let f = parse_printed("in.national_id", Side::Front, &lines(&["National Identity Card", "Nationality: waitta fat"]));
+        assert_eq!(value(&f, "nationality"), None, "{f:?}");
     }
 
     #[test]

@@ -769,6 +769,9 @@ impl Doc {
         let mut parts = Vec::new();
         let mut lines = Vec::new();
         let first = clean(self.segment(i, h));
+        if unprinted_sign(&first) {
+            return None;
+        }
         if !first.is_empty() {
             parts.push(first.clone());
             lines.push(i);
@@ -830,9 +833,16 @@ pub(crate) fn field(name: &'static str, f: Found<String>, check: FieldCheck) -> 
 /// by glyph, each glyph a line of its own ("i", "a", "Cc", "e", "2" for "Kukatpally,
 /// Hyderabad", seen on an Aadhaar photographed at a third of its resolution), and a
 /// hologram's or a photo's mark reads as one or two letters. An address holding such a
-/// part is not the one printed: it is not given (missing, never wrong).
+/// part is not the one printed: it is not given (missing, never wrong). So is a part
+/// holding a sign no printed address holds ("Ri@ oad" for "Ring Road": a punched hole's
+/// rim read through a word, the independent card set's voter card).
 pub(crate) fn noise_part(part: &str) -> bool {
-    part.chars().filter(|c| c.is_alphanumeric()).count() <= 2
+    part.chars().filter(|c| c.is_alphanumeric()).count() <= 2 || unprinted_sign(part)
+}
+
+/// Whether `part` holds a sign no printed address or place holds (see [`noise_part`]).
+pub(crate) fn unprinted_sign(part: &str) -> bool {
+    part.chars().any(|c| "@_{}~<>=*^$%€°\\".contains(c))
 }
 
 /// Joins address parts with ", " (a part's own trailing comma not doubled).
@@ -900,7 +910,8 @@ pub fn name_value(s: &str) -> Option<String> {
         .collect();
     let cleaned = repaired.join(" ");
     let words: Vec<&str> = cleaned.split_whitespace().collect();
-    let start = words.iter().position(|w| word_like(w)).unwrap_or(0);
+    // No word a name's word could be ("ey x", "iB"): Devanagari or a mark read as Latin.
+    let start = words.iter().position(|w| word_like(w))?;
     let end = words.iter().rposition(|w| word_like(w)).map_or(words.len(), |e| e + 1);
     // A word of three lowercase letters or more is no mark: it is a name's word whose
     // capital was lost ("mran" in "mran Prasad Choudhary", a blurred "Imran"), and the
@@ -909,11 +920,36 @@ pub fn name_value(s: &str) -> Option<String> {
     if words.get(..start).into_iter().flatten().chain(words.get(end..).into_iter().flatten()).any(|w| lost_word(&w)) {
         return None;
     }
-    let v = words.get(start..end.max(start)).map(|w| w.join(" ")).unwrap_or_default();
+    let v = in_capitals_trimmed(words.get(start..end.max(start)).unwrap_or_default())?;
     let letters = v.chars().filter(|c| c.is_alphabetic()).count();
     let digits = v.chars().filter(|c| c.is_ascii_digit()).count();
     let other = v.chars().filter(|c| !c.is_alphanumeric() && !c.is_whitespace()).count();
-    (letters >= 2 && digits <= 1 && other * 5 <= letters && !v.chars().any(is_devanagari)).then_some(v)
+    // One word of two letters ("Ee", "Fe") is a mark read as letters, not a full name.
+    let one_short_word = !v.contains(' ') && letters < 3;
+    (letters >= 2 && !one_short_word && digits <= 1 && other * 5 <= letters && !v.chars().any(is_devanagari)).then_some(v)
+}
+
+/// A name's words joined, and for a name printed in capitals ("SWATI RANI KULKARNI")
+/// without the short marks at its ends that are not in capitals: the Hindi name or the
+/// portrait's edge beside it read as Latin ("Le SWATI RANI KULKARNI", "Fen FARHAN ANSARI",
+/// "O° ABHISHEK", "ASHA JOSHI Ee)"; the independent card set, `benches/indep_cards`). A
+/// name in capitals holding a word with a lowercase letter or a `_` anywhere else is a
+/// misread ("_sCNUISHA DEVI VERMA"): `None`, never a name with a word lost. A name in
+/// Title Case is left as it is (its words are not told from marks by their case).
+fn in_capitals_trimmed(words: &[&str]) -> Option<String> {
+    let capitals = |w: &str| w.chars().any(char::is_alphabetic) && w.chars().all(|c| (c.is_alphabetic() && !c.is_lowercase()) || matches!(c, '.' | '\'' | '-'));
+    let long_capitals = words.iter().filter(|w| capitals(w) && w.chars().filter(|c| c.is_alphabetic()).count() >= 3).count();
+    if long_capitals == 0 {
+        return Some(words.join(" "));
+    }
+    let mark = |w: &&str| !capitals(w) && w.chars().count() <= 3;
+    let start = words.iter().position(|w| !mark(w)).unwrap_or(words.len());
+    let end = words.iter().rposition(|w| !mark(w)).map_or(start, |e| e + 1);
+    let kept = words.get(start..end.max(start)).unwrap_or_default();
+    if kept.iter().any(|w| w.chars().any(|c| c.is_lowercase() || c == '_')) {
+        return None;
+    }
+    Some(kept.join(" "))
 }
 
 /// `f` (a value read on a line of its own under its label) without the short words in
@@ -1303,7 +1339,9 @@ pub(crate) fn find_aadhaar_number(doc: &Doc, prefer: Option<&str>) -> Option<(Fo
             if four(k) && four(k + 1) && four(k + 2) && !four(k + 3) && !(k > 0 && four(k - 1)) {
                 groups.push(format!("{}{}{}", toks[k].0, toks[k + 1].0, toks[k + 2].0));
             }
-            if toks[k].0.chars().count() == 12 && digitish(toks[k].0) && doc.has(i, "id_label") {
+            // Twelve digits in one group only under a label ("ID No." beside or above
+            // them): alone, any twelve digits could be another number.
+            if toks[k].0.chars().count() == 12 && digitish(toks[k].0) && (doc.has(i, "id_label") || (i > 0 && doc.has(i - 1, "id_label"))) {
                 groups.push(toks[k].0.to_string());
             }
         }
@@ -1337,6 +1375,7 @@ mod tests {
     fn a_relation_read_with_digits_is_repaired_and_a_house_number_is_not() {
         use super::relation_repaired;
         assert_eq!(relation_repaired("5/0: Vikram Kumar, Flat 5B"), ("S/O: Vikram Kumar, Flat 5B".into(), 2));
+        assert!(super::noise_part("Ri@ oad, Rajendra Nagar") && super::noise_part("Cc") && !super::noise_part("Flat 2C, MG Road"));
         assert_eq!(relation_repaired("S/0 Anil Joshi"), ("S/O Anil Joshi".into(), 1));
         assert_eq!(relation_repaired("D/0: Rekha"), ("D/O: Rekha".into(), 1));
         assert_eq!(relation_repaired("S/O: Vikram Kumar"), ("S/O: Vikram Kumar".into(), 0));
@@ -1426,6 +1465,22 @@ mod tests {
         assert!(!plausible_latin_name("Wy fa: &f", 0.9));
         assert!(!plausible_latin_name("DOB 14/08/1991", 0.9));
         assert_eq!(name_value("  : NGUYỄN   VĂN A |"), Some("NGUYỄN VĂN A".to_string()));
+        // A name in capitals loses the short marks at its ends that are not in capitals
+        // (the Hindi name or the portrait's edge beside it); a misread word inside it
+        // gives no name; a name in Title Case, or in capitals with an initial, is kept.
+        assert_eq!(name_value("Le SWATI RANI KULKARNI").as_deref(), Some("SWATI RANI KULKARNI"));
+        assert_eq!(name_value("Fen FARHAN ANSARI").as_deref(), Some("FARHAN ANSARI"));
+        assert_eq!(name_value("O° ABHISHEK").as_deref(), Some("ABHISHEK"));
+        assert_eq!(name_value("ASHA JOSHI Ee)").as_deref(), Some("ASHA JOSHI"));
+        assert_eq!(name_value("Gy _sCNUISHA DEVI VERMA"), None);
+        assert_eq!(name_value("KARTHIK KUMAR S").as_deref(), Some("KARTHIK KUMAR S"));
+        assert_eq!(name_value("D'SOUZA MARIA").as_deref(), Some("D'SOUZA MARIA"));
+        assert_eq!(name_value("Le Swati Rani").as_deref(), Some("Le Swati Rani"));
+        // No word a name could hold, or one word of two letters: no name.
+        assert_eq!(name_value("ey x"), None);
+        assert_eq!(name_value("iB"), None);
+        assert_eq!(name_value("Ee"), None);
+        assert_eq!(name_value("Om Prakash").as_deref(), Some("Om Prakash"));
         assert_eq!(name_value("12/05/1985"), None);
         // Marks around a name are dropped; a name word that lost its capital is not
         // (evaluation seed 101, a blurred voter card: "Imran" read "mran").

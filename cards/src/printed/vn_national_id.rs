@@ -327,8 +327,39 @@ fn date_line(doc: &Doc, j: usize) -> bool {
 /// The place of origin. A place too long for one line (the 2016 card writes "Xã Tân
 /// Chánh, Huyện Cần Đước, Tỉnh Long An") goes on over the next line when its line ends
 /// with a comma; a line holding a label or a date is no part of it.
+/// `text`, read on line `j` under (or beside) the label on line `label`, without what
+/// stands left of the label's column: a value printed left-aligned under its label that
+/// is read from well left of it (by more than 1.5 label heights) holds the portrait's
+/// edge first, read as short words ("đi Lộc Thọ", "2n XIN, Phú Hòa": the independent card
+/// set's CCCD with a punched hole). Words of one or two characters are dropped there;
+/// when the first word left is then in capitals while the place is written in Title Case
+/// ("XIN, Phú Hòa"), it is the edge's too, and the line gives no place (`None`): a place
+/// with a word lost or added is a wrong place.
+fn left_of_column_trimmed(doc: &Doc, label: usize, j: usize, text: &str) -> Option<String> {
+    let (Some(l), Some(v)) = (doc.lines.get(label), doc.lines.get(j)) else { return Some(text.to_string()) };
+    if label == j || (l.x as f32 - v.x as f32) <= 1.5 * l.height.max(8) as f32 {
+        return Some(text.to_string());
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let lead = words.iter().take_while(|w| w.chars().count() <= 2).count();
+    let rest = words.get(lead..).unwrap_or_default();
+    let capitals = |w: &str| w.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !w.chars().any(char::is_lowercase);
+    let title_case_after = rest.iter().skip(1).any(|w| w.chars().next().is_some_and(char::is_uppercase) && w.chars().any(char::is_lowercase));
+    if rest.is_empty() || (capitals(rest[0]) && title_case_after) {
+        return None;
+    }
+    Some(rest.join(" "))
+}
+
 fn place_of_origin(doc: &Doc) -> Option<Found<String>> {
     let p = doc.labelled("place_of_origin", 1, |s, _| place_value(s))?;
+    let p = match (p.label_line, p.lines.as_slice()) {
+        (Some(label), [line]) => {
+            let v = left_of_column_trimmed(doc, label, *line, &p.value).and_then(|v| place_value(&v))?;
+            p.with(v)
+        }
+        _ => p,
+    };
     let Some(&l) = p.lines.last() else { return Some(p) };
     let j = l + 1;
     let goes_on = doc.text(l).trim_end().ends_with(',') && j < doc.len() && doc.hits(j).is_empty() && !date_line(doc, j) && !doc.gap(l, j);
@@ -381,7 +412,7 @@ fn residence_beside_expiry(doc: &Doc) -> Option<Found<Vec<String>>> {
             }
             Some(None) => break,
             None => {
-                let pre = clean(doc.before_labels(j));
+                let pre = left_of_column_trimmed(doc, i, j, &clean(doc.before_labels(j)))?;
                 // Past the expiry's line lies the card's bottom edge: a line there is the
                 // residence's only when it reads as a place, clearly (not the background).
                 if passed > 0 && !pre.is_empty() && !(place_part(&pre) && doc.conf(&[j]) >= 0.5) {
@@ -418,7 +449,9 @@ fn beside_expiry(doc: &Doc, j: usize) -> Option<Option<String>> {
         // A misread first word of the label ("Cé" of "Có giá trị đến") may stand before it.
         Some(x) if x.key == "expiry_date" && doc.before_labels(j).chars().filter(|c| c.is_alphabetic()).count() < 4 => doc.segment(j, 0),
         Some(_) => return None,
-        None if extract_date(doc.text(j)).is_some() => doc.text(j),
+        // The expiry's value alone on its line, "Không thời hạn" (its label unread):
+        // the residence's part is what follows it, as after a date.
+        None if extract_date(doc.text(j)).is_some() || super::label_matches(doc.text(j), "Không thời hạn") => doc.text(j),
         None => return None,
     };
     let rest = match after_date(after_label) {
@@ -729,6 +762,43 @@ mod tests {
         l[13] = "Cé giá";
         let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
         assert_eq!(value(&f, "place_of_origin"), Some("Tân Chánh, Cần Đước, Long An"), "{f:?}");
+    }
+
+    /// The independent card set's chip card with a punched hole through its QR code (so
+    /// its print alone is read): the portrait's lower edge read into the value lines as
+    /// short words left of the labels' column ("đi", "2n XIN,"), and "Không thời hạn" (valid
+    /// for life, its label unread) on a line under the residence. Must-fail: the place of
+    /// origin is given without the mark; the residence, whose second line's first word
+    /// left is the edge's too, is not given at all (never with a word added); the expiry's
+    /// "Không thời hạn" is no part of it. Lines read at the labels' column are untouched.
+    #[test]
+    fn words_left_of_the_labels_column_and_the_expirys_phrase_are_no_place() {
+        let at = |text: &str, x: u32, y: u32| TextLine { text: text.into(), confidence: 0.9, x, y, width: 500, height: 25 };
+        let card = |residence_second: &str| {
+            vec![
+                at("CĂN CƯỚC CÔNG DÂN", 386, 184),
+                at("Số/No: 074060717636", 320, 296),
+                at("Họ và tên / Full name:", 323, 359),
+                at("NGÔ THÀNH TRUNG", 323, 386),
+                at("Quê quán / Place of origin:", 322, 508),
+                at("đi Lộc Thọ, Nha Trang, Khánh Hòa", 37, 540),
+                at("Nơi thường trú / Place of residence: Số 127 Bạch Đằng,", 323, 566),
+                at(residence_second, 60, 600),
+                at("Không thời hạn `", 47, 698),
+            ]
+        };
+        let f = parse_printed("vn.national_id", Side::Front, &card("2n XIN, Phú Hòa, Thủ Dầu Một, Bình Dương"));
+        assert_eq!(value(&f, "place_of_origin"), Some("Lộc Thọ, Nha Trang, Khánh Hòa"), "{f:?}");
+        assert_eq!(value(&f, "address"), None, "{f:?}");
+        let f = parse_printed("vn.national_id", Side::Front, &card("2n Phú Hòa, Thủ Dầu Một, Bình Dương"));
+        assert_eq!(value(&f, "address"), Some("Số 127 Bạch Đằng, Phú Hòa, Thủ Dầu Một, Bình Dương"), "{f:?}");
+        // Read at the labels' column, a short first word is the place's.
+        let mut l = card("Phú Hòa, Thủ Dầu Một, Bình Dương");
+        l[5] = at("Xã Lộc Thọ, Nha Trang, Khánh Hòa", 322, 540);
+        l[7].x = 323;
+        let f = parse_printed("vn.national_id", Side::Front, &l);
+        assert_eq!(value(&f, "place_of_origin"), Some("Xã Lộc Thọ, Nha Trang, Khánh Hòa"), "{f:?}");
+        assert_eq!(value(&f, "address"), Some("Số 127 Bạch Đằng, Phú Hòa, Thủ Dầu Một, Bình Dương"), "{f:?}");
     }
 
     /// The chip card's front (and the 2016 card's) prints its expiry ("Có giá trị đến:
