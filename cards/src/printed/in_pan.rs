@@ -101,15 +101,27 @@ pub(crate) fn find_pan(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
     cands.into_iter().next().map(|(_, _, f, c)| (f, c))
 }
 
+/// Whether `token` is a PAN as printed: five capitals, four digits, a capital (no
+/// repair, no check of its category letter).
+pub fn printed_pan(token: &str) -> bool {
+    let c: Vec<char> = token.chars().collect();
+    c.len() == 10 && c.iter().enumerate().all(|(i, ch)| if (5..9).contains(&i) { ch.is_ascii_digit() } else { ch.is_ascii_uppercase() })
+}
+
 /// Tesseract now and then reads one glyph twice, as its letter and as its digit
-/// ("ZHZPNO0439Z" for `ZHZPN0439Z`): an eleven-character token with exactly one such
-/// pair side by side (`O0`, `1I`, `5S`, `8B`, `2Z`, `6G`, `7T` either way round) that
-/// fits the PAN's pattern with one of the two dropped. `None` for any other token.
+/// ("ZHZPNO0439Z" for `ZHZPN0439Z`), or as the same letter twice ("WYOPSS8865H" for
+/// `WYOPS8865H`, the number band read alone, `workers/src/card/scan.rs`): an
+/// eleven-character token with exactly one such pair side by side (`O0`, `1I`, `5S`,
+/// `8B`, `2Z`, `6G`, `7T` either way round) that fits the PAN's pattern with one of the
+/// two dropped; or, with no such pair, exactly one pair of the same capital letter whose
+/// dropping gives a PAN as printed (five capitals, four digits, a capital). `None` for
+/// any other token.
 fn undoubled(token: &str) -> Option<String> {
     let chars: Vec<char> = token.chars().collect();
     if chars.len() != 11 {
         return None;
     }
+    let dropped = |drop: usize| chars.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, c)| *c).collect::<String>();
     let twins = |a: char, b: char| a.is_ascii_digit() != b.is_ascii_digit() && super::digit_for(a).is_some() && super::digit_for(a) == super::digit_for(b);
     let mut found = None;
     for i in 0..10 {
@@ -120,8 +132,17 @@ fn undoubled(token: &str) -> Option<String> {
             found = Some(i);
         }
     }
-    let i = found?;
-    [i, i + 1].into_iter().map(|drop| chars.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, c)| *c).collect::<String>()).find(|t| repair_positional(t, "AAAAA9999A").is_some())
+    if let Some(i) = found {
+        return [i, i + 1].into_iter().map(dropped).find(|t| repair_positional(t, "AAAAA9999A").is_some());
+    }
+    // Letters only: a doubled digit ("04339") may be the number's own, its extra glyph
+    // elsewhere.
+    let mut fits: Vec<String> = (0..10).filter(|&i| chars[i] == chars[i + 1] && chars[i].is_ascii_uppercase()).map(dropped).filter(|t| printed_pan(t)).collect();
+    fits.dedup();
+    match fits.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
 }
 
 /// A PAN prints its holder's and father's names in capitals (both designs): a name read
@@ -395,7 +416,8 @@ mod tests {
     }
 
     /// Tesseract read the number's 0 twice, as O and 0 ("ZHZPNO0439Z", a hole-and-cut
-    /// capture of the evaluation): one is dropped, as a repair. Must-fail: an
+    /// capture of the evaluation), or a capital twice ("WYOPSS8865H", the independent
+    /// set's number band read alone): one is dropped, as a repair. Must-fail: an
     /// eleven-character token without one such pair, or with two, gives no PAN.
     #[test]
     fn a_glyph_read_twice_as_letter_and_digit_is_read_once() {
@@ -408,6 +430,12 @@ mod tests {
         assert_eq!(get(&read("ZHZPNO04S5Z"), "id"), None, "two pairs");
         assert_eq!(super::undoubled("ZHZPNO0439Z").as_deref(), Some("ZHZPN0439Z"));
         assert_eq!(super::undoubled("ZHZPN0439Z"), None);
+        // One capital read twice: dropped when exactly one such pair gives a PAN as printed.
+        assert_eq!(super::undoubled("WYOPSS8865H").as_deref(), Some("WYOPS8865H"));
+        assert_eq!(super::undoubled("WYOPS88865H"), None, "a doubled digit may be the number's own");
+        assert_eq!(super::undoubled("WWYOPS8865H").as_deref(), Some("WYOPS8865H"));
+        assert_eq!(super::undoubled("AABCDD1234E"), None, "two pairs, two different numbers: neither");
+        assert_eq!(super::undoubled("WYOPSS88X5H"), None, "no PAN as printed with one dropped");
     }
 
     /// A dark capture of the unseen evaluation seed: the name's final J read as `]`

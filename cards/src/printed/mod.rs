@@ -43,6 +43,7 @@ mod in_voter;
 mod unicode;
 mod vn_national_id;
 
+pub use in_pan::printed_pan;
 pub use unicode::{fold, nfc};
 pub use vn_national_id::{cccd_consistency, CccdConsistency};
 

@@ -487,10 +487,56 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
     }
     let gray = image::DynamicImage::ImageRgb8(page.clone()).into_luma8();
     match engine.read_lines(&gray, &OcrParams { lang, char_whitelist: None, layout: Layout::Auto }) {
-        Ok(lines) => OcrOutcome::Lines(lines),
+        Ok(mut lines) => {
+            if lang == "eng" {
+                read_pan_number_band(&gray, &mut lines, engine);
+            }
+            OcrOutcome::Lines(lines)
+        }
         Err(e @ (OcrError::Unavailable(_) | OcrError::LanguageMissing { .. } | OcrError::BadInput(_) | OcrError::Failed(_))) => {
             OcrOutcome::NotPerformed(e.to_string())
         }
+    }
+}
+
+/// A PAN's number read again on its own, when the page read none: the band under the
+/// "Permanent Account Number" label (where both designs print it), as wide as the label
+/// and a quarter of it either side, three label heights tall, read as one block of
+/// capitals and digits. The page's layout analysis joins the big bold number to the
+/// portrait's edge beside it and then misreads it ("J wyopsss6sH" for "WYOPS8865H") or
+/// drops it (the independent card set, `benches/indep_cards`, 2 of 4 clean and tilted
+/// PANs); alone, it reads as printed. The band's reading is kept only when it holds a
+/// token of a PAN's shape, and goes in under the label, where the PAN parser
+/// (`idv_cards::printed::in_pan`, its repairs and checks) takes the number nearest its
+/// label first. No other line is touched.
+fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer) {
+    if lines.iter().any(|l| l.text.split(|c: char| !c.is_alphanumeric()).any(idv_cards::printed::printed_pan)) {
+        return;
+    }
+    let Some(at) = lines.iter().position(|l| {
+        let t = l.text.to_lowercase();
+        t.contains("permanent") && t.contains("account") && t.contains("number")
+    }) else {
+        return;
+    };
+    let label = lines[at].bbox;
+    let (pw, ph) = page.dimensions();
+    let x0 = label.x.saturating_sub(label.width / 4);
+    let x1 = label.right().saturating_add(label.width / 4).min(pw);
+    let y0 = label.bottom().min(ph);
+    let y1 = label.bottom().saturating_add(3 * label.height.max(8)).min(ph);
+    if x1 <= x0 + 8 || y1 <= y0 + 8 {
+        return;
+    }
+    let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
+    let params = OcrParams { lang: "eng", char_whitelist: Some("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), layout: Layout::Block };
+    let Ok(read) = engine.read_lines(&band, &params) else { return };
+    // A PAN as printed, or with one glyph read twice ("WYOPSS8865H"): the parser undoes
+    // that (`in_pan::undoubled`) and checks the number as it checks any other line's.
+    let pan_like = |t: &str| idv_cards::printed::printed_pan(t) || (t.chars().count() == 11 && t.chars().all(|c| c.is_ascii_alphanumeric()));
+    if let Some(mut found) = read.into_iter().find(|l| l.text.split_whitespace().any(pan_like)) {
+        found.bbox = idv_vision::ocr::TextBox { x: found.bbox.x + x0, y: found.bbox.y + y0, ..found.bbox };
+        lines.insert(at + 1, found);
     }
 }
 
@@ -514,6 +560,64 @@ fn scaled_to_width(img: &RgbImage, width: u32) -> RgbImage {
 
 #[cfg(test)]
 mod tests {
+
+    /// A PAN whose page reading lost or misread its number ("J wyopsss6sH") gets the band
+    /// under "Permanent Account Number" read alone: what that reading holds goes in under
+    /// the label when it has a PAN's shape, and the page's own lines stay. Must-fail: a
+    /// page that read a PAN as printed, or has no such label, is not read again; a band
+    /// reading of no PAN's shape adds nothing.
+    #[test]
+    fn a_pan_number_the_page_missed_is_read_alone_from_its_band() {
+        use idv_vision::ocr::{OcrError, OcrLine, OcrParams, TextBox, TextRecognizer};
+        use std::sync::Mutex;
+        struct Band {
+            answer: &'static str,
+            asked: Mutex<Vec<(u32, u32, Option<String>)>>,
+        }
+        impl TextRecognizer for Band {
+            fn read_lines(&self, image: &image::GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
+                self.asked.lock().map_err(|_| OcrError::Failed("lock".into()))?.push((image.width(), image.height(), params.char_whitelist.map(str::to_string)));
+                Ok(vec![OcrLine { text: self.answer.into(), confidence: 90.0, bbox: TextBox { x: 120, y: 20, width: 480, height: 48 }, symbols: Vec::new() }])
+            }
+            fn has_language(&self, _: &str) -> bool {
+                true
+            }
+            fn describe(&self) -> String {
+                "band".into()
+            }
+        }
+        let line = |text: &str, y: u32, h: u32| OcrLine { text: text.into(), confidence: 90.0, bbox: TextBox { x: 351, y, width: 487, height: h }, symbols: Vec::new() };
+        let page_lines = || vec![line("INCOME TAX DEPARTMENT", 90, 25), line("Permanent Account Number Card", 218, 25), line("J wyopsss6sH", 227, 119), line("ama / Name", 431, 32)];
+        let page = image::GrayImage::new(1200, 757);
+        let engine = Band { answer: "WYOPSS8865H", asked: Mutex::new(Vec::new()) };
+        let mut lines = page_lines();
+        super::read_pan_number_band(&page, &mut lines, &engine);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["INCOME TAX DEPARTMENT", "Permanent Account Number Card", "WYOPSS8865H", "J wyopsss6sH", "ama / Name"]);
+        assert_eq!(lines[2].bbox, TextBox { x: 351 - 121 + 120, y: 243 + 20, width: 480, height: 48 }, "the band's box in the page's pixels");
+        let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+        assert_eq!(asked.len(), 1);
+        assert_eq!((asked[0].0, asked[0].1), (487 + 2 * 121, 75), "the label's width and a quarter either side, three label heights");
+        assert!(asked[0].2.as_deref().is_some_and(|w| w.contains('A') && w.contains('9') && !w.contains('a')), "capitals and digits");
+        let f = idv_cards::printed::parse_printed("in.pan", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
+        assert_eq!(f.iter().find(|x| x.field == "id").map(|x| x.value.as_str()), Some("WYOPS8865H"));
+
+        // Not read again: a page that read a PAN as printed, or one with no such label.
+        for mut lines in [
+            vec![line("Permanent Account Number Card", 218, 25), line("WYOPS8865H", 263, 48)],
+            vec![line("ELECTION COMMISSION OF INDIA", 90, 25), line("J wyopsss6sH", 227, 119)],
+        ] {
+            let engine = Band { answer: "WYOPS8865H", asked: Mutex::new(Vec::new()) };
+            let before = lines.len();
+            super::read_pan_number_band(&page, &mut lines, &engine);
+            assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (before, 0));
+        }
+        // A band reading of no PAN's shape adds nothing.
+        let engine = Band { answer: "WYOPS 8865", asked: Mutex::new(Vec::new()) };
+        let mut lines = page_lines();
+        super::read_pan_number_band(&page, &mut lines, &engine);
+        assert_eq!(lines.len(), 4);
+    }
 
     /// detect_id_card_tampering_sync's first scan (a passport's plan, QR codes searched)
     /// stands in for the read of every Latin-script type of that year, not for the CCCD's
