@@ -29,7 +29,11 @@
 //!    taken when it is the only one and its quad lies within the first one's, 70-98.5 % of
 //!    its area (no first card: taken when it is the only one). Card sanity then counts the
 //!    shadow as background-like too.
-//!    When this finds no valid card (step 5), steps 2-5 run once more on a second
+//!    When this finds no valid card (step 5), or one card seen square on (opposite sides
+//!    within 10 %) whose aspect is within 6 % of neither ID-1's nor a passport page's (part
+//!    of a white card lost into a white table where light falls on it; then a card found
+//!    below is taken only when it holds the first and is nearer a card's aspect),
+//!    steps 2-5 run once more on a second
 //!    distance: to the background modelled as a smooth surface (per channel a quadratic
 //!    in x and y, least squares over the border ring), which a white card on a near-white
 //!    table under a lighting gradient stands out from although it is within the border
@@ -948,6 +952,25 @@ const WIDE_QUAD_FACTOR: f32 = 1.03;
 /// The grown card must be at least this much larger than the first ([`segment`]).
 const BAND_MIN_GROWTH: f32 = 1.05;
 
+/// Whether a quad is a card seen square on: its opposite sides within 10 % of each other
+/// (a photo taken at an angle makes the near side longer).
+fn square_on(c: &[P; 4]) -> bool {
+    let side = |k: usize| d2(c[k], c[(k + 1) % 4]).sqrt();
+    let alike = |a: f32, b: f32| (a - b).abs() <= 0.10 * a.max(b);
+    alike(side(0), side(2)) && alike(side(1), side(3))
+}
+
+/// How far an aspect is from the nearer of ID-1's and a passport page's, as a ratio
+/// (0: exactly one of them).
+fn aspect_offness(aspect: f32) -> f32 {
+    [ID1_ASPECT, PASSPORT_ASPECT].iter().map(|a| (aspect / a).ln().abs()).fold(f32::MAX, f32::min)
+}
+
+/// Whether an aspect is within 6 % of ID-1's or a passport page's.
+fn card_like_aspect(aspect: f32) -> bool {
+    aspect_offness(aspect) <= 0.06f32.ln_1p()
+}
+
 /// Mean long side over mean short side of a working-frame quad (≥ 1).
 fn quad_aspect(c: &[P; 4]) -> f32 {
     let side = |k: usize| d2(c[k], c[(k + 1) % 4]).sqrt();
@@ -1524,7 +1547,14 @@ fn find_card_at(photo: &RgbImage, long_side: u32) -> CardFind {
     // instead (a white card on a near-white table under a light gradient is within the
     // colours' spread everywhere, but stands out from the surface fitted to the border).
     // Only a single card found that way is taken.
-    if seg.found.is_empty() {
+    // So is one card whose quad is a card seen square on (opposite sides alike) but of
+    // neither a card's nor a passport page's aspect: part of a white card lost into a
+    // white table where light falls on it (the independent card set's voter card on white
+    // paper: a quad of aspect 1.28, its lit side cut off, judged `image_has_cut`). The
+    // surface's (or the outline's) card is taken instead when it holds the first and is
+    // nearer a card's aspect.
+    let lost_part = seg.found.first().filter(|_| seg.found.len() == 1).map(|(q, _)| q.corners).filter(|c| square_on(c) && !card_like_aspect(quad_aspect(c)));
+    if seg.found.is_empty() || lost_part.is_some() {
         if let Some((surface_dist, surface_ring)) = smooth_background_distance(&px, &ring, step, w, h) {
             let mut alt = segment(&surface_dist, surface_ring, w, h, None);
             not_printed_on_a_card(&mut alt.found);
@@ -1532,15 +1562,25 @@ fn find_card_at(photo: &RgbImage, long_side: u32) -> CardFind {
             // the table's colours and near its surface over most of its area and still
             // have a closed outline (its edge, its cast shadow). What is background-like
             // for card sanity is then the surface's measure.
-            let outline = if alt.found.is_empty() { Some(outline_candidates(&px, &ring, step, w, h)) } else { None };
+            let outline = if alt.found.is_empty() || lost_part.is_some() { Some(outline_candidates(&px, &ring, step, w, h)) } else { None };
             let outline = outline.map(|(labels, comps, mut found)| {
                 not_printed_on_a_card(&mut found);
                 (labels, comps, found)
             });
-            if alt.found.len() == 1 {
+            // With a first card whose part was lost: only a card that holds it and is
+            // nearer a card's aspect.
+            let better = |found: &[(QuadFit, Comp)]| match (lost_part, found) {
+                (None, [_]) => true,
+                (Some(first), [(q, _)]) => {
+                    let off = |c: &[P; 4]| aspect_offness(quad_aspect(c));
+                    off(&q.corners) < off(&first) && first.iter().all(|&p| inside_quad(&q.corners, p, 0.02 * quad_area(&q.corners).sqrt()))
+                }
+                _ => false,
+            };
+            if better(&alt.found) {
                 seg = alt;
                 dist = surface_dist;
-            } else if let Some((labels, comps, found)) = outline.filter(|o| o.2.len() == 1) {
+            } else if let Some((labels, comps, found)) = outline.filter(|o| better(&o.2)) {
                 seg = Segmented { labels, comps, found, ..alt };
                 dist = surface_dist;
             }
