@@ -146,6 +146,33 @@ pub mod card_score {
         }
     }
 
+    /// The peer of the card evaluations: the Tesseract CLI (`tesseract FILE stdout -l LANG
+    /// tsv`, `vie` for the CCCD as the service reads it, `eng` for the others) on the
+    /// photos as taken, its lines through the service's own field parsers, so the
+    /// difference is what finding, flattening and the rest of the pipeline buy. `None`
+    /// when the CLI is not installed; (field, value, false) per field, the front's first.
+    pub fn tesseract_peer(card_type: &str, front: &std::path::Path, back: Option<&std::path::Path>) -> Option<Vec<(String, String, bool)>> {
+        use idv_cards::printed::{parse_printed, Side, TextLine};
+        let lang = if card_type == "vn.national_id" { "vie" } else { "eng" };
+        let mut peer: Vec<(String, String, bool)> = Vec::new();
+        for (side, path) in std::iter::once((Side::Front, front)).chain(back.map(|b| (Side::Back, b))) {
+            let out = std::process::Command::new("tesseract").arg(path).arg("stdout").args(["-l", lang, "tsv"]).env("OMP_THREAD_LIMIT", "1").output().ok()?;
+            if !out.status.success() {
+                return None;
+            }
+            let text: Vec<TextLine> = idv_vision::ocr::lines_from_tsv(&String::from_utf8_lossy(&out.stdout))
+                .iter()
+                .map(|l| TextLine { text: l.text.clone(), confidence: l.confidence / 100.0, x: l.bbox.x, y: l.bbox.y, width: l.bbox.width, height: l.bbox.height })
+                .collect();
+            for f in parse_printed(card_type, side, &text) {
+                if !peer.iter().any(|(n, _, _)| n == f.field) {
+                    peer.push((f.field.to_string(), f.value, false));
+                }
+            }
+        }
+        Some(peer)
+    }
+
     /// The `q` quantile (0–1) of unsorted durations; zero when there are none.
     pub fn quantile(v: &[Duration], q: f64) -> Duration {
         let mut s = v.to_vec();

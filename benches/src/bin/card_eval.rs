@@ -28,7 +28,7 @@ use idv_tests::card_gen::{capture, cropped_to_card, eval_seed, generate, photogr
 use idv_benches::card_score::{pct, quantile as percentile, score};
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 #[derive(Default, Clone)]
@@ -70,21 +70,6 @@ impl Tally {
         self.latencies.extend(o.latencies.iter().copied());
         self.tesseract_latencies.extend(o.tesseract_latencies.iter().copied());
     }
-}
-
-/// The OCR language each card type's print is read in (as the service reads it).
-fn lang(kind: CardKind) -> &'static str {
-    if kind == CardKind::Cccd {
-        "vie"
-    } else {
-        "eng"
-    }
-}
-
-/// The Tesseract CLI's lines for an image file (`None` when the CLI is missing).
-fn tesseract_lines(path: &Path, lang: &str) -> Option<Vec<idv_vision::ocr::OcrLine>> {
-    let out = std::process::Command::new("tesseract").arg(path).arg("stdout").args(["-l", lang, "tsv"]).env("OMP_THREAD_LIMIT", "1").output().ok()?;
-    out.status.success().then(|| idv_vision::ocr::lines_from_tsv(&String::from_utf8_lossy(&out.stdout)))
 }
 
 /// A capture the generator's degradations never make, built from the card's clean photo.
@@ -329,29 +314,7 @@ fn main() -> Result<(), String> {
 
                 // Peer: the Tesseract CLI on the same files, through the same parsers.
                 let started = Instant::now();
-                let mut peer: Vec<(String, String, bool)> = Vec::new();
-                for (side, path) in [(idv_cards::printed::Side::Front, &front_path), (idv_cards::printed::Side::Back, &back_path)] {
-                    if side == idv_cards::printed::Side::Back && back.is_none() {
-                        continue;
-                    }
-                    let Some(lines) = tesseract_lines(path, lang(kind)) else { continue };
-                    let text: Vec<idv_cards::printed::TextLine> = lines
-                        .iter()
-                        .map(|l| idv_cards::printed::TextLine {
-                            text: l.text.clone(),
-                            confidence: l.confidence / 100.0,
-                            x: l.bbox.x,
-                            y: l.bbox.y,
-                            width: l.bbox.width,
-                            height: l.bbox.height,
-                        })
-                        .collect();
-                    for f in idv_cards::printed::parse_printed(kind.card_type(), side, &text) {
-                        if !peer.iter().any(|(n, _, _)| n == f.field) {
-                            peer.push((f.field.to_string(), f.value, false));
-                        }
-                    }
-                }
+                let peer = idv_benches::card_score::tesseract_peer(kind.card_type(), &front_path, back.as_ref().map(|_| back_path.as_path())).unwrap_or_default();
                 t.tesseract_latencies.push(started.elapsed());
                 let (exact, wrong, _) = score(&sample.expected, &peer);
                 t.tesseract_exact += exact;

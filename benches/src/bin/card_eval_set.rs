@@ -9,7 +9,8 @@
 //! "back" (or null), "expected": {field: value}, "expected_sanity"}`, the photo paths
 //! relative to `DIR`. An Aadhaar Secure QR is checked against `DIR/uidai_test_public.pem`
 //! when the set has one (else against the service's test key). Per type and capture it
-//! prints fields exact, wrong, wrong and `SURE`, sanity verdict right and latency p50/p90,
+//! prints fields exact, wrong, wrong and `SURE`, sanity verdict right, latency p50/p90 and,
+//! beside them, the Tesseract CLI peer's exact and wrong fields (`card_score::tesseract_peer`),
 //! then per type and over all types (clean; degraded; degraded but the blur and glare
 //! captures), then every wrong value. `IDV_CARD_EVAL_VERBOSE=1` also prints every missing
 //! field and every sanity verdict; `IDV_CARD_EVAL_ONLY=<type>` and
@@ -29,6 +30,9 @@ struct Tally {
     wrong_sure: usize,
     sanity_right: usize,
     latencies: Vec<Duration>,
+    /// The Tesseract CLI peer's exact and wrong fields (`card_score::tesseract_peer`).
+    tesseract_exact: usize,
+    tesseract_wrong: usize,
 }
 
 impl Tally {
@@ -40,6 +44,8 @@ impl Tally {
         self.wrong_sure += o.wrong_sure;
         self.sanity_right += o.sanity_right;
         self.latencies.extend(o.latencies.iter().copied());
+        self.tesseract_exact += o.tesseract_exact;
+        self.tesseract_wrong += o.tesseract_wrong;
     }
 }
 
@@ -103,6 +109,7 @@ fn main() -> Result<(), String> {
     );
     let mut rows: BTreeMap<(String, String), Tally> = BTreeMap::new();
     let mut wrongs: Vec<String> = Vec::new();
+    let mut peer_missing = false;
     for e in entries(&dir)? {
         if only.as_deref().is_some_and(|o| o != e.card_type) || only_capture.as_deref().is_some_and(|o| o != e.capture) {
             continue;
@@ -116,6 +123,15 @@ fn main() -> Result<(), String> {
         t.cards += 1;
         t.expected += e.expected.len();
         t.latencies.push(elapsed);
+        // Peer: the Tesseract CLI on the same files, through the same parsers.
+        match idv_benches::card_score::tesseract_peer(&e.card_type, &e.front, e.back.as_deref()) {
+            Some(peer) => {
+                let (exact, wrong, _) = score(&e.expected, &peer);
+                t.tesseract_exact += exact;
+                t.tesseract_wrong += wrong;
+            }
+            None => peer_missing = true,
+        }
         let reading = match reading {
             Ok(r) => r,
             Err(err) => {
@@ -148,10 +164,9 @@ fn main() -> Result<(), String> {
         }
     }
 
-    let header = ("type", "capture", "cards", "exact", "wrong", "w.SURE", "sanity", "p50 ms", "p90 ms");
     println!(
-        "\n{:<15} {:<13} {:>5} {:>8} {:>7} {:>6} {:>8} {:>8} {:>8}",
-        header.0, header.1, header.2, header.3, header.4, header.5, header.6, header.7, header.8
+        "\n{:<15} {:<13} {:>5} {:>8} {:>7} {:>6} {:>8} {:>8} {:>8} {:>10} {:>10}",
+        "type", "capture", "cards", "exact", "wrong", "w.SURE", "sanity", "p50 ms", "p90 ms", "tess.exact", "tess.wrong"
     );
     let mut per_type: BTreeMap<String, Tally> = BTreeMap::new();
     let mut totals: BTreeMap<&str, Tally> = BTreeMap::new();
@@ -173,7 +188,10 @@ fn main() -> Result<(), String> {
             print_row("all types", group, t);
         }
     }
-    println!("(readable: the degraded captures but blur and glare)");
+    println!("(readable: the degraded captures but blur and glare; tess.: the Tesseract CLI on the photos as taken, through the same parsers)");
+    if peer_missing {
+        println!("Tesseract CLI peer not run on every photo (is `tesseract` installed?)");
+    }
     if !wrongs.is_empty() {
         println!("\nwrong values:");
         for w in &wrongs {
@@ -185,7 +203,7 @@ fn main() -> Result<(), String> {
 
 fn print_row(kind: &str, capture: &str, t: &Tally) {
     println!(
-        "{:<15} {:<13} {:>5} {:>8} {:>7} {:>6} {:>8} {:>8} {:>8}",
+        "{:<15} {:<13} {:>5} {:>8} {:>7} {:>6} {:>8} {:>8} {:>8} {:>10} {:>10}",
         kind,
         capture,
         t.cards,
@@ -195,5 +213,7 @@ fn print_row(kind: &str, capture: &str, t: &Tally) {
         pct(t.sanity_right, t.cards),
         quantile(&t.latencies, 0.5).as_millis(),
         quantile(&t.latencies, 0.9).as_millis(),
+        pct(t.tesseract_exact, t.expected),
+        pct(t.tesseract_wrong, t.expected),
     );
 }
