@@ -953,6 +953,13 @@ fn in_capitals_trimmed(words: &[&str]) -> Option<String> {
     Some(kept.join(" "))
 }
 
+/// Whether line `line`, a value under the label on line `label`, starts well left of the
+/// label's column (by more than 1.5 label heights): something else was read first.
+pub(crate) fn read_left_of_label(doc: &Doc, label: usize, line: usize) -> bool {
+    let (Some(l), Some(v)) = (doc.lines.get(label), doc.lines.get(line)) else { return false };
+    label != line && (l.x as f32 - v.x as f32) > 1.5 * l.height.max(8) as f32
+}
+
 /// `f` (a value read on a line of its own under its label) without the short words in
 /// front of it that lie left of the label's column. Where values are printed left-aligned
 /// under their labels (the PAN's bilingual design), a value line that starts well left of
@@ -963,8 +970,7 @@ fn in_capitals_trimmed(words: &[&str]) -> Option<String> {
 /// starts at its label's column is never touched ("MD SHAHID KHAN" stays whole).
 pub(crate) fn without_words_left_of_label(doc: &Doc, f: Found<String>) -> Found<String> {
     let (Some(label), [line]) = (f.label_line, f.lines.as_slice()) else { return f };
-    let (Some(l), Some(v)) = (doc.lines.get(label), doc.lines.get(*line)) else { return f };
-    if label == *line || (l.x as f32 - v.x as f32) <= 1.5 * l.height.max(8) as f32 {
+    if !read_left_of_label(doc, label, *line) {
         return f;
     }
     let words: Vec<&str> = f.value.split_whitespace().collect();

@@ -336,8 +336,7 @@ fn date_line(doc: &Doc, j: usize) -> bool {
 /// ("XIN, Phú Hòa"), it is the edge's too, and the line gives no place (`None`): a place
 /// with a word lost or added is a wrong place.
 fn left_of_column_trimmed(doc: &Doc, label: usize, j: usize, text: &str) -> Option<String> {
-    let (Some(l), Some(v)) = (doc.lines.get(label), doc.lines.get(j)) else { return Some(text.to_string()) };
-    if label == j || (l.x as f32 - v.x as f32) <= 1.5 * l.height.max(8) as f32 {
+    if !super::read_left_of_label(doc, label, j) {
         return Some(text.to_string());
     }
     let words: Vec<&str> = text.split_whitespace().collect();
