@@ -120,6 +120,36 @@ pub fn kafka_url(broker_url: &str) -> String {
 pub mod card_score {
     use std::time::Duration;
 
+    /// What both card evaluations count per row (type and capture): cards, expected
+    /// fields, fields exact, wrong, wrong and `SURE`, sanity verdicts right, the
+    /// Tesseract CLI peer's exact and wrong fields, and each card's latency.
+    #[derive(Default, Clone)]
+    pub struct Tally {
+        pub cards: usize,
+        pub expected: usize,
+        pub exact: usize,
+        pub wrong: usize,
+        pub wrong_sure: usize,
+        pub sanity_right: usize,
+        pub tesseract_exact: usize,
+        pub tesseract_wrong: usize,
+        pub latencies: Vec<Duration>,
+    }
+
+    impl Tally {
+        pub fn add(&mut self, o: &Tally) {
+            self.cards += o.cards;
+            self.expected += o.expected;
+            self.exact += o.exact;
+            self.wrong += o.wrong;
+            self.wrong_sure += o.wrong_sure;
+            self.sanity_right += o.sanity_right;
+            self.tesseract_exact += o.tesseract_exact;
+            self.tesseract_wrong += o.tesseract_wrong;
+            self.latencies.extend(o.latencies.iter().copied());
+        }
+    }
+
     /// Expected fields found exactly, returned wrong, and returned wrong marked `SURE`,
     /// over (field, value) pairs; `got` is (field, value, marked SURE).
     pub fn score(expected: &[(String, String)], got: &[(String, String, bool)]) -> (usize, usize, usize) {

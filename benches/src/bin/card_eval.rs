@@ -31,14 +31,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// A row's counts: the shared ones (`card_score::Tally`) and the QR codes read, by the
+/// pipeline and by each decoder alone, and the peer's latencies.
 #[derive(Default, Clone)]
 struct Tally {
-    cards: usize,
-    expected: usize,
-    exact: usize,
-    wrong: usize,
-    wrong_sure: usize,
-    sanity_right: usize,
+    core: idv_benches::card_score::Tally,
     qr_cards: usize,
     qr_ours: usize,
     qr_zxing: usize,
@@ -46,28 +43,17 @@ struct Tally {
     /// (the service's QR decoder), beside ZXing on the same file.
     qr_rqrr: usize,
     qr_rqrr_rxing: usize,
-    tesseract_exact: usize,
-    tesseract_wrong: usize,
-    latencies: Vec<Duration>,
     tesseract_latencies: Vec<Duration>,
 }
 
 impl Tally {
     fn add(&mut self, o: &Tally) {
-        self.cards += o.cards;
-        self.expected += o.expected;
-        self.exact += o.exact;
-        self.wrong += o.wrong;
-        self.wrong_sure += o.wrong_sure;
-        self.sanity_right += o.sanity_right;
+        self.core.add(&o.core);
         self.qr_cards += o.qr_cards;
         self.qr_ours += o.qr_ours;
         self.qr_zxing += o.qr_zxing;
         self.qr_rqrr += o.qr_rqrr;
         self.qr_rqrr_rxing += o.qr_rqrr_rxing;
-        self.tesseract_exact += o.tesseract_exact;
-        self.tesseract_wrong += o.tesseract_wrong;
-        self.latencies.extend(o.latencies.iter().copied());
         self.tesseract_latencies.extend(o.tesseract_latencies.iter().copied());
     }
 }
@@ -256,7 +242,7 @@ fn main() -> Result<(), String> {
                     2026,
                 )
                 .map_err(|e| format!("{stem}: {e}"))?;
-                t.latencies.push(started.elapsed());
+                t.core.latencies.push(started.elapsed());
                 let got: Vec<(String, String, bool)> = reading
                     .card_information
                     .iter()
@@ -290,13 +276,13 @@ fn main() -> Result<(), String> {
                     let verdict = reading.sanity.as_ref().map(|s| format!("{:?} {:.2} {:?}", s.verdict, s.score, s.measures));
                     println!("{stem}: sanity {verdict:?} failure {:?} located {:?}", reading.failure, reading.image1["card_box"].is_object());
                 }
-                t.cards += 1;
-                t.expected += sample.expected.len();
-                t.exact += exact;
-                t.wrong += wrong;
-                t.wrong_sure += wrong_sure;
+                t.core.cards += 1;
+                t.core.expected += sample.expected.len();
+                t.core.exact += exact;
+                t.core.wrong += wrong;
+                t.core.wrong_sure += wrong_sure;
                 let verdict = reading.sanity.as_ref().map(|s| serde_json::to_value(s.verdict).unwrap_or_default());
-                t.sanity_right += usize::from(verdict.as_ref().and_then(|v| v.as_str()) == Some(shot.expected_sanity()));
+                t.core.sanity_right += usize::from(verdict.as_ref().and_then(|v| v.as_str()) == Some(shot.expected_sanity()));
                 if let Some(qr) = &sample.qr_text {
                     t.qr_cards += 1;
                     let read = [&reading.image1, &reading.image2].iter().any(|s| s["qr"]["raw"].as_str() == Some(qr.as_str()));
@@ -317,8 +303,8 @@ fn main() -> Result<(), String> {
                 let peer = idv_benches::card_score::tesseract_peer(kind.card_type(), &front_path, back.as_ref().map(|_| back_path.as_path())).unwrap_or_default();
                 t.tesseract_latencies.push(started.elapsed());
                 let (exact, wrong, _) = score(&sample.expected, &peer);
-                t.tesseract_exact += exact;
-                t.tesseract_wrong += wrong;
+                t.core.tesseract_exact += exact;
+                t.core.tesseract_wrong += wrong;
             }
             rows.insert((ki, di), t);
         }
@@ -398,19 +384,19 @@ fn print_row(kind: &str, capture: &str, t: &Tally, zxing: bool) {
         "{:<15} {:<12} {:>5} {:>8} {:>7} {:>6} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8} {:>8} {:>9}",
         kind,
         capture,
-        t.cards,
-        pct(t.exact, t.expected),
-        pct(t.wrong, t.expected),
-        t.wrong_sure,
-        pct(t.sanity_right, t.cards),
+        t.core.cards,
+        pct(t.core.exact, t.core.expected),
+        pct(t.core.wrong, t.core.expected),
+        t.core.wrong_sure,
+        pct(t.core.sanity_right, t.core.cards),
         if t.qr_cards > 0 { pct(t.qr_ours, t.qr_cards) } else { "-".into() },
         if t.qr_cards > 0 { pct(t.qr_rqrr, t.qr_cards) } else { "-".into() },
         if t.qr_cards > 0 { pct(t.qr_rqrr_rxing, t.qr_cards) } else { "-".into() },
         if t.qr_cards > 0 && zxing { pct(t.qr_zxing, t.qr_cards) } else { "-".into() },
-        pct(t.tesseract_exact, t.expected),
-        pct(t.tesseract_wrong, t.expected),
-        percentile(&t.latencies, 0.5).as_millis(),
-        percentile(&t.latencies, 0.9).as_millis(),
+        pct(t.core.tesseract_exact, t.core.expected),
+        pct(t.core.tesseract_wrong, t.core.expected),
+        percentile(&t.core.latencies, 0.5).as_millis(),
+        percentile(&t.core.latencies, 0.9).as_millis(),
     );
 }
 

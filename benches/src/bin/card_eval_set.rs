@@ -16,38 +16,10 @@
 //! field and every sanity verdict; `IDV_CARD_EVAL_ONLY=<type>` and
 //! `IDV_CARD_EVAL_CAPTURE=<capture>` narrow the run.
 
-use idv_benches::card_score::{pct, quantile, score};
+use idv_benches::card_score::{pct, quantile, score, Tally};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-
-#[derive(Default, Clone)]
-struct Tally {
-    cards: usize,
-    expected: usize,
-    exact: usize,
-    wrong: usize,
-    wrong_sure: usize,
-    sanity_right: usize,
-    latencies: Vec<Duration>,
-    /// The Tesseract CLI peer's exact and wrong fields (`card_score::tesseract_peer`).
-    tesseract_exact: usize,
-    tesseract_wrong: usize,
-}
-
-impl Tally {
-    fn add(&mut self, o: &Tally) {
-        self.cards += o.cards;
-        self.expected += o.expected;
-        self.exact += o.exact;
-        self.wrong += o.wrong;
-        self.wrong_sure += o.wrong_sure;
-        self.sanity_right += o.sanity_right;
-        self.latencies.extend(o.latencies.iter().copied());
-        self.tesseract_exact += o.tesseract_exact;
-        self.tesseract_wrong += o.tesseract_wrong;
-    }
-}
+use std::time::Instant;
 
 /// One line of the manifest.
 struct Entry {
