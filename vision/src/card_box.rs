@@ -2051,6 +2051,8 @@ pub(crate) mod synth {
     pub enum Degradation {
         Clean,
         Blur(f32),
+        /// A lens out of focus: a uniform disk of this radius (photo pixels).
+        Defocus(f32),
         Jpeg(u8),
         Noise(f32),
         Brightness(f32),
@@ -2063,6 +2065,7 @@ pub(crate) mod synth {
             match self {
                 Degradation::Clean => "clean".into(),
                 Degradation::Blur(s) => format!("blur σ{s}"),
+                Degradation::Defocus(r) => format!("defocus r{r}"),
                 Degradation::Jpeg(q) => format!("JPEG q{q}"),
                 Degradation::Noise(s) => format!("noise σ{s}"),
                 Degradation::Brightness(f) => format!("brightness {:.0}%", f * 100.0),
@@ -2074,6 +2077,7 @@ pub(crate) mod synth {
             match self {
                 Degradation::Clean | Degradation::Glare => img.clone(),
                 Degradation::Blur(s) => blur(img, s),
+                Degradation::Defocus(r) => defocus(img, r),
                 Degradation::Jpeg(q) => jpeg(img, q),
                 Degradation::Noise(s) => noise(img, s, seed),
                 Degradation::Brightness(f) => map(img, |v| v * f),
@@ -2105,6 +2109,43 @@ pub(crate) mod synth {
             Ok(()) => image::load_from_memory_with_format(&buf, image::ImageFormat::Jpeg).map(|i| i.to_rgb8()).unwrap_or_else(|_| img.clone()),
             Err(_) => img.clone(),
         }
+    }
+
+    /// Convolution with a uniform disk of radius `r` (edges clamped): the disk is rows of
+    /// spans, each summed from its row's running sums.
+    pub fn defocus(img: &RgbImage, r: f32) -> RgbImage {
+        let (w, h) = (img.width() as usize, img.height() as usize);
+        let ri = r.floor() as i64;
+        let spans: Vec<(i64, i64)> = (-ri..=ri).map(|dy| (dy, (r * r - (dy * dy) as f32).max(0.0).sqrt().floor() as i64)).collect();
+        let area: i64 = spans.iter().map(|&(_, hw)| 2 * hw + 1).sum();
+        // Per row and channel, prefix sums over the row padded by the widest span.
+        let pad = ri as usize;
+        let sums: Vec<Vec<[f32; 3]>> = (0..h)
+            .map(|y| {
+                let mut acc = [0f32; 3];
+                let mut row = vec![[0f32; 3]; w + 2 * pad + 1];
+                for i in 0..w + 2 * pad {
+                    let x = i.saturating_sub(pad).min(w - 1);
+                    let p = img.get_pixel(x as u32, y as u32).0;
+                    for c in 0..3 {
+                        acc[c] += f32::from(p[c]);
+                    }
+                    row[i + 1] = acc;
+                }
+                row
+            })
+            .collect();
+        RgbImage::from_fn(w as u32, h as u32, |x, y| {
+            let mut a = [0f32; 3];
+            for &(dy, hw) in &spans {
+                let row = &sums[(y as i64 + dy).clamp(0, h as i64 - 1) as usize];
+                let (lo, hi) = ((x as i64 - hw + pad as i64) as usize, (x as i64 + hw + pad as i64 + 1) as usize);
+                for c in 0..3 {
+                    a[c] += row[hi][c] - row[lo][c];
+                }
+            }
+            Rgb(a.map(|v| (v / area as f32).round().clamp(0.0, 255.0) as u8))
+        })
     }
 
     pub fn blur(img: &RgbImage, sigma: f32) -> RgbImage {

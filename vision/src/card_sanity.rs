@@ -7,7 +7,7 @@
 //!
 //! | # | verdict | measured | fails when |
 //! |---|---|---|---|
-//! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards) | σ̂ > [`BLUR_SIGMA`]; or no structure at all (mean \|∇L\|² < 0.5) |
+//! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards); and the defocus σ ([`defocus_sigma`]: the same energy after Gaussian blurs of [`DEFOCUS_SCALES`], fitted to E(s) ∝ (σ² + s²)^(−k/2) with the exponent k free) | σ̂ > [`BLUR_SIGMA`], or defocus σ > [`DEFOCUS_SIGMA`] with σ̂ > [`DEFOCUS_EDGE_SIGMA`] and > [`DEFOCUS_PHOTO_SIGMA`] pixels of the photo; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
 //! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] (exposure blown everywhere); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
 //! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's (a hole shows the grain; a neck of the table's colour in the portrait is flat) |
@@ -56,6 +56,32 @@ pub const MAX_WORK_HEIGHT: u32 = 2000;
 pub const BLUR_SIGMA: f32 = 1.4;
 /// The extra blur of the blur measure (working pixels).
 pub const REBLUR_SIGMA: f32 = 2.5;
+/// Largest acceptable defocus σ ([`defocus_sigma`]), working pixels. A lens out of focus
+/// spreads a point over a uniform disk, not a Gaussian: the disk's sharp rim keeps thin
+/// strokes' gradients steep, and σ̂ reads a disk of radius R as about R/4 (the independent
+/// card set's defocused photos, R 4.5–8 px per 1000 px of card: σ̂ 1.08–2.10, half under
+/// [`BLUR_SIGMA`]), where legibility goes with its spread, σ ≈ R/2. Measured
+/// (2026-12-01, the fronts of three seeds of that set, 36 defocused and 360 others; this
+/// module's table): defocused 1.92–3.51; every other capture ≤ 1.53; the table's Gaussian
+/// σ1 (readable, which must pass) 1.57, σ3.5 4.93.
+pub const DEFOCUS_SIGMA: f32 = 1.75;
+/// Least σ̂ for the defocus σ to count: a defocused card's edges are soft too (the set's
+/// 60 defocused sides: σ̂ 0.64–2.10, all but two ≥ 0.93; every sharp capture's ≤ 0.37),
+/// while sharp print in a regular pattern, such as blocks 10 px apart, loses energy
+/// faster than the fit's model once its blurs merge neighbours, and reads as defocused
+/// (this module's glare test card: defocus σ 2.29 at σ̂ 0.55).
+pub const DEFOCUS_EDGE_SIGMA: f32 = 0.6;
+/// Least defocus σ in the photo's own pixels for it to count: a card photographed small
+/// and enlarged to the working width is soft from its few pixels, not from a lens, and
+/// is read soft instead (`workers`' second reading); a lens out of focus spreads a point
+/// over pixels of the photo. The set's defocused sides: 1.50–5.86 photo pixels; the own
+/// evaluation's photos at a third of their resolution (`third_res`, readable): defocus σ
+/// 1.24–2.59 working pixels, 0.39–0.79 photo pixels.
+pub const DEFOCUS_PHOTO_SIGMA: f32 = 1.2;
+/// The three Gaussian blurs (working pixels) whose gradient energies [`defocus_sigma`]
+/// fits. The first (1.5) already smooths a disk's rim and the photo's noise away, so
+/// what is left falls as a Gaussian's would; the last stays under a word's spacing.
+pub const DEFOCUS_SCALES: [f32; 3] = [1.5, 3.0, 6.0];
 /// 90th percentile of luminance below which the card is too dark.
 pub const DARK_P90: f32 = 60.0;
 /// Share of clipped (≥ 250) pixels above which the card is too bright.
@@ -121,6 +147,11 @@ pub struct CardSanity {
 pub struct CardMeasures {
     /// Edge blur σ̂ in working pixels (infinite for a card with no structure).
     pub blur_sigma: f32,
+    /// Defocus σ in working pixels ([`defocus_sigma`]; 0 when it cannot be fitted).
+    pub defocus_sigma: f32,
+    /// The defocus σ in the photo's own pixels (the card's width there, from its found
+    /// quad; the judged image's width when no card was located).
+    pub defocus_photo_sigma: f32,
     pub luma_p10: f32,
     pub luma_p90: f32,
     pub clipped_share: f32,
@@ -273,6 +304,44 @@ fn blur_sigma(l: &[f32], w: usize, h: usize) -> f32 {
         return f32::INFINITY;
     }
     (f64::from(REBLUR_SIGMA) * r / (1.0 - r * r).sqrt()) as f32
+}
+
+/// Defocus σ: the blur whose spread the print's gradient energy falls by over
+/// [`DEFOCUS_SCALES`] (s₀ < s₁ < s₂). Blurred again by s, print blurred by σ keeps
+/// E(s) ∝ (σ² + s²)^(−k/2), k = 1 for edges and 3 for thin strokes (a card is a mix, which
+/// σ̂'s single ratio cannot tell from a sharper card); the ratio of the two log falls,
+/// ln(E₀/E₁) / ln(E₁/E₂), does not depend on k, and decreases with σ from 1 (σ = 0), so
+/// σ is found by bisection. 0 when the energies do not allow the fit (no structure: σ̂
+/// already judges that), capped at 30.
+fn defocus_sigma(l: &[f32], w: usize, h: usize) -> f32 {
+    let e = DEFOCUS_SCALES.map(|s| grad_energy(&gauss(l, w, h, s), w, h).0);
+    let falls = ((e[0] / e[1]).ln(), (e[1] / e[2]).ln());
+    if !(falls.0.is_finite() && falls.1.is_finite() && falls.0 > 0.0 && falls.1 > 0.0) {
+        return 0.0;
+    }
+    let q = falls.0 / falls.1;
+    let [a, b, c] = DEFOCUS_SCALES.map(|s| f64::from(s) * f64::from(s));
+    let model = |sigma: f64| {
+        let v = sigma * sigma;
+        ((v + b) / (v + a)).ln() / ((v + c) / (v + b)).ln()
+    };
+    const CAP: f64 = 30.0;
+    if q >= model(0.0) {
+        return 0.0;
+    }
+    if q <= model(CAP) {
+        return CAP as f32;
+    }
+    let (mut lo, mut hi) = (0.0, CAP);
+    for _ in 0..40 {
+        let mid = 0.5 * (lo + hi);
+        if model(mid) > q {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (0.5 * (lo + hi)) as f32
 }
 
 /// The `q` quantile (0–1) of `n` values counted in a 256-level histogram (portrait
@@ -781,6 +850,8 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
     let mut all_corners_judged = false;
     let mut m = CardMeasures {
         blur_sigma: f32::INFINITY,
+        defocus_sigma: 0.0,
+        defocus_photo_sigma: 0.0,
         luma_p10: 0.0,
         luma_p90: 0.0,
         clipped_share: 0.0,
@@ -798,6 +869,10 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         let l = luma_resized(card, dw, dh);
         if dw >= 8 && dh >= 8 {
             m.blur_sigma = blur_sigma(&l, dw, dh);
+            m.defocus_sigma = defocus_sigma(&l, dw, dh);
+            let q = location.map(|loc| loc.quad);
+            let photo_width = q.map(|q| 0.5 * (q.top_left.dist(q.top_right) + q.bottom_left.dist(q.bottom_right))).filter(|v| v.is_finite() && *v > 0.0);
+            m.defocus_photo_sigma = m.defocus_sigma * photo_width.unwrap_or(w as f32) / dw as f32;
         }
         let mut hist = [0u64; 256];
         let mut clipped = 0u64;
@@ -831,7 +906,16 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
     }
     use CardSanityVerdict as V;
     let mut details = vec![
-        (V::ImageTooBlur, ramp(m.blur_sigma, 0.6 * BLUR_SIGMA, BLUR_SIGMA, 1.6 * BLUR_SIGMA)),
+        (
+            V::ImageTooBlur,
+            // Either measure may fail a card; the defocus σ only with soft edges, over
+            // pixels of the photo (its constants).
+            ramp(m.blur_sigma, 0.6 * BLUR_SIGMA, BLUR_SIGMA, 1.6 * BLUR_SIGMA).max(
+                ramp(m.defocus_sigma, 0.7 * DEFOCUS_SIGMA, DEFOCUS_SIGMA, 1.6 * DEFOCUS_SIGMA)
+                    .min(ramp(m.blur_sigma, 0.5 * DEFOCUS_EDGE_SIGMA, DEFOCUS_EDGE_SIGMA, BLUR_SIGMA))
+                    .min(ramp(m.defocus_photo_sigma, 0.6 * DEFOCUS_PHOTO_SIGMA, DEFOCUS_PHOTO_SIGMA, 2.0 * DEFOCUS_PHOTO_SIGMA)),
+            ),
+        ),
         (V::ImageTooDark, ramp(m.luma_p90, 90.0, DARK_P90, 30.0)),
         (V::ImageTooBright, overexposure(&m).max(ramp(m.glare_share, 0.25 * GLARE_SHARE, GLARE_SHARE, 4.0 * GLARE_SHARE))),
     ];
@@ -945,6 +1029,9 @@ mod tests {
             Case { name: "small glare", deg: Degradation::Clean, edit: |c| c.glare = Some((0.65, 0.4, 0.04, 0.06)), outside: false, want: V::Good },
             Case { name: "blur σ3.5", deg: Degradation::Blur(3.5), edit: none, outside: false, want: V::ImageTooBlur },
             Case { name: "blur σ5", deg: Degradation::Blur(5.0), edit: none, outside: false, want: V::ImageTooBlur },
+            // Out of focus (a uniform disk): slightly, readable; past the defocus σ, blurred.
+            Case { name: "defocus r2", deg: Degradation::Defocus(2.0), edit: none, outside: false, want: V::Good },
+            Case { name: "defocus r4.5", deg: Degradation::Defocus(4.5), edit: none, outside: false, want: V::ImageTooBlur },
             Case { name: "brightness 12%", deg: Degradation::Brightness(0.12), edit: none, outside: false, want: V::ImageTooDark },
             Case { name: "brightness 18%", deg: Degradation::Brightness(0.18), edit: none, outside: false, want: V::ImageTooDark },
             Case { name: "big glare", deg: Degradation::Clean, edit: |c| c.glare = Some((0.55, 0.5, 0.5, 0.75)), outside: false, want: V::ImageTooBright },
@@ -1096,7 +1183,7 @@ mod tests {
         let bgs = [Bg::Dark, Bg::Light, Bg::Cloth];
         let mut failures = Vec::new();
         println!("\ncard_sanity: verdicts on synthetic photos ({W}x{H}, card 60 % of the width, rotated 7°, slight perspective; rectified to 1000 px)");
-        println!("{:<18} {:<24} | {:^13} | {:^13} | {:^13} | blur σ̂ / p90 / clipped / hole / corner (dark wood)", "case", "expected", bgs[0].name(), bgs[1].name(), bgs[2].name());
+        println!("{:<18} {:<24} | {:^13} | {:^13} | {:^13} | blur σ̂ defocus σ / p90 / clipped / hole / corner (dark wood)", "case", "expected", bgs[0].name(), bgs[1].name(), bgs[2].name());
         for (ci, c) in cases().iter().enumerate() {
             let mut cells = Vec::new();
             let mut meas = String::new();
@@ -1105,7 +1192,7 @@ mod tests {
                     Ok(s) => {
                         if bg == Bg::Dark {
                             let m = s.measures;
-                            meas = format!("{:.2} / {:.0} / {:.2} / {:.4} / {:.2}", m.blur_sigma, m.luma_p90, m.clipped_share, m.hole_share, m.corner_coverage);
+                            meas = format!("{:.2} {:.2} / {:.0} / {:.2} / {:.4} / {:.2}", m.blur_sigma, m.defocus_sigma, m.luma_p90, m.clipped_share, m.hole_share, m.corner_coverage);
                         }
                         if s.verdict == c.want {
                             cells.push("ok".to_string());
