@@ -1,4 +1,4 @@
-//! Card sanity on a photo the service's own generator did not make: an Aadhaar front out
+//! Card sanity on photos the service's own generator did not make. An Aadhaar front out
 //! of focus, from the independent card set (`benches/indep_cards`, seed 1,
 //! `in.aadhaar-blur-001`, front, re-encoded at JPEG quality 80): a uniform defocus disk of
 //! radius 4.76 px per 1000 px of card (the set's mildest is 4.5), then sensor noise.
@@ -21,4 +21,24 @@ fn a_card_out_of_focus_is_too_blurred() {
     // The edge measure alone would let it pass; the defocus σ is what fails it.
     assert!(s.measures.blur_sigma < BLUR_SIGMA, "{s:?}");
     assert!(s.measures.defocus_sigma > DEFOCUS_SIGMA, "{s:?}");
+}
+
+/// A PAN card punched beside its QR code, one corner cut, on grey fabric (the independent
+/// set, seed 2, `in.pan-hole_and_cut-001`, front, re-encoded at JPEG quality 80). In the
+/// working frame the code's modules average to the table's grey, and closing the
+/// background-like pixels joined the punch to them: one region of 4 % of the card, no
+/// disk, and the card was judged cut only. Must-fail: hole and cut.
+#[test]
+fn a_punch_beside_a_qr_code_is_a_hole() {
+    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pan_punched_beside_its_qr.jpg")).expect("the fixture is in the repository");
+    let photo = decode(&bytes, &DecodeLimits::cards()).expect("a JPEG");
+    let CardFind::One(loc) = find_card(&photo) else { panic!("one card") };
+    let s = card_sanity(&rectify(&photo, &loc.quad, 1200), Some(&loc));
+    assert_eq!(s.verdict, CardSanityVerdict::ImageHasHoleAndCut, "{s:?}");
+    // The punch: 6.2 mm across on an 85.6 x 54 mm card is 0.65 % of it; its box where the
+    // hole is (centre 79.4 mm from the left, 29.7 mm from the top: right of the code).
+    assert!((0.002..0.01).contains(&s.measures.hole_share), "{s:?}");
+    let [x0, y0, x1, y1] = s.measures.hole_box.expect("a box");
+    let (cx, cy) = (0.5 * (x0 + x1) / 1200.0 * 85.6, 0.5 * (y0 + y1) / 1200.0 * 85.6);
+    assert!((cx - 79.4).abs() < 3.0 && (cy - 29.7).abs() < 3.0, "hole centre at {cx:.1}, {cy:.1} mm");
 }
