@@ -79,8 +79,9 @@ fn nationality(s: &str) -> Option<String> {
 }
 
 /// The type and the issuing country printed before the number on its line ("P IND
-/// J8369854", under "Type / Country Code / Passport No."): a one-letter type and a
-/// three-letter code, exactly as printed, or nothing.
+/// J8369854", under "Type / Country Code / Passport No."): a type India issues (`P`
+/// ordinary, `D` diplomatic, `S` official) and its code `IND`, exactly as printed, or
+/// nothing: any other capital there is a misread one ("E" for a compressed "P").
 fn type_and_country(doc: &Doc, number: &Found<String>) -> (Option<Found<String>>, Option<Found<String>>) {
     let Some(&line) = number.lines.first() else { return (None, None) };
     let toks: Vec<&str> = tokens(doc.text(line)).into_iter().map(|(t, _, _)| t).collect();
@@ -88,7 +89,10 @@ fn type_and_country(doc: &Doc, number: &Found<String>) -> (Option<Found<String>>
     let upper = |t: &str, n: usize| t.len() == n && t.chars().all(|c| c.is_ascii_uppercase());
     let found = |v: &str| Found { value: v.to_string(), lines: vec![line], conf: doc.conf(&[line]), label_line: number.label_line };
     match toks.get(..at) {
-        Some([kind, code]) if upper(kind, 1) && upper(code, 3) => (Some(found(kind)), Some(found(code))),
+        Some([kind, code]) if upper(kind, 1) && upper(code, 3) => (
+            ["P", "D", "S"].contains(kind).then(|| found(kind)),
+            (*code == "IND").then(|| found(code)),
+        ),
         _ => (None, None),
     }
 }
@@ -192,6 +196,13 @@ mod tests {
         page[3] = "J8369854";
         let f = parse_printed("in.passport", Side::Front, &lines(&page));
         assert_eq!((get(&f, "document_type"), get(&f, "issuing_state")), (None, None));
+        // A type or code India does not issue is a misread: not given (the other is).
+        page[3] = "E IND J8369854";
+        let f = parse_printed("in.passport", Side::Front, &lines(&page));
+        assert_eq!((get(&f, "document_type"), get(&f, "issuing_state").map(|x| x.value.as_str())), (None, Some("IND")));
+        page[3] = "D INO J8369854";
+        let f = parse_printed("in.passport", Side::Front, &lines(&page));
+        assert_eq!((get(&f, "document_type").map(|x| x.value.as_str()), get(&f, "issuing_state")), (Some("D"), None));
     }
 
     #[test]
