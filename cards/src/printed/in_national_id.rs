@@ -13,7 +13,7 @@
 //! - Other designs' wordings: "Surname" + "Given Names" (→ `name`, given names first,
 //!   only with both), "D.O.B", "Valid Till/Upto/Thru"; "Father's Name" is no name label.
 
-use super::{edit_distance, field, find_aadhaar_number, fold_for_match, gender_value, Doc, FieldCheck, Found, Labels, PrintedField};
+use super::{edit_distance, field, find_aadhaar_number, fold_for_match, gender_value, without_words_left_of_label, Doc, FieldCheck, Found, Labels, PrintedField};
 
 pub(crate) const LABELS: Labels = &[
     ("name", &["Name", "Full Name"]),
@@ -58,7 +58,9 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         let value = format!("{} {}", given.value, surname.value);
         Some(Found { value, conf: given.conf.min(surname.conf), lines: [given.lines, surname.lines].concat(), label_line: given.label_line })
     };
-    if let Some(n) = doc.labelled_name("name", 1).or_else(split) {
+    // The portrait's edge read in front of a name under its label ("LE RAJESH NATH
+    // MISHRA", "La Imran Naidu" on the independent card set's seed 4) is dropped.
+    if let Some(n) = doc.labelled_name("name", 1).map(|n| without_words_left_of_label(doc, n)).or_else(split) {
         out.push(field("name", n, na));
     }
     if let Some(d) = doc.labelled_date("dob", 1) {
@@ -293,6 +295,30 @@ mod tests {
             let c = crate::printed::classify(&lines(&[other]));
             assert!(c.iter().all(|(t, _)| *t != "in.national_id"), "{other}: {c:?}");
         }
+    }
+
+    /// The lines and boxes (x from, to; y from, to) of the independent set's seed 4
+    /// `in.national_id-tilt-002` front: the name line starts 243 px left of its label's
+    /// column, the portrait's edge read as "LE" before the name.
+    #[test]
+    fn a_word_left_of_the_labels_column_is_not_part_of_the_name() {
+        let boxed = |rows: &[(&str, u32, u32, u32, u32)]| -> Vec<TextLine> {
+            rows.iter().map(|&(t, x0, x1, y0, y1)| TextLine { text: t.into(), confidence: 0.9, x: x0, y: y0, width: x1 - x0, height: y1 - y0 }).collect()
+        };
+        let card = |name_line: (&str, u32)| {
+            boxed(&[
+                ("aA zeta ugar ua / National Identity Card", 53, 1036, 94, 147),
+                ("am / Name oe", 362, 1080, 191, 298),
+                (name_line.0, name_line.1, 790, 248, 312),
+                ("eee ora fafa / Date of Birth fer / Sex", 150, 824, 310, 350),
+                ("L 25/03/1954 M", 159, 743, 344, 388),
+            ])
+        };
+        let name = |line: (&str, u32)| value(&parse_printed("in.national_id", Side::Front, &card(line)), "name").map(str::to_string);
+        assert_eq!(name(("LE RAJESH NATH MISHRA", 119)).as_deref(), Some("RAJESH NATH MISHRA"));
+        assert_eq!(name(("La Imran Naidu", 119)).as_deref(), Some("Imran Naidu"));
+        // Must-fail: at the label's column, a short first word is the name's.
+        assert_eq!(name(("Om Prakash Verma", 365)).as_deref(), Some("Om Prakash Verma"));
     }
 
     #[test]

@@ -921,7 +921,22 @@ pub fn name_value(s: &str) -> Option<String> {
     if words.get(..start).into_iter().flatten().chain(words.get(end..).into_iter().flatten()).any(|w| lost_word(&w)) {
         return None;
     }
+    // A word with a capital after a lowercase letter ("saRohit", "JosHi": the portrait's
+    // edge or a mark glued to the word, the independent card set's national identity
+    // cards) or holding a `_` is a misread, and so is the name; at its ends too when the
+    // word is long enough to hold the name's own first word (a short mark, "iB", is only
+    // dropped); only "Mc" opens a printed word that way ("McDonald").
+    let glued = |w: &str| {
+        let body = w.strip_prefix("Mc").unwrap_or(w);
+        w.contains('_') || body.chars().zip(body.chars().skip(1)).any(|(a, b)| a.is_lowercase() && b.is_uppercase())
+    };
+    if words.iter().any(|w| w.chars().count() >= 4 && glued(w)) {
+        return None;
+    }
     let v = in_capitals_trimmed(words.get(start..end.max(start)).unwrap_or_default())?;
+    if v.split_whitespace().any(glued) {
+        return None;
+    }
     let letters = v.chars().filter(|c| c.is_alphabetic()).count();
     let digits = v.chars().filter(|c| c.is_ascii_digit()).count();
     let other = v.chars().filter(|c| !c.is_alphanumeric() && !c.is_whitespace()).count();
@@ -1483,6 +1498,12 @@ mod tests {
         assert_eq!(name_value("KARTHIK KUMAR S").as_deref(), Some("KARTHIK KUMAR S"));
         assert_eq!(name_value("D'SOUZA MARIA").as_deref(), Some("D'SOUZA MARIA"));
         assert_eq!(name_value("Le Swati Rani").as_deref(), Some("Le Swati Rani"));
+        // A word with a capital after a lowercase letter, or a `_`, in a name of any case:
+        // a misread, no name ("McDonald" is printed so).
+        assert_eq!(name_value("saRohit Mehta C"), None);
+        assert_eq!(name_value("_sCMANOJ JosHi B"), None);
+        assert_eq!(name_value("Rohit Mehta").as_deref(), Some("Rohit Mehta"));
+        assert_eq!(name_value("Anita McDonald").as_deref(), Some("Anita McDonald"));
         // No word a name could hold, or one word of two letters: no name.
         assert_eq!(name_value("ey x"), None);
         assert_eq!(name_value("iB"), None);
