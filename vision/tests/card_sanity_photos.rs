@@ -11,12 +11,18 @@ use idv_vision::card_box::{find_card, rectify, CardFind};
 use idv_vision::card_sanity::{card_sanity, CardSanityVerdict, BLUR_SIGMA, DEFOCUS_SIGMA};
 use idv_vision::{decode, DecodeLimits};
 
+/// The fixture's card found (one) and judged on its 1200 px flattened copy.
+fn judged(fixture: &str) -> idv_vision::card_sanity::CardSanity {
+    let path = format!("{}/tests/data/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(&path).expect("the fixture is in the repository");
+    let photo = decode(&bytes, &DecodeLimits::cards()).expect("a JPEG");
+    let CardFind::One(loc) = find_card(&photo) else { panic!("one card in {fixture}") };
+    card_sanity(&rectify(&photo, &loc.quad, 1200), Some(&loc))
+}
+
 #[test]
 fn a_card_out_of_focus_is_too_blurred() {
-    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/defocused_aadhaar_front.jpg")).expect("the fixture is in the repository");
-    let photo = decode(&bytes, &DecodeLimits::cards()).expect("a JPEG");
-    let CardFind::One(loc) = find_card(&photo) else { panic!("one card") };
-    let s = card_sanity(&rectify(&photo, &loc.quad, 1200), Some(&loc));
+    let s = judged("defocused_aadhaar_front.jpg");
     assert_eq!(s.verdict, CardSanityVerdict::ImageTooBlur, "{s:?}");
     // The edge measure alone would let it pass; the defocus σ is what fails it.
     assert!(s.measures.blur_sigma < BLUR_SIGMA, "{s:?}");
@@ -30,10 +36,7 @@ fn a_card_out_of_focus_is_too_blurred() {
 /// disk, and the card was judged cut only. Must-fail: hole and cut.
 #[test]
 fn a_punch_beside_a_qr_code_is_a_hole() {
-    let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pan_punched_beside_its_qr.jpg")).expect("the fixture is in the repository");
-    let photo = decode(&bytes, &DecodeLimits::cards()).expect("a JPEG");
-    let CardFind::One(loc) = find_card(&photo) else { panic!("one card") };
-    let s = card_sanity(&rectify(&photo, &loc.quad, 1200), Some(&loc));
+    let s = judged("pan_punched_beside_its_qr.jpg");
     assert_eq!(s.verdict, CardSanityVerdict::ImageHasHoleAndCut, "{s:?}");
     // The punch: 6.2 mm across on an 85.6 x 54 mm card is 0.65 % of it; its box where the
     // hole is (centre 79.4 mm from the left, 29.7 mm from the top: right of the code).

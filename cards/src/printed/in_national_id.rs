@@ -302,9 +302,6 @@ mod tests {
     /// column, the portrait's edge read as "LE" before the name.
     #[test]
     fn a_word_left_of_the_labels_column_is_not_part_of_the_name() {
-        let boxed = |rows: &[(&str, u32, u32, u32, u32)]| -> Vec<TextLine> {
-            rows.iter().map(|&(t, x0, x1, y0, y1)| TextLine { text: t.into(), confidence: 0.9, x: x0, y: y0, width: x1 - x0, height: y1 - y0 }).collect()
-        };
         let card = |name_line: (&str, u32)| {
             boxed(&[
                 ("aA zeta ugar ua / National Identity Card", 53, 1036, 94, 147),

@@ -458,9 +458,6 @@ mod tests {
     /// of its label, where the other values start at the label's column.
     #[test]
     fn a_word_left_of_the_labels_column_is_not_part_of_the_name() {
-        let boxed = |rows: &[(&str, u32, u32, u32, u32)]| -> Vec<TextLine> {
-            rows.iter().map(|&(t, x0, x1, y0, y1)| TextLine { text: t.into(), confidence: 0.9, x: x0, y: y0, width: x1 - x0, height: y1 - y0 }).collect()
-        };
         let card = |name_line: (&str, u32)| {
             boxed(&[
                 ("INCOME TAX DEPARTMENT GOVT. OF INDIA", 42, 1133, 76, 94),

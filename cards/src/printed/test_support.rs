@@ -17,6 +17,11 @@ pub fn lines(texts: &[&str]) -> Vec<TextLine> {
         .collect()
 }
 
+/// Lines with their boxes as a page gave them: (text, x from, x to, y from, y to).
+pub fn boxed(rows: &[(&str, u32, u32, u32, u32)]) -> Vec<TextLine> {
+    rows.iter().map(|&(t, x0, x1, y0, y1)| TextLine { text: t.into(), confidence: 0.9, x: x0, y: y0, width: x1 - x0, height: y1 - y0 }).collect()
+}
+
 pub fn get<'a>(fields: &'a [PrintedField], name: &str) -> Option<&'a PrintedField> {
     fields.iter().find(|f| f.field == name)
 }
