@@ -147,7 +147,8 @@ pub struct CardSanity {
 pub struct CardMeasures {
     /// Edge blur σ̂ in working pixels (infinite for a card with no structure).
     pub blur_sigma: f32,
-    /// Defocus σ in working pixels ([`defocus_sigma`]; 0 when it cannot be fitted).
+    /// Defocus σ in working pixels ([`defocus_sigma`]; 0 when it cannot be fitted, and
+    /// not measured (0) on a card whose σ̂ is at most half [`DEFOCUS_EDGE_SIGMA`]).
     pub defocus_sigma: f32,
     /// The defocus σ in the photo's own pixels (the card's width there, from its found
     /// quad; the judged image's width when no card was located).
@@ -873,7 +874,12 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         let l = luma_resized(card, dw, dh);
         if dw >= 8 && dh >= 8 {
             m.blur_sigma = blur_sigma(&l, dw, dh);
-            m.defocus_sigma = defocus_sigma(&l, dw, dh);
+            // Three more blurs of the card, only where they can count: with σ̂ at or under
+            // half DEFOCUS_EDGE_SIGMA the defocus term of the blur score is 0 whatever it
+            // measures (sharp cards, most of them).
+            if m.blur_sigma > 0.5 * DEFOCUS_EDGE_SIGMA {
+                m.defocus_sigma = defocus_sigma(&l, dw, dh);
+            }
             let q = location.map(|loc| loc.quad);
             let photo_width = q.map(|q| 0.5 * (q.top_left.dist(q.top_right) + q.bottom_left.dist(q.bottom_right))).filter(|v| v.is_finite() && *v > 0.0);
             m.defocus_photo_sigma = m.defocus_sigma * photo_width.unwrap_or(w as f32) / dw as f32;
