@@ -216,6 +216,12 @@ pub struct CardLocation {
     /// desk ~1. A hole shows the table's texture; a region of the portrait of the table's
     /// colour (a neck on a brown table) does not. 0 when no window shows only the table.
     pub background_texture: f32,
+    /// Edge strength in the working frame: per pixel the larger RGB distance between the
+    /// pixels 2 px either side of it, horizontally or vertically (smoothed copy, clamped
+    /// to 255). Where the card's paper is within the table's colours (a white card on
+    /// white paper) its outline is still an edge: [`crate::card_sanity`] asks it whether
+    /// a corner the colours call missing still has its sides.
+    pub edge_strength: GrayImage,
 }
 
 impl std::fmt::Debug for CardLocation {
@@ -229,6 +235,7 @@ impl std::fmt::Debug for CardLocation {
             .field("background_colors", &self.background_colors)
             .field("background_spread", &self.background_spread)
             .field("background_texture", &self.background_texture)
+            .field("edge_strength", &format_args!("{}x{}", self.edge_strength.width(), self.edge_strength.height()))
             .finish()
     }
 }
@@ -1121,13 +1128,7 @@ fn outline_candidates(px: &[[f32; 3]], ring: &[usize], step: usize, w: usize, h:
 /// the gradient map and the edge threshold it used.
 fn outline_mask(px: &[[f32; 3]], ring: &[usize], step: usize, w: usize, h: usize) -> (Vec<u8>, Vec<f32>, f32) {
     // Colour edges, not luma: a cream card on a grey table differs mostly in blue.
-    let mut grad = vec![0.0f32; w * h];
-    for y in 2..h.saturating_sub(2) {
-        for x in 2..w.saturating_sub(2) {
-            let i = y * w + x;
-            grad[i] = dist2(px[i + 2], px[i - 2]).max(dist2(px[i + 2 * w], px[i - 2 * w])).sqrt();
-        }
-    }
+    let grad = colour_edges(px, w, h);
     let mut ring_g: Vec<f32> = ring.iter().step_by(step).map(|&i| grad[i]).collect();
     let te = OUTLINE_MIN_EDGE.max(OUTLINE_RING_FACTOR * percentile(&mut ring_g, 0.95));
     // Hysteresis (as Canny's): an edge pixel above half the threshold counts when it
@@ -1151,6 +1152,19 @@ fn outline_mask(px: &[[f32; 3]], ring: &[usize], step: usize, w: usize, h: usize
     }
     let closed = morph(&morph(&edges, w, h, 3, true), w, h, 3, false);
     (fill_holes(&closed, w, h), grad, te)
+}
+
+/// Per pixel the larger RGB distance between the pixels 2 px either side of it,
+/// horizontally and vertically (0 within 2 px of the frame).
+fn colour_edges(px: &[[f32; 3]], w: usize, h: usize) -> Vec<f32> {
+    let mut grad = vec![0.0f32; w * h];
+    for y in 2..h.saturating_sub(2) {
+        for x in 2..w.saturating_sub(2) {
+            let i = y * w + x;
+            grad[i] = dist2(px[i + 2], px[i - 2]).max(dist2(px[i + 2 * w], px[i - 2 * w])).sqrt();
+        }
+    }
+    grad
 }
 
 /// The quad of a filled outline lies on the outline band's outer rim, and beyond a cast
@@ -1280,7 +1294,7 @@ const SHADOW_MAX_KEPT_AREA: f32 = 0.985;
 
 /// Whether `p` looks like the background colour `bg` in shadow: `bg` scaled by a gain in
 /// [`SHADOW_MIN_GAIN`, `SHADOW_MAX_GAIN`] (least squares), within [`SHADOW_CHROMA_TOL`].
-fn shadow_like(p: [f32; 3], bg: [f32; 3]) -> bool {
+pub(crate) fn shadow_like(p: [f32; 3], bg: [f32; 3]) -> bool {
     as_scaled(p, bg).is_some_and(|(gain, off)| (SHADOW_MIN_GAIN..=SHADOW_MAX_GAIN).contains(&gain) && off <= SHADOW_CHROMA_TOL)
 }
 
@@ -1295,7 +1309,7 @@ fn shadow_side(inner: [f32; 3], outer: [f32; 3]) -> bool {
 
 /// `p` as `base` scaled: the least-squares gain, and how far (RGB levels) `p` strays
 /// from `base` so scaled; `None` for a black `base`.
-fn as_scaled(p: [f32; 3], base: [f32; 3]) -> Option<(f32, f32)> {
+pub(crate) fn as_scaled(p: [f32; 3], base: [f32; 3]) -> Option<(f32, f32)> {
     let bb = base[0] * base[0] + base[1] * base[1] + base[2] * base[2];
     if bb < 1.0 {
         return None;
@@ -1613,6 +1627,10 @@ fn find_card_at(photo: &RgbImage, long_side: u32) -> CardFind {
             background_colors: bg.iter().map(|c| c.map(|v| v.round().clamp(0.0, 255.0) as u8)).collect(),
             background_spread: ring_q,
             background_texture: table_texture(&px, &labels, c.label, &dist, lo, w, h),
+            edge_strength: {
+                let g = colour_edges(&px, w, h);
+                GrayImage::from_fn(w as u32, h as u32, |x, y| Luma([g[y as usize * w + x as usize].round().clamp(0.0, 255.0) as u8]))
+            },
         });
     }
 

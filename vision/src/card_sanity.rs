@@ -9,9 +9,9 @@
 //! |---|---|---|---|
 //! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards); and the defocus σ ([`defocus_sigma`]: the same energy after Gaussian blurs of [`DEFOCUS_SCALES`], fitted to E(s) ∝ (σ² + s²)^(−k/2) with the exponent k free) | σ̂ > [`BLUR_SIGMA`], or defocus σ > [`DEFOCUS_SIGMA`] with σ̂ > [`DEFOCUS_EDGE_SIGMA`] and > [`DEFOCUS_PHOTO_SIGMA`] pixels of the photo; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
-//! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] (exposure blown everywhere); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
-//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's (a hole shows the grain; a neck of the table's colour in the portrait is flat) |
-//! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count neither way, and a corner whose triangle is less than half in the photo is not judged | coverage < [`CUT_COVERAGE`] at some judged corner (an intact ID-1 corner, radius 3 mm, covers ~0.87) |
+//! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] with p90 ≥ [`BRIGHT_PAPER_P90`] (exposure blown everywhere: a pale card with little print has a bright p10 below paper that is not blown); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest), or solid saturated blocks of any shape > [`SOLID_GLARE_SHARE`] of it (a reflection running into a QR code or the card's edge; the largest region's box is then the glare box); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
+//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), or the table in the card's shadow (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened) — then the region's mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's (a hole shows the grain; a neck of the table's colour in the portrait is flat) |
+//! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count neither way, and a corner whose triangle is less than half in the photo is not judged | coverage < [`CUT_COVERAGE`] at some judged corner (an intact ID-1 corner, radius 3 mm, covers ~0.87), unless the card's outline still runs into it ([`corner_sides_seen`]: the edge along both of its sides from [`CORNER_SIDE_FROM`] to [`CORNER_SIDE_TO`] of the short side, as strong as further along: a white card's pale corner on white paper is within the paper's colours, but still has its sides) |
 //! | — | `incomplete` | | none failed, but a check did not run ([`CardSanity::not_performed`]) |
 //! | — | `good` | | every check ran, none failed |
 //!
@@ -32,7 +32,7 @@
 //! Calibration: the synthetic card photos of [`crate::card_box`]'s tests (`synth`), see
 //! `tests::card_sanity_table`.
 
-use crate::card_box::{components, fill_holes, morph, CardLocation, Homography};
+use crate::card_box::{as_scaled, components, fill_holes, morph, shadow_like, CardLocation, Homography};
 use image::RgbImage;
 
 /// Share of clipped pixels above which a photo in which no card was found is too bright:
@@ -88,10 +88,15 @@ pub const DARK_P90: f32 = 60.0;
 pub const BRIGHT_CLIPPED_SHARE: f32 = 0.38;
 /// 10th percentile of luminance above which the card is too bright.
 pub const BRIGHT_P10: f32 = 240.0;
+/// ... with the paper blown: the 90th percentile of luminance at least this.
+pub const BRIGHT_PAPER_P90: f32 = 249.0;
 /// Smallest hole, share of the card's area.
 pub const HOLE_MIN_SHARE: f32 = 0.0015;
 /// Largest hole, share of the card's area.
 pub const HOLE_MAX_SHARE: f32 = 0.05;
+/// How far (share of the table's brightness) a hole's mean colour may stray from the
+/// table's colour scaled to it, where the table's own shadow counted toward it.
+pub const HOLE_HUE_TOL: f32 = 0.045;
 /// A hole of the card's mask whose pixels are mostly not background-like by the finder's
 /// tight measure is still a hole when at least this share of them, as 3x3 means in the
 /// rectified card, are within the looser tolerance of a background colour (and nearer to
@@ -443,7 +448,8 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
         // to the card's median colour.
         let mut near_share = 0f32;
         if let Some(hm) = to_card {
-            let (mut near, mut k) = (0u32, 0u32);
+            let (mut near, mut k, mut strict) = (0u32, 0u32, 0u32);
+            let mut mean = [0f32; 3];
             let (mut lsum, mut lsq, mut ln) = (0f64, 0f64, 0f64);
             let step = (c.area / 300).max(1);
             let pixels = (c.y0..=c.y1).flat_map(|y| (c.x0..=c.x1).map(move |x| (x, y))).filter(|&(x, y)| labels[y * w + x] == c.label);
@@ -474,7 +480,17 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
                     ln += 1.0;
                 }
                 let d_bg = bg.iter().map(|b| dist(acc, *b)).fold(f32::MAX, f32::min);
-                near += u32::from(d_bg <= bg_tol && d_bg <= dist(acc, median_rgb));
+                // Or the table in the card's own shadow: seen through a punch, the
+                // table under the card is darker than the open table, darkest at the
+                // hole's rim (a grey table's hole read 37 % table-coloured, the rest
+                // its shadow).
+                let d_card = dist(acc, median_rgb);
+                let shadowed = d_card > bg_tol && bg.iter().any(|b| shadow_like(acc, *b));
+                near += u32::from((d_bg <= bg_tol && d_bg <= d_card) || shadowed);
+                strict += u32::from(d_bg <= bg_tol && d_bg <= d_card);
+                for c in 0..3 {
+                    mean[c] += acc[c];
+                }
                 k += 1;
             }
             // A hole shows the table: nearly all of what the background-like pixels
@@ -489,6 +505,15 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
             }
             let needed = if path == 1 { 0.6 } else { 0.9 };
             if k > 0 && (near as f32) < needed * k as f32 {
+                continue;
+            }
+            // Where only the shadow made it the table's, its mean colour must be the
+            // table's hue too (within HOLE_HUE_TOL of its brightness): a hole shows the
+            // table darkened, a neutral grey face on a reddish-grey table is a colour of
+            // its own (6 % off; the set's holes 0.05-3.7 %).
+            let mean = mean.map(|v| v / k.max(1) as f32);
+            let table_hue = bg.iter().any(|b| as_scaled(mean, *b).is_some_and(|(gain, off)| off <= HOLE_HUE_TOL * gain * dist(*b, [0.0; 3])));
+            if k > 0 && (strict as f32) < needed * k as f32 && !table_hue {
                 continue;
             }
         }
@@ -553,7 +578,12 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
 /// clipped pixels, or even its darker pixels bright. Unlike a glare spot, which washes out
 /// one place (the print elsewhere is as readable as ever), this fades all of the print.
 pub fn overexposure(m: &CardMeasures) -> f32 {
-    ramp(m.clipped_share, 0.2, BRIGHT_CLIPPED_SHARE, 0.6).max(ramp(m.luma_p10, 215.0, BRIGHT_P10, 252.0))
+    // Its darker pixels bright say so only where its paper is blown too (the 90th
+    // percentile at the clip): a pale card with little print, well exposed, has a bright
+    // 10th percentile below paper that is not (the independent set's voter card's back:
+    // p10 241, p90 247, 0.7 % clipped).
+    let blown_paper = ramp(m.luma_p90, 244.0, BRIGHT_PAPER_P90, 253.0);
+    ramp(m.clipped_share, 0.2, BRIGHT_CLIPPED_SHARE, 0.6).max(ramp(m.luma_p10, 215.0, BRIGHT_P10, 252.0).min(blown_paper))
 }
 
 /// A pixel saturated in all three channels (what a specular reflection leaves).
@@ -583,6 +613,13 @@ pub const GLARE_EDGE_SHARE: f32 = 0.05;
 /// Glare spots' share of the card at which it is too bright: a reflection of ~6 % of the
 /// card's width in radius, which washes out a word or two of a line.
 pub const GLARE_SHARE: f32 = 0.01;
+/// Share of the card in solid saturated blocks ([`solid_saturated_share`], whatever
+/// their shape) at which it is too bright: a reflection that runs over a QR code or into
+/// the card's edge is no compact spot (its box holds the code's modules, its fill is
+/// low), but washes as much print out. On the independent card set's captures: 0.156 and
+/// more on every glare capture, 0.050 at most on every other one (a white card's paper
+/// saturates between its print and pattern lines, in few solid blocks).
+pub const SOLID_GLARE_SHARE: f32 = 0.1;
 
 /// Glare spots on a card: regions where every pixel is saturated in all three channels,
 /// solid (blocks of ~1/150 of the card's width ≥ [`GLARE_SOLID`] saturated), at least
@@ -620,6 +657,15 @@ pub fn glare_spots(card: &RgbImage) -> (f32, Option<[f32; 4]>) {
     let share = counted.map(|c| c.area).sum::<usize>() as f32 / (gw * gh) as f32;
     let largest = spots.iter().max_by_key(|c| c.area).map(|c| [(c.x0 * b) as f32, (c.y0 * b) as f32, ((c.x1 + 1) * b) as f32, ((c.y1 + 1) * b) as f32]);
     (share, largest)
+}
+
+/// The box (in `card`'s pixels) of the largest region of solid saturated blocks, whatever
+/// its shape: where a reflection that is no compact spot ([`SOLID_GLARE_SHARE`]) washed
+/// print out. `None` when there is none.
+fn largest_solid_box(card: &RgbImage) -> Option<[f32; 4]> {
+    let (solid, gw, gh, b) = saturated_blocks(card)?;
+    let (_, comps) = components(&solid, gw, gh, false);
+    comps.iter().max_by_key(|c| c.area).map(|c| [(c.x0 * b) as f32, (c.y0 * b) as f32, ((c.x1 + 1) * b) as f32, ((c.y1 + 1) * b) as f32])
 }
 
 /// Share of `image` in blocks (~1/150 of its width, as [`glare_spots`]' blocks) of which
@@ -729,10 +775,90 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> (f32, bool) {
         }
         if tot > 0 && 2 * tot >= all {
             judged += 1;
-            worst = worst.min(hit as f32 / tot as f32);
+            let coverage = hit as f32 / tot as f32;
+            // The colours call it missing; the card's outline may still run into it.
+            let coverage = if coverage < CUT_COVERAGE_GOOD && corner_sides_seen(loc, &c, k, short) { 1.0 } else { coverage };
+            worst = worst.min(coverage);
         }
     }
     (worst, judged == 4)
+}
+
+/// Where along a side, as a share of the quad's short side from its corner, an intact
+/// corner's side runs straight: past an ID-1 corner's rounding (3.18 mm of 54 mm, 0.059)
+/// ...
+pub const CORNER_SIDE_FROM: f32 = 0.07;
+/// ... up to here, short of where a cut worth the name ends (legs of 15 % of the short
+/// side and more cut a triangle [`CUT_LEG`] does not cover).
+pub const CORNER_SIDE_TO: f32 = 0.14;
+/// Share of a side's edge strength (its median further along, 20-50 % of the side) that
+/// a sample near the corner must reach to count as the side running on ...
+pub const CORNER_SIDE_STRENGTH: f32 = 0.4;
+/// ... and share of the samples near the corner that must.
+pub const CORNER_SIDE_SUPPORT: f32 = 0.75;
+/// Weakest edge (RGB distance, [`CardLocation::edge_strength`]) a side's median must have
+/// to be judged at all: a side that barely shows (a white card on white paper, unlit)
+/// says nothing of its corner.
+pub const CORNER_SIDE_MIN_EDGE: f32 = 6.0;
+/// Coverage at and above which a corner is taken as intact without asking its sides (the
+/// cut score's good anchor).
+const CUT_COVERAGE_GOOD: f32 = 0.65;
+
+/// Whether corner `k` of the quad `c` (working frame) still has both its sides: along
+/// each side, from [`CORNER_SIDE_FROM`] to [`CORNER_SIDE_TO`] x `short` from the corner,
+/// the card's edge (the strongest [`CardLocation::edge_strength`] within 3 px of the side's
+/// line) at [`CORNER_SIDE_STRENGTH`] of the same side's edge further along, on
+/// [`CORNER_SIDE_SUPPORT`] of the samples. Why: a white card on white paper has its pale
+/// corner within the table's colours (the coverage then calls it cut), but its outline
+/// still runs on into the corner; a cut corner's sides stop where the cut begins, the
+/// table beyond has no edge on their lines.
+fn corner_sides_seen(loc: &CardLocation, c: &[crate::card_box::Point; 4], k: usize, short: f32) -> bool {
+    let g = &loc.edge_strength;
+    let (w, h) = (g.width() as i64, g.height() as i64);
+    if g.dimensions() != loc.mask.dimensions() || w < 3 || h < 3 {
+        return false;
+    }
+    let at = |x: f32, y: f32| -> f32 {
+        let (xi, yi) = (x.floor() as i64, y.floor() as i64);
+        if xi < 0 || yi < 0 || xi >= w || yi >= h {
+            return f32::NAN;
+        }
+        f32::from(g.get_pixel(xi as u32, yi as u32).0[0])
+    };
+    let p = c[k];
+    [c[(k + 1) % 4], c[(k + 3) % 4]].iter().all(|&q| {
+        let len = p.dist(q);
+        if !(len > 1.0) {
+            return false;
+        }
+        let u = ((q.x - p.x) / len, (q.y - p.y) / len);
+        // The edge across the line at `t` from the corner: its strongest pixel within 3 px.
+        let peak = |t: f32| -> f32 {
+            let (x, y) = (p.x + u.0 * t, p.y + u.1 * t);
+            let mut best = f32::NAN;
+            for i in -6..=6 {
+                let s = 0.5 * i as f32;
+                let v = at(x - u.1 * s, y + u.0 * s);
+                if v.is_finite() && !(v <= best) {
+                    best = v;
+                }
+            }
+            best
+        };
+        let mut along: Vec<f32> = (0..12).map(|i| peak(len * (0.2 + 0.3 * i as f32 / 11.0))).filter(|v| v.is_finite()).collect();
+        if along.len() < 6 {
+            return false;
+        }
+        along.sort_by(|a, b| a.total_cmp(b));
+        let reference = along[along.len() / 2];
+        if reference < CORNER_SIDE_MIN_EDGE {
+            return false;
+        }
+        const N: usize = 8;
+        let near: Vec<f32> = (0..N).map(|i| peak(short * (CORNER_SIDE_FROM + (CORNER_SIDE_TO - CORNER_SIDE_FROM) * i as f32 / (N - 1) as f32))).collect();
+        let strong = near.iter().filter(|v| v.is_finite() && **v >= CORNER_SIDE_STRENGTH * reference).count();
+        strong as f32 >= CORNER_SIDE_SUPPORT * N as f32
+    })
 }
 
 /// Share of the finder's border ring (the working frame's pixels within 2 % of its
@@ -897,6 +1023,9 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         m.clipped_share = clipped as f32 / n as f32;
         (m.glare_share, m.glare_box) = glare_spots(card);
         m.solid_saturated_share = solid_saturated_share(card);
+        if m.glare_box.is_none() && m.solid_saturated_share >= SOLID_GLARE_SHARE {
+            m.glare_box = largest_solid_box(card);
+        }
         if let Some(loc) = location.filter(|_| outline_seen) {
             let (mw, mh) = (loc.mask.width() as usize, loc.mask.height() as usize);
             let mask: Vec<u8> = loc.mask.as_raw().iter().map(|&v| u8::from(v != 0)).collect();
@@ -927,13 +1056,16 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
             ),
         ),
         (V::ImageTooDark, ramp(m.luma_p90, 90.0, DARK_P90, 30.0)),
-        (V::ImageTooBright, overexposure(&m).max(ramp(m.glare_share, 0.25 * GLARE_SHARE, GLARE_SHARE, 4.0 * GLARE_SHARE))),
+        (
+            V::ImageTooBright,
+            overexposure(&m).max(ramp(m.glare_share, 0.25 * GLARE_SHARE, GLARE_SHARE, 4.0 * GLARE_SHARE)).max(ramp(m.solid_saturated_share, 0.5 * SOLID_GLARE_SHARE, SOLID_GLARE_SHARE, 2.0 * SOLID_GLARE_SHARE)),
+        ),
     ];
     if outline_seen {
         details.push((V::ImageHasHole, if m.hole_share > 0.0 { ramp(m.hole_share, 0.3 * HOLE_MIN_SHARE, HOLE_MIN_SHARE, 3.0 * HOLE_MIN_SHARE) } else { 0.0 }));
         // A cut seen at one corner is a cut whatever the frame hides of another; no cut
         // seen is only a verdict when every corner was in the photo.
-        let cut = ramp(m.corner_coverage, 0.65, CUT_COVERAGE, 0.2);
+        let cut = ramp(m.corner_coverage, CUT_COVERAGE_GOOD, CUT_COVERAGE, 0.2);
         if all_corners_judged || cut >= 0.5 {
             details.push((V::ImageHasCut, cut));
         }

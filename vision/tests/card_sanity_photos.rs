@@ -8,7 +8,7 @@
 //! by the defocus σ.
 
 use idv_vision::card_box::{find_card, rectify, CardFind};
-use idv_vision::card_sanity::{card_sanity, CardSanityVerdict, BLUR_SIGMA, DEFOCUS_SIGMA};
+use idv_vision::card_sanity::{card_sanity, overexposure, CardSanityVerdict, BLUR_SIGMA, DEFOCUS_SIGMA, GLARE_SHARE, SOLID_GLARE_SHARE};
 use idv_vision::{decode, DecodeLimits};
 
 /// The fixture's card found (one) and judged on its 1200 px flattened copy.
@@ -44,4 +44,60 @@ fn a_punch_beside_a_qr_code_is_a_hole() {
     let [x0, y0, x1, y1] = s.measures.hole_box.expect("a box");
     let (cx, cy) = (0.5 * (x0 + x1) / 1200.0 * 85.6, 0.5 * (y0 + y1) / 1200.0 * 85.6);
     assert!((cx - 79.4).abs() < 3.0 && (cy - 29.7).abs() < 3.0, "hole centre at {cx:.1}, {cy:.1} mm");
+}
+
+/// A PAN card punched near its top edge, on a plain grey table (the independent set, seed
+/// 1, `in.pan-hole-001`, front, re-encoded at JPEG quality 80). Through the punch the
+/// table shows in the card's own shadow: 37 % of the hole within the table's colours,
+/// the rest the table darkened (its colour at 0.8-0.9 of its light), and the card was
+/// judged `good`. Must-fail: a hole, where it is (6.2-6.4 mm from the top edge).
+#[test]
+fn a_punch_showing_the_table_in_the_cards_shadow_is_a_hole() {
+    let s = judged("pan_punched_on_grey_table.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::ImageHasHole, "{s:?}");
+    let [x0, y0, x1, y1] = s.measures.hole_box.expect("a box");
+    let (cx, cy) = (0.5 * (x0 + x1) / 1200.0 * 85.6, 0.5 * (y0 + y1) / 1200.0 * 85.6);
+    assert!(cy < 10.0 && (40.0..60.0).contains(&cx), "hole centre at {cx:.1}, {cy:.1} mm");
+}
+
+/// A reflection over a PAN card's number that runs into its QR code (the independent set,
+/// seed 1, `in.pan-glare-002`, front, re-encoded at JPEG quality 90): a quarter of the
+/// card saturated, but no compact spot (the code's modules inside its box), and the card
+/// was judged `good`. Must-fail: too bright, by the share of solid saturated blocks, with
+/// a box where print is washed out.
+#[test]
+fn a_reflection_running_into_a_qr_code_is_too_bright() {
+    let s = judged("pan_glare_over_its_qr.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::ImageTooBright, "{s:?}");
+    assert!(s.measures.glare_share < GLARE_SHARE, "{s:?}");
+    assert!(s.measures.solid_saturated_share > SOLID_GLARE_SHARE, "{s:?}");
+    assert!(overexposure(&s.measures) < 0.5, "not the whole card: {s:?}");
+    let [x0, _, x1, _] = s.measures.glare_box.expect("the washed-out region's box");
+    // The reflection lies right of the card's middle (over the number's end and the code).
+    assert!(x0 > 400.0 && x1 > 900.0, "{s:?}");
+}
+
+/// A white PAN card on white paper seen in steep perspective (the independent set, seed 1,
+/// `in.pan-perspective-002`, front, re-encoded at JPEG quality 80): its pale top-right
+/// corner is within the paper's colours, the coverage called it cut (0.17). Its outline
+/// still runs into that corner. Must-pass: `good`.
+#[test]
+fn a_white_cards_pale_corner_on_white_paper_is_not_a_cut() {
+    let s = judged("pan_white_on_white_perspective.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
+}
+
+/// The back of a voter card, pale and sparsely printed, well exposed on a dark desk (the
+/// independent set, seed 1, `in.voter-perspective-002`, back, re-encoded at JPEG quality
+/// 80): its 10th percentile of luminance is bright (240) because little of it is print,
+/// but its paper is not blown (90th percentile 248, 1.5 % clipped). It was judged too
+/// bright. Must-pass: `good`.
+#[test]
+fn a_pale_sparsely_printed_card_is_not_too_bright() {
+    let s = judged("voter_back_pale_on_dark_desk.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
+    assert!(s.measures.luma_p10 > idv_vision::card_sanity::BRIGHT_P10 - 5.0, "{s:?}");
+    // The same measures with the paper blown (p90 at the clip) are overexposed.
+    let blown = idv_vision::card_sanity::CardMeasures { luma_p10: 245.0, luma_p90: 254.0, ..s.measures };
+    assert!(overexposure(&blown) >= 0.5, "{blown:?}");
 }
