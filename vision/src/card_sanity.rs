@@ -10,7 +10,7 @@
 //! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards); and the defocus σ ([`defocus_sigma`]: the same energy after Gaussian blurs of [`DEFOCUS_SCALES`], fitted to E(s) ∝ (σ² + s²)^(−k/2) with the exponent k free) | σ̂ > [`BLUR_SIGMA`], or defocus σ > [`DEFOCUS_SIGMA`] with σ̂ > [`DEFOCUS_EDGE_SIGMA`] and > [`DEFOCUS_PHOTO_SIGMA`] pixels of the photo; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
 //! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] with p90 ≥ [`BRIGHT_PAPER_P90`] (exposure blown everywhere: a pale card with little print has a bright p10 below paper that is not blown); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest), or solid saturated blocks of any shape > [`SOLID_GLARE_SHARE`] of it (a reflection running into a QR code or the card's edge; the largest region's box is then the glare box); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
-//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), or the table in the card's shadow (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened) — then the region's mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's (a hole shows the grain; a neck of the table's colour in the portrait is flat) |
+//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), or the table in the card's shadow (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened) — then the region's mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not); and the background-like pixels grown into that shadow (a punch's lit middle is all the table's colours show of it; grown, no bigger than a punch, [`HOLE_SHADOWED_MAX_SHARE`]), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's (a hole shows the grain; a neck of the table's colour in the portrait is flat) |
 //! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count neither way, and a corner whose triangle is less than half in the photo is not judged | coverage < [`CUT_COVERAGE`] at some judged corner (an intact ID-1 corner, radius 3 mm, covers ~0.87), unless the card's outline still runs into it ([`corner_sides_seen`]: the edge along both of its sides from [`CORNER_SIDE_FROM`] to [`CORNER_SIDE_TO`] of the short side, as strong as further along: a white card's pale corner on white paper is within the paper's colours, but still has its sides) |
 //! | — | `incomplete` | | none failed, but a check did not run ([`CardSanity::not_performed`]) |
 //! | — | `good` | | every check ran, none failed |
@@ -94,6 +94,11 @@ pub const BRIGHT_PAPER_P90: f32 = 249.0;
 pub const HOLE_MIN_SHARE: f32 = 0.0015;
 /// Largest hole, share of the card's area.
 pub const HOLE_MAX_SHARE: f32 = 0.05;
+/// Largest share of the card a hole grown into the table's shadow may have: a punch's
+/// (round punches for a lanyard or a cancellation, 3-8 mm across: up to 1.1 % of an ID-1
+/// card). A bigger grey disk is the portrait's (a ghost image's grey face on a white
+/// table: 2.8 %, the set's grown punches 0.16-0.8 %).
+pub const HOLE_SHADOWED_MAX_SHARE: f32 = 0.015;
 /// How far (share of the table's brightness) a hole's mean colour may stray from the
 /// table's colour scaled to it, where the table's own shadow counted toward it.
 pub const HOLE_HUE_TOL: f32 = 0.045;
@@ -408,11 +413,35 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
     // table-grey pixels a rim's width away, such as a QR code's modules averaged to grey
     // in the working frame (a PAN's punch beside its code: one region of 4 % of the card
     // and no disk).
-    for (path, cmask) in [cand, mask_holes, raw].iter().enumerate() {
+    // And the background-like pixels grown into the table's shadow: through a punch the
+    // table under the card shows darkened toward the rim, and only the punch's lit middle
+    // is background-like (a passport's punch into a line of print: the print joins the
+    // mask hole, the middle alone is too small to count). Dark print is no shadow.
+    let shadowed: Vec<u8> = match to_card {
+        Some(hm) => (0..w * h)
+            .map(|i| {
+                if filled[i] == 0 {
+                    return 0;
+                }
+                if raw[i] != 0 {
+                    return 1;
+                }
+                let (u, v) = hm.apply((i % w) as f64 + 0.5, (i / w) as f64 + 0.5);
+                if !(u.is_finite() && v.is_finite()) {
+                    return 0;
+                }
+                let p = card.get_pixel(u.floor().clamp(0.0, f64::from(cw - 1.0)) as u32, v.floor().clamp(0.0, f64::from(ch - 1.0)) as u32).0.map(f32::from);
+                u8::from(dist(p, median_rgb) > bg_tol && bg.iter().any(|b| shadow_like(p, *b)))
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    let shadowed: Vec<u8> = if shadowed.is_empty() { shadowed } else { morph(&morph(&shadowed, w, h, 1, true), w, h, 1, false).iter().zip(filled).map(|(&c, &f)| c & f).collect() };
+    for (path, cmask) in [cand, mask_holes, raw, shadowed].iter().enumerate() {
     let (labels, comps) = components(cmask, w, h, false);
     for c in &comps {
         let share = c.area as f32 / card_area as f32;
-        if share > HOLE_MAX_SHARE || share < 0.3 * HOLE_MIN_SHARE || c.frame > 0 {
+        if share > HOLE_MAX_SHARE || share < 0.3 * HOLE_MIN_SHARE || c.frame > 0 || (path == 3 && share > HOLE_SHADOWED_MAX_SHARE) {
             continue;
         }
         let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);

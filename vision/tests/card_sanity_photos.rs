@@ -101,3 +101,20 @@ fn a_pale_sparsely_printed_card_is_not_too_bright() {
     let blown = idv_vision::card_sanity::CardMeasures { luma_p10: 245.0, luma_p90: 254.0, ..s.measures };
     assert!(overexposure(&blown) >= 0.5, "{blown:?}");
 }
+
+/// A passport page punched into its title line, on a plain grey-green table (the
+/// independent set, seed 3, `in.passport-hole-002`, front, re-encoded at JPEG quality
+/// 70). The print the punch cuts into joins its mask hole (no disk), and only the punch's
+/// lit middle is within the table's colours (too small to count): the rest is the table
+/// in the page's shadow. It was judged `good`. Must-fail: a hole, where it is (in the
+/// title, ~7 mm from the top edge, right of the page's middle).
+#[test]
+fn a_punch_into_a_line_of_print_is_a_hole() {
+    let s = judged("passport_punched_into_its_print.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::ImageHasHole, "{s:?}");
+    let [x0, y0, x1, y1] = s.measures.hole_box.expect("a box");
+    let mm = 125.0 / 1200.0;
+    let (cx, cy) = (0.5 * (x0 + x1) * mm, 0.5 * (y0 + y1) * mm);
+    assert!(cy < 12.0 && (60.0..75.0).contains(&cx), "hole centre at {cx:.1}, {cy:.1} mm");
+    assert!(s.measures.hole_share <= idv_vision::card_sanity::HOLE_SHADOWED_MAX_SHARE, "{s:?}");
+}
