@@ -686,8 +686,14 @@ pub fn glare_spots(card: &RgbImage) -> (f32, Option<[f32; 4]>) {
     let at_edge = |c: &crate::card_box::Comp| c.x0 <= 2 || c.y0 <= 2 || c.x1 + 3 >= gw || c.y1 + 3 >= gh;
     let counted = spots.iter().filter(|c| !(at_edge(c) && (c.area as f32) < GLARE_EDGE_SHARE * (gw * gh) as f32));
     let share = counted.map(|c| c.area).sum::<usize>() as f32 / (gw * gh) as f32;
-    let largest = spots.iter().max_by_key(|c| c.area).map(|c| [(c.x0 * b) as f32, (c.y0 * b) as f32, ((c.x1 + 1) * b) as f32, ((c.y1 + 1) * b) as f32]);
+    let largest = spots.iter().max_by_key(|c| c.area).map(|c| blocks_box(c, b));
     (share, largest)
+}
+
+/// A region of [`saturated_blocks`]' grid (blocks of side `b`) as a box in the image's
+/// pixels: `[x0, y0, x1, y1]`.
+fn blocks_box(c: &crate::card_box::Comp, b: usize) -> [f32; 4] {
+    [(c.x0 * b) as f32, (c.y0 * b) as f32, ((c.x1 + 1) * b) as f32, ((c.y1 + 1) * b) as f32]
 }
 
 /// The box (in `card`'s pixels) of the largest region of solid saturated blocks, whatever
@@ -696,7 +702,7 @@ pub fn glare_spots(card: &RgbImage) -> (f32, Option<[f32; 4]>) {
 fn largest_solid_box(card: &RgbImage) -> Option<[f32; 4]> {
     let (solid, gw, gh, b) = saturated_blocks(card)?;
     let (_, comps) = components(&solid, gw, gh, false);
-    comps.iter().max_by_key(|c| c.area).map(|c| [(c.x0 * b) as f32, (c.y0 * b) as f32, ((c.x1 + 1) * b) as f32, ((c.y1 + 1) * b) as f32])
+    comps.iter().max_by_key(|c| c.area).map(|c| blocks_box(c, b))
 }
 
 /// Share of `image` in blocks (~1/150 of its width, as [`glare_spots`]' blocks) of which

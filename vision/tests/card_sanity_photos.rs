@@ -20,6 +20,14 @@ fn judged(fixture: &str) -> idv_vision::card_sanity::CardSanity {
     card_sanity(&rectify(&photo, &loc.quad, 1200), Some(&loc))
 }
 
+/// The centre of the hole sanity found, in mm from the card's top-left corner, on a card
+/// `width_mm` wide judged at 1200 px ([`judged`]).
+fn hole_centre_mm(s: &idv_vision::card_sanity::CardSanity, width_mm: f32) -> (f32, f32) {
+    let [x0, y0, x1, y1] = s.measures.hole_box.expect("a box where the hole is");
+    let mm = width_mm / 1200.0;
+    (0.5 * (x0 + x1) * mm, 0.5 * (y0 + y1) * mm)
+}
+
 #[test]
 fn a_card_out_of_focus_is_too_blurred() {
     let s = judged("defocused_aadhaar_front.jpg");
@@ -41,8 +49,7 @@ fn a_punch_beside_a_qr_code_is_a_hole() {
     // The punch: 6.2 mm across on an 85.6 x 54 mm card is 0.65 % of it; its box where the
     // hole is (centre 79.4 mm from the left, 29.7 mm from the top: right of the code).
     assert!((0.002..0.01).contains(&s.measures.hole_share), "{s:?}");
-    let [x0, y0, x1, y1] = s.measures.hole_box.expect("a box");
-    let (cx, cy) = (0.5 * (x0 + x1) / 1200.0 * 85.6, 0.5 * (y0 + y1) / 1200.0 * 85.6);
+    let (cx, cy) = hole_centre_mm(&s, 85.6);
     assert!((cx - 79.4).abs() < 3.0 && (cy - 29.7).abs() < 3.0, "hole centre at {cx:.1}, {cy:.1} mm");
 }
 
@@ -55,8 +62,7 @@ fn a_punch_beside_a_qr_code_is_a_hole() {
 fn a_punch_showing_the_table_in_the_cards_shadow_is_a_hole() {
     let s = judged("pan_punched_on_grey_table.jpg");
     assert_eq!(s.verdict, CardSanityVerdict::ImageHasHole, "{s:?}");
-    let [x0, y0, x1, y1] = s.measures.hole_box.expect("a box");
-    let (cx, cy) = (0.5 * (x0 + x1) / 1200.0 * 85.6, 0.5 * (y0 + y1) / 1200.0 * 85.6);
+    let (cx, cy) = hole_centre_mm(&s, 85.6);
     assert!(cy < 10.0 && (40.0..60.0).contains(&cx), "hole centre at {cx:.1}, {cy:.1} mm");
 }
 
@@ -112,9 +118,7 @@ fn a_pale_sparsely_printed_card_is_not_too_bright() {
 fn a_punch_into_a_line_of_print_is_a_hole() {
     let s = judged("passport_punched_into_its_print.jpg");
     assert_eq!(s.verdict, CardSanityVerdict::ImageHasHole, "{s:?}");
-    let [x0, y0, x1, y1] = s.measures.hole_box.expect("a box");
-    let mm = 125.0 / 1200.0;
-    let (cx, cy) = (0.5 * (x0 + x1) * mm, 0.5 * (y0 + y1) * mm);
+    let (cx, cy) = hole_centre_mm(&s, 125.0);
     assert!(cy < 12.0 && (60.0..75.0).contains(&cx), "hole centre at {cx:.1}, {cy:.1} mm");
     assert!(s.measures.hole_share <= idv_vision::card_sanity::HOLE_SHADOWED_MAX_SHARE, "{s:?}");
 }
