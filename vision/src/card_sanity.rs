@@ -696,24 +696,24 @@ fn blocks_box(c: &crate::card_box::Comp, b: usize) -> [f32; 4] {
     [(c.x0 * b) as f32, (c.y0 * b) as f32, ((c.x1 + 1) * b) as f32, ((c.y1 + 1) * b) as f32]
 }
 
-/// The box (in `card`'s pixels) of the largest region of solid saturated blocks, whatever
-/// its shape: where a reflection that is no compact spot ([`SOLID_GLARE_SHARE`]) washed
-/// print out. `None` when there is none.
-fn largest_solid_box(card: &RgbImage) -> Option<[f32; 4]> {
-    let (solid, gw, gh, b) = saturated_blocks(card)?;
-    let (_, comps) = components(&solid, gw, gh, false);
-    comps.iter().max_by_key(|c| c.area).map(|c| blocks_box(c, b))
-}
-
 /// Share of `image` in blocks (~1/150 of its width, as [`glare_spots`]' blocks) of which
 /// ≥ [`GLARE_SOLID`] of the pixels are saturated in all three channels, whatever the
 /// blocks' shape together: where exposure or a reflection washed everything out, print
 /// and the paper's pattern included. A white card's paper saturates between them.
 pub fn solid_saturated_share(image: &RgbImage) -> f32 {
-    match saturated_blocks(image) {
-        Some((solid, gw, gh, _)) => solid.iter().filter(|&&v| v != 0).count() as f32 / (gw * gh) as f32,
-        None => 0.0,
-    }
+    solid_saturated(image, false).0
+}
+
+/// [`solid_saturated_share`] and, when `with_box` and it reaches [`SOLID_GLARE_SHARE`],
+/// the box (in `image`'s pixels) of the largest region of those blocks: where a
+/// reflection that is no compact spot washed print out. One pass over the blocks.
+fn solid_saturated(image: &RgbImage, with_box: bool) -> (f32, Option<[f32; 4]>) {
+    let Some((solid, gw, gh, b)) = saturated_blocks(image) else {
+        return (0.0, None);
+    };
+    let share = solid.iter().filter(|&&v| v != 0).count() as f32 / (gw * gh) as f32;
+    let largest = (with_box && share >= SOLID_GLARE_SHARE).then(|| components(&solid, gw, gh, false).1.into_iter().max_by_key(|c| c.area).map(|c| blocks_box(&c, b))).flatten();
+    (share, largest)
 }
 
 /// `image` in blocks of ~1/150 of its width (at least 2 px): 1 where ≥ [`GLARE_SOLID`] of
@@ -872,15 +872,8 @@ fn corner_sides_seen(loc: &CardLocation, c: &[crate::card_box::Point; 4], k: usi
         // The edge across the line at `t` from the corner: its strongest pixel within 3 px.
         let peak = |t: f32| -> f32 {
             let (x, y) = (p.x + u.0 * t, p.y + u.1 * t);
-            let mut best = f32::NAN;
-            for i in -6..=6 {
-                let s = 0.5 * i as f32;
-                let v = at(x - u.1 * s, y + u.0 * s);
-                if v.is_finite() && !(v <= best) {
-                    best = v;
-                }
-            }
-            best
+            // NaN (outside the frame) is ignored by `max`; all outside stays NaN.
+            (-6..=6).map(|i| 0.5 * i as f32).fold(f32::NAN, |best, s| best.max(at(x - u.1 * s, y + u.0 * s)))
         };
         let mut along: Vec<f32> = (0..12).map(|i| peak(len * (0.2 + 0.3 * i as f32 / 11.0))).filter(|v| v.is_finite()).collect();
         if along.len() < 6 {
@@ -1059,10 +1052,9 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         m.luma_p90 = histogram_percentile(&hist, n, 0.9);
         m.clipped_share = clipped as f32 / n as f32;
         (m.glare_share, m.glare_box) = glare_spots(card);
-        m.solid_saturated_share = solid_saturated_share(card);
-        if m.glare_box.is_none() && m.solid_saturated_share >= SOLID_GLARE_SHARE {
-            m.glare_box = largest_solid_box(card);
-        }
+        let solid_box;
+        (m.solid_saturated_share, solid_box) = solid_saturated(card, m.glare_box.is_none());
+        m.glare_box = m.glare_box.or(solid_box);
         if let Some(loc) = location.filter(|_| outline_seen) {
             let (mw, mh) = (loc.mask.width() as usize, loc.mask.height() as usize);
             let mask: Vec<u8> = loc.mask.as_raw().iter().map(|&v| u8::from(v != 0)).collect();
