@@ -143,62 +143,81 @@ pub struct SqliteStore {
     /// The background checkpointer of a file database; it stops when the last clone of the
     /// store is dropped.
     _checkpointer: Option<Arc<Checkpointer>>,
-    /// Replay claims wait here for the claim writer ([`ClaimWriter`]).
-    claim_queue: std::sync::mpsc::Sender<Claim>,
+    /// Replay claims and chain appends wait here for the group writer ([`GroupWriter`]).
+    write_queue: std::sync::mpsc::Sender<Write>,
 }
 
-/// A replay claim waiting to be written, and where its answer goes.
+/// A replay claim waiting to be written.
 struct Claim {
     key: String,
     owner: String,
     now_ms: i64,
     expires_ms: i64,
     prune: bool,
-    reply: tokio::sync::oneshot::Sender<Result<bool>>,
 }
 
-/// Claims written by one transaction at most.
-const CLAIM_BATCH: usize = 64;
+/// A write of the group-committed kinds, and where its answer goes.
+enum Write {
+    /// A replay claim: `true` when this owner holds it now.
+    Claim(Claim, tokio::sync::oneshot::Sender<Result<bool>>),
+    /// A batch appended to its challenge's chain (compare-and-set on the head): `true` when
+    /// it was appended.
+    Append(Box<BatchRecord>, tokio::sync::oneshot::Sender<Result<bool>>),
+}
 
-/// Writes replay claims in batches: every claim waiting when the writer thread takes the
-/// connection goes into one transaction, and each is answered only after that commit, so
-/// a claim is as durable as before. Every device request and every Access Key request
-/// makes one claim; one commit each (WAL frames for the table and its index) cost a push
-/// about a quarter of its throughput (the behavior benchmark with `local` replay
-/// protection instead: 965-988 → 1,294-1,471 pushes/s). A claim alone is not delayed:
-/// the writer wakes for the first one and takes only what is already queued.
-struct ClaimWriter;
+impl Write {
+    fn answer(self, answer: Result<bool>) {
+        let reply = match self {
+            Write::Claim(_, reply) | Write::Append(_, reply) => reply,
+        };
+        let _ = reply.send(answer);
+    }
+}
 
-impl ClaimWriter {
-    fn start(conn: Arc<Mutex<Connection>>) -> Result<std::sync::mpsc::Sender<Claim>> {
-        let (queue, waiting) = std::sync::mpsc::channel::<Claim>();
+/// Writes committed by one transaction at most.
+const GROUP_COMMIT: usize = 64;
+
+/// Writes replay claims and chain appends in batches: every such write waiting when the
+/// writer thread takes the connection goes into one transaction, and each is answered only
+/// after that commit, so each is as durable as alone. Every device request and every Access
+/// Key request makes one claim and every push one append; a commit each (WAL frames for the
+/// tables and their indexes) cost a push about a quarter of its throughput for the claims
+/// alone (the behavior benchmark with `local` replay protection instead: 965-988 →
+/// 1,294-1,471 pushes/s), and the append's hand-off to the blocking pool (a thread switch
+/// each way) about as much as the write (issue 11's profile). A write alone is not
+/// delayed: the writer wakes for the first one and takes only what is already queued.
+struct GroupWriter;
+
+impl GroupWriter {
+    fn start(conn: Arc<Mutex<Connection>>) -> Result<std::sync::mpsc::Sender<Write>> {
+        let (queue, waiting) = std::sync::mpsc::channel::<Write>();
         std::thread::Builder::new()
-            .name("sqlite-claims".into())
+            .name("sqlite-writer".into())
             .spawn(move || {
                 // Ends when every clone of the store (every sender) is gone.
                 while let Ok(first) = waiting.recv() {
                     let mut batch = vec![first];
-                    while batch.len() < CLAIM_BATCH {
+                    while batch.len() < GROUP_COMMIT {
                         match waiting.try_recv() {
-                            Ok(claim) => batch.push(claim),
+                            Ok(write) => batch.push(write),
                             Err(_) => break,
                         }
                     }
                     let written = {
                         let mut conn = conn.lock().unwrap_or_else(|e| e.into_inner());
-                        write_claims(&mut conn, &batch)
+                        write_group(&mut conn, &batch)
                     };
                     match written {
                         Ok(answers) => {
-                            for (claim, mine) in batch.into_iter().zip(answers) {
-                                let _ = claim.reply.send(Ok(mine));
+                            for (write, answer) in batch.into_iter().zip(answers) {
+                                write.answer(answer);
                             }
                         }
                         // Nothing of the batch was committed: every caller gets the error
                         // (a replay check that did not run is not a pass).
                         Err(e) => {
-                            for claim in batch {
-                                let _ = claim.reply.send(Err(StoreError::Backend(e.to_string())));
+                            for write in batch {
+                                write.answer(Err(StoreError::Backend(e.to_string())));
                             }
                         }
                     }
@@ -209,41 +228,88 @@ impl ClaimWriter {
     }
 }
 
-/// One transaction for `batch`, in order: `true` for each claim this batch recorded or
-/// whose owner already held it.
-fn write_claims(conn: &mut Connection, batch: &[Claim]) -> Result<Vec<bool>> {
-    let tx = conn.transaction().map_err(backend)?;
+/// One transaction for `batch`, in order: each write's own answer (a failed append, rolled
+/// back to its savepoint, fails alone), or `Err` when the transaction did not commit.
+fn write_group(conn: &mut Connection, batch: &[Write]) -> Result<Vec<Result<bool>>> {
+    let mut tx = conn.transaction().map_err(backend)?;
     let mut answers = Vec::with_capacity(batch.len());
-    for c in batch {
-        // An expired claim is taken over; a live one is left alone (0 rows changed).
-        let n = tx
-            .exec(
-                "INSERT INTO replay_claims (key, expires_at, owner) VALUES (?1, ?2, ?4)
-                 ON CONFLICT(key) DO UPDATE SET expires_at = excluded.expires_at, owner = excluded.owner
-                 WHERE replay_claims.expires_at <= ?3",
-                params![c.key, c.expires_ms, c.now_ms, c.owner],
-            )
-            .map_err(backend)?;
-        // Held already: by this owner (a repeat of the same request) or another.
-        let mine = n == 1
-            || tx
-                .row(
-                    "SELECT owner = ?2 FROM replay_claims WHERE key = ?1 AND expires_at > ?3",
-                    params![c.key, c.owner, c.now_ms],
-                    |r| r.get::<_, bool>(0),
-                )
-                .optional()
-                .map_err(backend)?
-                .unwrap_or(false);
-        answers.push(mine);
+    for write in batch {
+        answers.push(match write {
+            Write::Claim(c, _) => write_claim(&tx, c)?,
+            Write::Append(b, _) => {
+                // The batch's two statements stand or fall together, apart from the others.
+                let mut one = tx.savepoint().map_err(backend)?;
+                match append_to_chain(&one, b) {
+                    Ok(appended) => {
+                        one.commit().map_err(backend)?;
+                        Ok(appended)
+                    }
+                    Err(e) => {
+                        one.rollback().map_err(backend)?;
+                        Err(e)
+                    }
+                }
+            }
+        });
     }
     // Expired claims are pruned now and then, so the table stays the size of one window's
     // traffic.
-    if let Some(c) = batch.iter().find(|c| c.prune) {
+    if let Some(c) = batch.iter().find_map(|w| match w {
+        Write::Claim(c, _) if c.prune => Some(c),
+        _ => None,
+    }) {
         tx.exec("DELETE FROM replay_claims WHERE expires_at <= ?1", params![c.now_ms]).map_err(backend)?;
     }
     tx.commit().map_err(backend)?;
     Ok(answers)
+}
+
+/// `true` when the claim was recorded or its owner already held it.
+fn write_claim(tx: &Connection, c: &Claim) -> Result<Result<bool>> {
+    // An expired claim is taken over; a live one is left alone (0 rows changed).
+    let n = tx
+        .exec(
+            "INSERT INTO replay_claims (key, expires_at, owner) VALUES (?1, ?2, ?4)
+             ON CONFLICT(key) DO UPDATE SET expires_at = excluded.expires_at, owner = excluded.owner
+             WHERE replay_claims.expires_at <= ?3",
+            params![c.key, c.expires_ms, c.now_ms, c.owner],
+        )
+        .map_err(backend)?;
+    // Held already: by this owner (a repeat of the same request) or another.
+    let mine = n == 1
+        || tx
+            .row(
+                "SELECT owner = ?2 FROM replay_claims WHERE key = ?1 AND expires_at > ?3",
+                params![c.key, c.owner, c.now_ms],
+                |r| r.get::<_, bool>(0),
+            )
+            .optional()
+            .map_err(backend)?
+            .unwrap_or(false);
+    Ok(Ok(mine))
+}
+
+/// Moves the chain's head from the batch's predecessor to the batch (compare-and-set: the
+/// challenge must be open with that head) and stores the batch; `false`, with nothing
+/// written, when the head had moved.
+fn append_to_chain(conn: &Connection, b: &BatchRecord) -> Result<bool> {
+    let moved = conn
+        .exec(
+            "UPDATE challenges SET last_seq = ?2, last_hash = ?3
+             WHERE challenge_id = ?1 AND status = 'open' AND last_seq = ?4 AND last_hash = ?5",
+            params![b.challenge_id, b.seq, b.batch_hash, b.seq - 1, b.prev_batch_hash],
+        )
+        .map_err(backend)?;
+    if moved != 1 {
+        return Ok(false);
+    }
+    conn.exec(
+        "INSERT INTO batches (challenge_id, seq, prev_batch_hash, batch_hash, data, received_at, request_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![b.challenge_id, b.seq, b.prev_batch_hash, b.batch_hash, b.data, b.received_at, b.request_id],
+    )
+    .map_err(backend)?;
+    Ok(true)
 }
 
 /// How often the background thread copies the WAL into the database file.
@@ -363,8 +429,8 @@ impl SqliteStore {
         // Room for every statement of the store (about 45), so none is re-prepared.
         conn.set_prepared_statement_cache_capacity(64);
         let conn = Arc::new(Mutex::new(conn));
-        let claim_queue = ClaimWriter::start(conn.clone())?;
-        Ok(SqliteStore { conn, claims: Arc::default(), _checkpointer: None, claim_queue })
+        let write_queue = GroupWriter::start(conn.clone())?;
+        Ok(SqliteStore { conn, claims: Arc::default(), _checkpointer: None, write_queue })
     }
 
     async fn run<T, F>(&self, f: F) -> Result<T>
@@ -379,6 +445,39 @@ impl SqliteStore {
         })
         .await
         .map_err(backend)?
+    }
+
+    /// A read of a few rows: run on the caller's thread when the connection is free, on the
+    /// blocking pool (as `run`) when another call holds it. In WAL mode a read never waits
+    /// for another process's writer, so it costs tens of microseconds on the runtime
+    /// thread; the blocking pool's hand-off (a thread switch there and one back) cost a
+    /// push more than the read itself (issue 11's profile). Writes always go through `run`:
+    /// one can wait up to the busy timeout for another process's write lock.
+    async fn read<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
+    {
+        match self.read_inline(f) {
+            Ok(answer) => answer,
+            Err(f) => self.run(f).await,
+        }
+    }
+
+    /// A write through the group writer, answered after its transaction committed.
+    async fn group_write(&self, write: impl FnOnce(tokio::sync::oneshot::Sender<Result<bool>>) -> Write) -> Result<bool> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let stopped = || StoreError::Backend("the store's group writer stopped".into());
+        self.write_queue.send(write(reply)).map_err(|_| stopped())?;
+        answer.await.map_err(|_| stopped())?
+    }
+
+    /// `f`'s answer when the connection was free, `f` back when it was not.
+    fn read_inline<T, F: FnOnce(&mut Connection) -> Result<T>>(&self, f: F) -> std::result::Result<Result<T>, F> {
+        match self.conn.try_lock() {
+            Ok(mut conn) => Ok(f(&mut conn)),
+            Err(_) => Err(f),
+        }
     }
 }
 
@@ -495,7 +594,7 @@ impl KeyStore for SqliteStore {
 
     async fn get_client(&self, client_id: &str) -> Result<Option<ClientRecord>> {
         let id = client_id.to_string();
-        self.run(move |conn| {
+        self.read(move |conn| {
             conn.row("SELECT client_id, name, created_at FROM clients WHERE client_id = ?1", [id], row_to_client)
                 .optional()
                 .map_err(backend)
@@ -505,7 +604,7 @@ impl KeyStore for SqliteStore {
 
     async fn find_client_by_name(&self, name: &str) -> Result<Option<ClientRecord>> {
         let name = name.to_string();
-        self.run(move |conn| {
+        self.read(move |conn| {
             conn.row("SELECT client_id, name, created_at FROM clients WHERE name = ?1", [name], row_to_client)
                 .optional()
                 .map_err(backend)
@@ -530,7 +629,7 @@ impl KeyStore for SqliteStore {
 
     async fn get_access_key(&self, access_key_id: &str) -> Result<Option<AccessKeyRecord>> {
         let id = access_key_id.to_string();
-        self.run(move |conn| {
+        self.read(move |conn| {
             conn.row(
                 "SELECT access_key_id, client_id, sealed_secret, created_at, revoked FROM access_keys WHERE access_key_id = ?1",
                 [id],
@@ -578,7 +677,7 @@ impl KeyStore for SqliteStore {
 
     async fn get_key_pair(&self, key_pair_id: &str) -> Result<Option<KeyPairRecord>> {
         let id = key_pair_id.to_string();
-        self.run(move |conn| {
+        self.read(move |conn| {
             conn.row(&format!("SELECT {KEY_PAIR_COLUMNS} FROM key_pairs WHERE key_pair_id = ?1"), [id], row_to_key_pair)
                 .optional()
                 .map_err(backend)
@@ -615,17 +714,14 @@ impl KeyStore for SqliteStore {
 impl RequestStore for SqliteStore {
     async fn claim_once(&self, key: &str, owner: &str, ttl: std::time::Duration) -> Result<bool> {
         let now_ms = crate::unix_now_ms();
-        let (reply, answer) = tokio::sync::oneshot::channel();
         let claim = Claim {
             key: key.to_string(),
             owner: owner.to_string(),
             now_ms,
             expires_ms: now_ms.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)),
             prune: self.claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed).is_multiple_of(PRUNE_EVERY),
-            reply,
         };
-        self.claim_queue.send(claim).map_err(|_| StoreError::Backend("the replay-claim writer stopped".into()))?;
-        answer.await.map_err(|_| StoreError::Backend("the replay-claim writer stopped".into()))?
+        self.group_write(|reply| Write::Claim(claim, reply)).await
     }
 
     async fn create_request(&self, request: &RequestRecord) -> Result<()> {
@@ -672,7 +768,7 @@ impl RequestStore for SqliteStore {
 
     async fn get_request(&self, request_id: &str) -> Result<Option<RequestRecord>> {
         let id = request_id.to_string();
-        self.run(move |conn| {
+        self.read(move |conn| {
             conn.row(
                 "SELECT request_id, client_id, operation, created_at, response, finished_at FROM requests WHERE request_id = ?1",
                 [id],
@@ -700,7 +796,7 @@ impl RequestStore for SqliteStore {
 
     async fn get_blob_meta(&self, id: &str) -> Result<Option<BlobMeta>> {
         let id = id.to_string();
-        self.run(move |conn| {
+        self.read(move |conn| {
             conn.row(
                 "SELECT id, client_id, kind, size, sha256, label, content_type, metadata, created_at FROM blobs WHERE id = ?1",
                 [id],
@@ -768,7 +864,7 @@ impl FaceStore for SqliteStore {
 
     async fn get_face_user(&self, client_id: &str, cus_user_id: &str) -> Result<Option<FaceUserRecord>> {
         let (client, cus) = (client_id.to_string(), cus_user_id.to_string());
-        self.run(move |conn| {
+        self.read(move |conn| {
             let rec: Option<String> = conn
                 .row(
                     "SELECT record FROM face_users WHERE client_id = ?1 AND cus_user_id = ?2",
@@ -903,7 +999,7 @@ impl BehaviorStore for SqliteStore {
 
     async fn get_device(&self, customer_user_device_id: &str) -> Result<Option<DeviceRecord>> {
         let id = customer_user_device_id.to_string();
-        self.run(move |conn| {
+        self.read(move |conn| {
             conn.row(
                 &format!("SELECT {DEVICE_COLUMNS} FROM devices WHERE customer_user_device_id = ?1"),
                 [id],
@@ -971,7 +1067,7 @@ impl BehaviorStore for SqliteStore {
 
     async fn get_challenge(&self, challenge_id: &str) -> Result<Option<ChallengeRecord>> {
         let id = challenge_id.to_string();
-        self.run(move |conn| {
+        self.read(move |conn| {
             conn.row(&format!("SELECT {CHALLENGE_COLUMNS} FROM challenges WHERE challenge_id = ?1"), [id], row_to_challenge)
                 .optional()
                 .map_err(backend)
@@ -980,29 +1076,8 @@ impl BehaviorStore for SqliteStore {
     }
 
     async fn append_batch(&self, batch: &BatchRecord) -> Result<bool> {
-        let b = batch.clone();
-        self.run(move |conn| {
-            let tx = conn.transaction().map_err(backend)?;
-            let moved = tx
-                .exec(
-                    "UPDATE challenges SET last_seq = ?2, last_hash = ?3
-                     WHERE challenge_id = ?1 AND status = 'open' AND last_seq = ?4 AND last_hash = ?5",
-                    params![b.challenge_id, b.seq, b.batch_hash, b.seq - 1, b.prev_batch_hash],
-                )
-                .map_err(backend)?;
-            if moved != 1 {
-                return Ok(false);
-            }
-            tx.exec(
-                "INSERT INTO batches (challenge_id, seq, prev_batch_hash, batch_hash, data, received_at, request_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![b.challenge_id, b.seq, b.prev_batch_hash, b.batch_hash, b.data, b.received_at, b.request_id],
-            )
-            .map_err(backend)?;
-            tx.commit().map_err(backend)?;
-            Ok(true)
-        })
-        .await
+        let batch = Box::new(batch.clone());
+        self.group_write(|reply| Write::Append(batch, reply)).await
     }
 
     async fn list_batches(&self, challenge_id: &str) -> Result<Vec<BatchRecord>> {
@@ -1044,7 +1119,7 @@ impl BehaviorStore for SqliteStore {
 
     async fn get_baseline(&self, client_id: &str, cus_user_id: &str) -> Result<Option<BaselineRecord>> {
         let (client, cus) = (client_id.to_string(), cus_user_id.to_string());
-        self.run(move |conn| {
+        self.read(move |conn| {
             conn.row(
                 "SELECT client_id, cus_user_id, version, data, updated_at FROM baselines WHERE client_id = ?1 AND cus_user_id = ?2",
                 params![client, cus],
@@ -1089,7 +1164,7 @@ impl BehaviorStore for SqliteStore {
 impl SessionStore for SqliteStore {
     async fn get_session(&self, key: &str) -> Result<Option<SessionRecord>> {
         let key = key.to_string();
-        self.run(move |conn| {
+        self.read(move |conn| {
             conn.row(
                 "SELECT key, version, data, expires_at FROM sessions WHERE key = ?1 AND expires_at > ?2",
                 params![key, crate::unix_now_ms() / 1000],
@@ -1176,6 +1251,99 @@ mod tests {
         for k in 0..50 {
             assert!(!reopened.claim_once(&format!("key-{k}"), "someone-new", window).await.unwrap(), "claim key-{k} was not kept");
         }
+    }
+
+    /// Appends that wait for the group writer together share a transaction: racing pushes
+    /// of one place in a chain get one winner, every chain is whole, a failing append
+    /// (here: its row is there already, though the head is behind it) fails alone and
+    /// leaves nothing of itself, and every answered append is on disk.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn grouped_appends_have_one_winner_per_place_and_fail_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("idv.db").display());
+        let store = Arc::new(SqliteStore::open_url(&url).unwrap());
+        let challenge = |id: &str| ChallengeRecord {
+            challenge_id: id.into(),
+            client_id: "c".into(),
+            customer_user_device_id: "d".into(),
+            cus_user_id: "u".into(),
+            session_id: "s".into(),
+            nonce: "n".into(),
+            status: "open".into(),
+            created_at: "2026-12-02T00:00:00Z".into(),
+            expires_at: i64::MAX,
+            last_seq: -1,
+            last_hash: String::new(),
+        };
+        let batch = |chain: &str, seq: i64, who: &str| BatchRecord {
+            challenge_id: chain.into(),
+            seq,
+            prev_batch_hash: if seq == 0 { String::new() } else { format!("{chain}-{}", seq - 1) },
+            batch_hash: format!("{chain}-{seq}"),
+            data: format!("{{\"by\":\"{who}\"}}"),
+            received_at: "2026-12-02T00:00:00Z".into(),
+            request_id: who.into(),
+        };
+        for c in ["a", "b", "c", "broken"] {
+            store.create_challenge(&challenge(c)).await.unwrap();
+        }
+        // The broken chain's first place is taken by a row its head does not know of.
+        {
+            let conn = store.conn.lock().unwrap();
+            let b = batch("broken", 0, "stray");
+            conn.execute(
+                "INSERT INTO batches (challenge_id, seq, prev_batch_hash, batch_hash, data, received_at, request_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![b.challenge_id, b.seq, b.prev_batch_hash, b.batch_hash, b.data, b.received_at, b.request_id],
+            )
+            .unwrap();
+        }
+        // Three chains of 20 places, each place pushed by three racers, all at once.
+        let mut tasks = tokio::task::JoinSet::new();
+        for round in 0..20 {
+            for chain in ["a", "b", "c"] {
+                for racer in 0..3 {
+                    let store = store.clone();
+                    tasks.spawn(async move {
+                        // Each racer retries its place until the place before it is filled.
+                        loop {
+                            let b = batch(chain, round, &format!("{chain}-{round}-{racer}"));
+                            if store.append_batch(&b).await.unwrap() {
+                                return (chain, round, true);
+                            }
+                            let head = store.get_challenge(chain).await.unwrap().unwrap().last_seq;
+                            if head >= round {
+                                return (chain, round, false);
+                            }
+                            tokio::task::yield_now().await;
+                        }
+                    });
+                }
+            }
+        }
+        let broken = {
+            let store = store.clone();
+            tokio::spawn(async move { store.append_batch(&batch("broken", 0, "mine")).await })
+        };
+        let mut winners = std::collections::HashMap::new();
+        while let Some(done) = tasks.join_next().await {
+            let (chain, round, won) = done.unwrap();
+            *winners.entry((chain, round)).or_insert(0) += usize::from(won);
+        }
+        assert!(winners.values().all(|w| *w == 1), "winners per place: {winners:?}");
+        assert!(broken.await.unwrap().is_err(), "an append whose row could not be written answered as done");
+        drop(store);
+        let reopened = SqliteStore::open_url(&url).unwrap();
+        for chain in ["a", "b", "c"] {
+            let batches = reopened.list_batches(chain).await.unwrap();
+            assert_eq!(batches.len(), 20, "chain {chain}");
+            assert!(batches.iter().enumerate().all(|(i, b)| b.seq == i as i64), "chain {chain} has a gap");
+            assert_eq!(reopened.get_challenge(chain).await.unwrap().unwrap().last_seq, 19);
+        }
+        // The failed append left its head where it was and the stray row alone.
+        assert_eq!(reopened.get_challenge("broken").await.unwrap().unwrap().last_seq, -1);
+        let rows = reopened.list_batches("broken").await.unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].request_id, "stray");
     }
 
     /// Commits land in the WAL only (the commit-time checkpoint is far away); the database

@@ -49,11 +49,42 @@ async fn start(bus_url: &str) -> idv_tests::Harness {
     .await
 }
 
-fn print_ratio(push: &idv_benches::Summary, signs: f64) {
+/// This process's CPU time so far (user + system, all threads), from /proc: Linux reports
+/// it in USER_HZ ticks (100 a second) whatever the kernel's tick.
+fn process_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces), from the 3rd: utime is the
+    // 14th field, stime the 15th.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// A push run's figures: its summary and the CPU it took (load generator included).
+struct PushRun {
+    summary: idv_benches::Summary,
+    cpu: Option<Duration>,
+}
+
+fn print_run(run: &PushRun, signs: f64, cpus: usize) {
+    let push = &run.summary;
+    push.print();
     println!(
         "  push/sign ratio: {:.2} (pushes per available signature; target >= 0.60, p99 target < 50 ms)",
         push.rps() / signs
     );
+    // CPU per push is what the ratio rests on when the run is CPU-bound, and it stays
+    // comparable between runs when one is latency-bound (busy well under 100 %).
+    match run.cpu {
+        Some(cpu) => println!(
+            "  CPU per push: {:.3} ms (load generator included; one signature {:.3} ms at the baseline rate), process busy {:.0} % of {cpus} cores",
+            cpu.as_secs_f64() * 1e3 / push.requests.max(1) as f64,
+            cpus as f64 * 1e3 / signs,
+            100.0 * cpu.as_secs_f64() / (push.elapsed.as_secs_f64() * cpus as f64).max(1e-9)
+        ),
+        None => println!("  CPU per push: not measured (no /proc/self/stat)"),
+    }
 }
 
 /// `total` pushes from `concurrency` devices, each pushing its own chain in order.
@@ -64,7 +95,7 @@ async fn push_run(
     total: usize,
     concurrency: usize,
     rng: &mut rand_chacha::ChaCha8Rng,
-) -> idv_benches::Summary {
+) -> PushRun {
     let user = idv_scoring::synth::User::new(11);
     // One device and challenge per concurrent caller. Requests are prepared (encrypted and
     // signed with the device key) before the clock starts, and responses are checked by
@@ -93,6 +124,7 @@ async fn push_run(
     let lanes = Arc::new(lanes);
     // On stderr, for a profiler to attach to the push phase only (scripts/profile_push.sh).
     eprintln!("{label}: pushing");
+    let cpu_before = process_cpu();
     let summary = closed_loop(label, per_lane * concurrency, concurrency, move |i| {
         let lanes = lanes.clone();
         let client = client.clone();
@@ -109,7 +141,8 @@ async fn push_run(
     // The profiler stops here: what follows (the sign-rate baseline, 2 s of pure RSA on
     // every core) would otherwise be counted as the push's.
     eprintln!("{label}: pushed");
-    summary
+    let cpu = process_cpu().zip(cpu_before).map(|(after, before)| after.saturating_sub(before));
+    PushRun { summary, cpu }
 }
 
 #[tokio::main]
@@ -156,8 +189,7 @@ async fn main() {
     let signs = (signs_before + signs_after) / 2.0;
     println!("{:<44} {:>9.0} signs/s (mean {:.0})", "RSA-2048 sign rate (baseline, after)", signs_after, signs);
     for run in &runs {
-        run.print();
-        print_ratio(run, signs);
+        print_run(run, signs, cpus);
     }
 
     // Score latency: each challenge holds about total/concurrency batches.
