@@ -25,7 +25,8 @@ fn main() {
                 let ring = idv_vision::card_sanity::border_inside_card(&loc);
                 println!("{path}\tone\t{:?}\tcoverage {:.2}\thole {:.4}\tring inside the card {ring:.3}", s.verdict, s.measures.corner_coverage, s.measures.hole_share);
                 if verbose {
-                    println!("  corners {:?}\n  bg {:?} spread {:.1} texture {:.1}\n  {:?}", loc.quad.corners(), loc.background_colors, loc.background_spread, loc.background_texture, s.measures);
+                    let gray = image::DynamicImage::ImageRgb8(card.clone()).into_luma8();
+                    println!("  corners {:?}\n  bg {:?} spread {:.1} texture {:.1}\n  light spread {:.3} (OCR thresholds locally past {})\n  {:?}", loc.quad.corners(), loc.background_colors, loc.background_spread, loc.background_texture, idv_vision::ocr::light_spread(&gray), idv_vision::ocr::UNEVEN_LIGHT, s.measures);
                 }
                 let mut m = image::RgbImage::from_fn(loc.mask.width(), loc.mask.height(), |x, y| {
                     let v = loc.mask.get_pixel(x, y).0[0];

@@ -181,6 +181,11 @@ pub struct CardMeasures {
     /// The largest glare spot's box in the judged card's pixels (`[x0, y0, x1, y1]`,
     /// `None` when none): print under it is washed out, print beside it fades.
     pub glare_box: Option<[f32; 4]>,
+    /// The least covered corner, when its coverage is under [`CUT_COVERAGE_GOOD`]: the
+    /// corner in the judged card's pixels and how far the card is missing along its two
+    /// sides there (`[x, y, leg along x, leg along y]`). Print inside is gone, as under a
+    /// hole.
+    pub cut_corner: Option<[f32; 4]>,
 }
 
 /// Piecewise linear problem score: 0 at `good`, 0.5 at `thr`, 1 at `bad` (either
@@ -770,10 +775,10 @@ fn core_p10(card: &RgbImage, [x0, y0, x1, y1]: [usize; 4]) -> f32 {
 /// could: a corner whose triangle lies less than half inside the photo is not judged (the
 /// frame hides whether it is cut), and a triangle's samples outside the photo count
 /// neither way. `(1, false)` when nothing could be measured.
-fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> (f32, bool) {
+fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> (f32, bool, Option<(usize, [f32; 2])>) {
     let (w, h) = (loc.mask.width() as usize, loc.mask.height() as usize);
     if w < 3 || h < 3 || loc.scale <= 0.0 || !loc.scale.is_finite() || filled.len() != w * h {
-        return (1.0, false);
+        return (1.0, false, None);
     }
     let q = loc.quad.scaled(1.0 / loc.scale, 1.0 / loc.scale);
     let c = q.corners();
@@ -781,11 +786,12 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> (f32, bool) {
     sides.sort_by(|a, b| a.total_cmp(b));
     let short = 0.5 * (sides[0] + sides[1]);
     if !(short.is_finite() && short > 1.0) {
-        return (1.0, false);
+        return (1.0, false, None);
     }
     let leg = CUT_LEG * short;
     const N: usize = 24;
     let mut worst = 1f32;
+    let mut worst_corner = None;
     let mut judged = 0;
     for k in 0..4 {
         let (p, a, b) = (c[k], c[(k + 1) % 4], c[(k + 3) % 4]);
@@ -815,11 +821,42 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> (f32, bool) {
             let coverage = hit as f32 / tot as f32;
             // The colours call it missing; the card's outline may still run into it.
             let coverage = if coverage < CUT_COVERAGE_GOOD && corner_sides_seen(loc, &c, k, short) { 1.0 } else { coverage };
-            worst = worst.min(coverage);
+            if coverage < worst {
+                worst = coverage;
+                worst_corner = Some(k);
+            }
         }
     }
-    (worst, judged == 4)
+    let legs = worst_corner.map(|k| (k, [cut_leg(filled, w, h, c[k], c[(k + 1) % 4], c[(k + 3) % 4], short), cut_leg(filled, w, h, c[k], c[(k + 3) % 4], c[(k + 1) % 4], short)]));
+    (worst, judged == 4, legs)
 }
+
+/// How far from corner `p` along its side towards `a` the card is missing, as a share of
+/// that side: walking the side, [`CUT_INSET`] of the short side inside the card (towards
+/// `b`), in steps of a hundredth of the short side, to where the card is present on three
+/// steps running (at most half the side). A cut's legs are 15-28 % of the short side
+/// (the independent set's), more than the coverage's triangle ([`CUT_LEG`]) sees.
+fn cut_leg(present: &[u8], w: usize, h: usize, p: crate::card_box::Point, a: crate::card_box::Point, b: crate::card_box::Point, short: f32) -> f32 {
+    let side = p.dist(a).max(1e-6);
+    let (ua, ub) = (((a.x - p.x) / side, (a.y - p.y) / side), ((b.x - p.x) / p.dist(b).max(1e-6), (b.y - p.y) / p.dist(b).max(1e-6)));
+    let (step, inset) = (0.01 * short, CUT_INSET * short);
+    let mut run = 0;
+    let mut d = 0.0;
+    while d < 0.5 * side {
+        let (x, y) = (p.x + d * ua.0 + inset * ub.0, p.y + d * ua.1 + inset * ub.1);
+        let here = x >= 0.0 && y >= 0.0 && (x as usize) < w && (y as usize) < h && present[y as usize * w + x as usize] != 0;
+        run = if here { run + 1 } else { 0 };
+        if run == 3 {
+            return ((d - 2.0 * step) / side).max(0.0);
+        }
+        d += step;
+    }
+    0.5
+}
+
+/// How far inside the card [`cut_leg`] walks a side: past its rounded corner's edge
+/// pixels, well inside any cut worth the name.
+const CUT_INSET: f32 = 0.03;
 
 /// Where along a side, as a share of the quad's short side from its corner, an intact
 /// corner's side runs straight: past an ID-1 corner's rounding (3.18 mm of 54 mm, 0.059)
@@ -1022,6 +1059,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         glare_share: 0.0,
         glare_box: None,
         solid_saturated_share: 0.0,
+        cut_corner: None,
     };
     if w > 0 && h > 0 && card.as_raw().len() >= w * h * 3 {
         let scale = (WORK_WIDTH as f32 / w as f32).min(MAX_WORK_HEIGHT as f32 / h as f32);
@@ -1068,7 +1106,17 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
                     bg if bg.len() == filled.len() => filled.iter().zip(bg).map(|(&f, &b)| u8::from(f != 0 || b == 0)).collect(),
                     _ => filled.clone(),
                 };
-                (m.corner_coverage, all_corners_judged) = corner_coverage(loc, &present);
+                let worst;
+                (m.corner_coverage, all_corners_judged, worst) = corner_coverage(loc, &present);
+                m.cut_corner = worst.filter(|_| m.corner_coverage < CUT_COVERAGE_GOOD).map(|(k, [along_next, along_prev])| {
+                    // Corner k of the quad is corner k of the judged card (top left,
+                    // top right, bottom right, bottom left); the side to corner k + 1
+                    // runs along x from an even corner, along y from an odd one.
+                    let (wf, hf) = (w as f32, h as f32);
+                    let (x, y) = [(0.0, 0.0), (wf, 0.0), (wf, hf), (0.0, hf)][k];
+                    let (sides_x, sides_y) = if k % 2 == 0 { (along_next, along_prev) } else { (along_prev, along_next) };
+                    [x, y, sides_x * wf, sides_y * hf]
+                });
             }
         }
     }

@@ -159,10 +159,23 @@ pub fn find_language(dirs: &[PathBuf], lang: &str) -> Option<PathBuf> {
 /// height conf text`): the words (level 5) of each (block, paragraph, line), joined by
 /// spaces, their boxes united and their confidences averaged. Empty lines are dropped.
 pub fn lines_from_tsv(tsv: &str) -> Vec<OcrLine> {
+    tsv_lines(tsv).into_iter().map(|(line, _)| line).collect()
+}
+
+/// One word of a TSV line: its box, the engine's confidence (`None`: it gave none) and
+/// how many characters it has.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TsvWord {
+    pub bbox: TextBox,
+    pub confidence: Option<f32>,
+    pub chars: usize,
+}
+
+/// [`lines_from_tsv`]'s lines, each with its words.
+pub fn tsv_lines(tsv: &str) -> Vec<(OcrLine, Vec<TsvWord>)> {
     /// (page, block, paragraph, line): a line's key in the TSV.
     type Key = (u32, u32, u32, u32);
-    // Each line with its key and the number of words that had a confidence.
-    let mut out: Vec<(Key, OcrLine, u32)> = Vec::new();
+    let mut out: Vec<(Key, OcrLine, Vec<TsvWord>)> = Vec::new();
     for row in tsv.lines() {
         let cols: Vec<&str> = row.split('\t').collect();
         if cols.len() < 12 || cols[0] != "5" {
@@ -171,7 +184,7 @@ pub fn lines_from_tsv(tsv: &str) -> Vec<OcrLine> {
         let num = |i: usize| cols[i].trim().parse::<u32>().ok();
         let (Some(page), Some(block), Some(par), Some(line)) = (num(1), num(2), num(3), num(4)) else { continue };
         let (Some(x), Some(y), Some(width), Some(height)) = (num(6), num(7), num(8), num(9)) else { continue };
-        let conf: f32 = cols[10].trim().parse().unwrap_or(-1.0);
+        let conf = cols[10].trim().parse::<f32>().ok().filter(|c| *c >= 0.0);
         // The text is the last column; a tab inside it is not possible in Tesseract's TSV.
         let text = cols[11..].join("\t");
         let text = text.trim();
@@ -179,30 +192,81 @@ pub fn lines_from_tsv(tsv: &str) -> Vec<OcrLine> {
             continue;
         }
         let key = (page, block, par, line);
-        let bbox = TextBox { x, y, width, height };
+        let word = TsvWord { bbox: TextBox { x, y, width, height }, confidence: conf, chars: text.chars().filter(|c| !c.is_whitespace()).count() };
         match out.last_mut() {
-            Some((k, l, n)) if *k == key => {
+            Some((k, l, words)) if *k == key => {
                 l.text.push(' ');
                 l.text.push_str(text);
-                l.bbox = l.bbox.union(&bbox);
-                if conf >= 0.0 {
-                    l.confidence += conf;
-                    *n += 1;
-                }
+                l.bbox = l.bbox.union(&word.bbox);
+                words.push(word);
             }
-            _ => {
-                let (c, n) = if conf >= 0.0 { (conf, 1) } else { (0.0, 0) };
-                out.push((key, OcrLine { text: text.to_string(), confidence: c, bbox, symbols: Vec::new() }, n));
-            }
+            _ => out.push((key, OcrLine { text: text.to_string(), confidence: 0.0, bbox: word.bbox, symbols: Vec::new() }, vec![word])),
         }
     }
     out.into_iter()
-        .map(|(_, mut l, n)| {
-            l.confidence = if n > 0 { l.confidence / n as f32 } else { 0.0 };
-            l
+        .map(|(_, mut l, words)| {
+            l.confidence = mean_confidence(&words);
+            (l, words)
         })
         .collect()
 }
+
+/// The mean confidence of the words that have one (0 when none has).
+fn mean_confidence(words: &[TsvWord]) -> f32 {
+    let confs: Vec<f32> = words.iter().filter_map(|w| w.confidence).collect();
+    if confs.is_empty() { 0.0 } else { confs.iter().sum::<f32>() / confs.len() as f32 }
+}
+
+/// A line's last words that are no print of it: a pen's stroke read as letters. A PAN's
+/// signature sits on the father's name's row, and page layout joins it to the name
+/// ("VIKRAM AGARWAL SOG", "VENKATESH KULKARNI NY": the independent card set's wrong
+/// values). Such a word is short (at most [`MARK_MAX_CHARS`] letters or digits), read with
+/// little confidence (under [`MARK_MAX_CONFIDENCE`]) and much taller than the line's
+/// other words (at least [`MARK_MIN_HEIGHT_RATIO`] times their median height: the
+/// signatures measured 2.3-2.8, print of one line 1.0-1.3). All three, and only at the
+/// end of a line of other words: print is never taken out of the middle of a line.
+/// The symbols go with their words.
+pub fn without_trailing_marks(mut line: OcrLine, words: &[TsvWord]) -> OcrLine {
+    let texts: Vec<&str> = line.text.split(' ').collect();
+    if texts.len() != words.len() {
+        return line;
+    }
+    let mut kept = words.len();
+    while kept > 1 {
+        let word = &words[kept - 1];
+        // Letters and digits only: "CES:" is three.
+        let letters = texts[kept - 1].chars().filter(|c| c.is_alphanumeric()).count();
+        let mut others: Vec<u32> = words[..kept - 1].iter().map(|w| w.bbox.height).collect();
+        others.sort_unstable();
+        let median = others[others.len() / 2] as f32;
+        let mark = letters <= MARK_MAX_CHARS
+            && word.confidence.is_some_and(|c| c < MARK_MAX_CONFIDENCE)
+            && word.bbox.height as f32 >= MARK_MIN_HEIGHT_RATIO * median;
+        if !mark {
+            break;
+        }
+        kept -= 1;
+    }
+    if kept == words.len() {
+        return line;
+    }
+    let kept_words = &words[..kept];
+    line.text = line.text.split(' ').take(kept).collect::<Vec<_>>().join(" ");
+    line.bbox = kept_words.iter().skip(1).fold(kept_words[0].bbox, |b, w| b.union(&w.bbox));
+    line.confidence = mean_confidence(kept_words);
+    let total: usize = words.iter().map(|w| w.chars).sum();
+    if line.symbols.len() == total {
+        line.symbols.truncate(kept_words.iter().map(|w| w.chars).sum());
+    } else {
+        line.symbols.clear();
+    }
+    line
+}
+
+/// See [`without_trailing_marks`].
+pub const MARK_MAX_CHARS: usize = 3;
+pub const MARK_MAX_CONFIDENCE: f32 = 60.0;
+pub const MARK_MIN_HEIGHT_RATIO: f32 = 1.8;
 
 /// The lines of Tesseract's hOCR output rendered with `hocr_char_boxes` (one
 /// `ocrx_cinfo` span per character, `x_conf` its confidence): each line's text (its
@@ -352,7 +416,7 @@ pub mod tesseract {
     //! are kept in a small pool per language and reused, since loading a model costs
     //! ~50–200 ms.
 
-    use super::{attach_symbols, check_input, find_language, lines_from_tsv, symbols_from_hocr, Layout, OcrError, OcrLine, OcrParams, TextRecognizer};
+    use super::{attach_symbols, check_input, find_language, symbols_from_hocr, tsv_lines, without_trailing_marks, TsvWord, Layout, OcrError, OcrLine, OcrParams, TextRecognizer};
     use image::GrayImage;
     use std::collections::HashMap;
     use std::ffi::CString;
@@ -430,7 +494,7 @@ pub mod tesseract {
             api.set_source_resolution(300);
             api.recognize().map_err(|_| OcrError::Failed("Tesseract could not recognise the image".into()))?;
             let tsv = api.get_tsv_text(0).map_err(|_| OcrError::Failed("Tesseract gave no result".into()))?;
-            let mut lines = lines_from_tsv(&tsv.as_ref().to_string_lossy());
+            let (mut lines, words): (Vec<OcrLine>, Vec<Vec<TsvWord>>) = tsv_lines(&tsv.as_ref().to_string_lossy()).into_iter().unzip();
             // Per-character confidences (identifiers' `digit_confidence_scores`): the
             // same recognition rendered as hOCR with character boxes. Without it the
             // lines are still read, only without them.
@@ -441,7 +505,7 @@ pub mod tesseract {
             if let Ok(hocr) = api.get_hocr_text(0) {
                 attach_symbols(&mut lines, symbols_from_hocr(&hocr.as_ref().to_string_lossy()));
             }
-            Ok(lines)
+            Ok(lines.into_iter().zip(words).map(|(line, words)| without_trailing_marks(line, &words)).collect())
         }
     }
 
@@ -530,6 +594,43 @@ mod tests {
         // A word without a confidence counts for none.
         assert_eq!((lines[2].text.as_str(), lines[2].confidence), ("X", 0.0));
         assert!(lines_from_tsv("").is_empty() && lines_from_tsv("garbage\nmore").is_empty());
+    }
+
+    /// A PAN's father's name with the signature beside it on its row, as Tesseract 5.3
+    /// read the independent card set's `in.pan-hole-002` (seed 5): the stroke read as
+    /// "NY", 86 px tall beside print 36-37 px tall, confidence 23.
+    const SIGNED_ROW: &str = "5\t1\t2\t1\t1\t1\t49\t614\t287\t36\t96.6\tVENKATESH
+5\t1\t2\t1\t1\t2\t356\t612\t239\t37\t95.9\tKULKARNI
+5\t1\t2\t1\t1\t3\t642\t599\t161\t86\t22.8\tNY
+";
+
+    #[test]
+    fn a_signature_read_at_the_end_of_a_line_is_left_out_with_its_symbols() {
+        let (mut line, words) = tsv_lines(SIGNED_ROW).remove(0);
+        assert_eq!(line.text, "VENKATESH KULKARNI NY");
+        line.symbols = "VENKATESHKULKARNINY".chars().map(|c| (c, 90.0)).collect();
+        let kept = without_trailing_marks(line.clone(), &words);
+        assert_eq!(kept.text, "VENKATESH KULKARNI");
+        assert_eq!(kept.bbox, TextBox { x: 49, y: 612, width: 546, height: 38 });
+        assert!((kept.confidence - 96.25).abs() < 1e-3, "{}", kept.confidence);
+        assert_eq!(kept.symbols.iter().map(|s| s.0).collect::<String>(), "VENKATESHKULKARNI");
+        // Each of the three signs alone is not enough: a confident short word, a long one,
+        // one as tall as the print.
+        for (conf, text, height) in [(80.0, "NY", 86), (22.8, "NYXZ", 86), (22.8, "NY", 50)] {
+            let mut w = words.clone();
+            w[2] = TsvWord { confidence: Some(conf), chars: text.len(), bbox: TextBox { height, ..w[2].bbox } };
+            let l = OcrLine { text: format!("VENKATESH KULKARNI {text}"), ..line.clone() };
+            assert_eq!(without_trailing_marks(l.clone(), &w).text, l.text, "{conf} {text} {height}");
+        }
+        // Letters and digits are counted: a mark read with a colon after it is one.
+        let colon = OcrLine { text: "VENKATESH KULKARNI NY:".into(), ..line.clone() };
+        assert_eq!(without_trailing_marks(colon, &words).text, "VENKATESH KULKARNI");
+        // Nor is a line of one word, nor a word in the middle.
+        let (alone, alone_words) = tsv_lines("5\t1\t2\t1\t1\t3\t642\t599\t161\t86\t22.8\tNY\n").remove(0);
+        assert_eq!(without_trailing_marks(alone, &alone_words).text, "NY");
+        let middle = [words[0], words[2], words[1]];
+        let l = OcrLine { text: "VENKATESH NY KULKARNI".into(), ..line };
+        assert_eq!(without_trailing_marks(l, &middle).text, "VENKATESH NY KULKARNI");
     }
 
     /// Tesseract 5.3's hOCR with `hocr_char_boxes` (abridged from a real page), with an

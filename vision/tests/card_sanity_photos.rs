@@ -51,6 +51,13 @@ fn a_punch_beside_a_qr_code_is_a_hole() {
     assert!((0.002..0.01).contains(&s.measures.hole_share), "{s:?}");
     let (cx, cy) = hole_centre_mm(&s, 85.6);
     assert!((cx - 79.4).abs() < 3.0 && (cy - 29.7).abs() < 3.0, "hole centre at {cx:.1}, {cy:.1} mm");
+    // The cut: the top left corner, about 13 mm of either edge gone (read off the
+    // flattened card: its edge meets the top at 180 px of 1200, the left side at 185),
+    // where print read would be refused.
+    let [x, y, along_x, along_y] = s.measures.cut_corner.expect("where the cut is");
+    let mm = 85.6 / 1200.0;
+    assert_eq!((x, y), (0.0, 0.0), "{s:?}");
+    assert!((10.0..15.0).contains(&(along_x * mm)) && (10.0..15.0).contains(&(along_y * mm)), "legs {:.1} x {:.1} mm", along_x * mm, along_y * mm);
 }
 
 /// A PAN card punched near its top edge, on a plain grey table (the independent set, seed

@@ -879,12 +879,17 @@ const LEAD_PUNCT: &[char] = &[':', '|', '/', '\\', '-', '.', ',', ';', '\'', '"'
 const TRAIL_PUNCT: &[char] = &[':', '|', '/', '\\', '-', ',', ';', '\'', '"', '_', '~', '`', '*', '=', '‘', '’', '“', '”', '•', '·', '»', '«', '>', '<', '(', '[', '{', '—', '–'];
 
 /// A value as printed: stray punctuation at either end dropped, trimmed, inner
-/// whitespace single, NFC.
+/// whitespace single, NFC. A last word of punctuation alone goes too ("Hồ Chí Minh ."):
+/// a period that ends an abbreviation sits on its word, one after a space is a speck.
 pub fn clean(s: &str) -> String {
     let t = s
         .trim_start_matches(|c: char| c.is_whitespace() || LEAD_PUNCT.contains(&c) || unicode::is_mark(c))
         .trim_end_matches(|c: char| c.is_whitespace() || TRAIL_PUNCT.contains(&c));
-    nfc(&t.split_whitespace().collect::<Vec<_>>().join(" "))
+    let mut words: Vec<&str> = t.split_whitespace().collect();
+    while words.len() > 1 && words.last().is_some_and(|w| !w.chars().any(char::is_alphanumeric)) {
+        words.pop();
+    }
+    nfc(&words.join(" "))
 }
 
 /// `s` as a person's name (or a place): [`clean`]ed, at least two letters, letters the
@@ -1393,6 +1398,15 @@ pub(crate) mod test_support;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_lone_speck_after_a_value_goes_and_an_abbreviations_period_stays() {
+        use super::clean;
+        assert_eq!(clean("Bình Trị Đông, Bình Tân, Hồ Chí Minh ."), "Bình Trị Đông, Bình Tân, Hồ Chí Minh");
+        assert_eq!(clean("Near Railway Stn. . ."), "Near Railway Stn.");
+        assert_eq!(clean("Dist."), "Dist.");
+        assert_eq!(clean(" . "), "");
+    }
+
     #[test]
     fn a_relation_read_with_digits_is_repaired_and_a_house_number_is_not() {
         use super::relation_repaired;

@@ -392,7 +392,8 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
 }
 
 /// Whether a printed value is no source for the card, though shown in `ocr.parsed`. One
-/// read across a punched hole lost what the hole took ("Ring R alt Lake"), and one read
+/// read across a punched hole lost what the hole took ("Ring R alt Lake"), one read into
+/// a cut corner what the cut took ("I JAY SANDHU" for "VIJAY SANDHU"), and one read
 /// beside a glare spot may have lost what the glare washed out ("ARJUN KUMAR" of "ARJUN
 /// KUMAR YADAV"), unless its own check passed (a number whose check digit still holds was
 /// not cut). A date of birth or of issue after the request's year is a misread
@@ -402,7 +403,10 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     let hole = punched_hole(scan.sanity.as_ref());
     let glare = washed_out(scan.sanity.as_ref().and_then(|s| s.measures.glare_box).or(scan.photo_glare_box));
     let source_lines = || f.lines.iter().filter_map(|&i| lines.get(i));
-    let cut = hole.is_some_and(|h| source_lines().any(|l| crosses(&l.bbox, h))) || glare.is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)));
+    let corner = cut_off(scan.sanity.as_ref());
+    let cut = hole.is_some_and(|h| source_lines().any(|l| crosses(&l.bbox, h)))
+        || glare.is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)))
+        || corner.is_some_and(|c| source_lines().any(|l| reaches_into(&l.bbox, c)));
     (f.check != FieldCheck::Passed && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
 }
 
@@ -472,6 +476,27 @@ fn punched_hole(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
         return None;
     }
     Some(grown(s.measures.hole_box?, 0.25))
+}
+
+/// Where a cut corner took the card (the flattened card's pixels, as OCR's boxes), when
+/// card sanity found one: the corner and its legs, grown by a quarter (the cut's edge and
+/// the letters it cut into). `[x, y, leg along x, leg along y]`.
+fn cut_off(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
+    let s = sanity?;
+    if !s.details.iter().any(|d| d.0 == CardSanityVerdict::ImageHasCut && d.1 >= 0.5) {
+        return None;
+    }
+    let [x, y, along_x, along_y] = s.measures.cut_corner?;
+    Some([x, y, 1.25 * along_x, 1.25 * along_y])
+}
+
+/// Whether a line's box reaches into a cut corner's triangle (`cut_off`): its point
+/// nearest the corner is inside.
+fn reaches_into(line: &idv_vision::ocr::TextBox, [cx, cy, along_x, along_y]: [f32; 4]) -> bool {
+    let (x0, y0) = (line.x as f32, line.y as f32);
+    let (x1, y1) = (x0 + line.width as f32, y0 + line.height as f32);
+    let (nx, ny) = (cx.clamp(x0, x1), cy.clamp(y0, y1));
+    along_x > 0.0 && along_y > 0.0 && (nx - cx).abs() / along_x + (ny - cy).abs() / along_y < 1.0
 }
 
 /// Where print may be washed out by glare (the pixels of the page OCR read): the largest
@@ -759,7 +784,7 @@ mod sanity_tests {
     use CardSanityVerdict::*;
 
     fn side(verdict: CardSanityVerdict, score: f32) -> CardSanity {
-        let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0 };
+        let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         CardSanity { verdict, score, details: Vec::new(), measures }
     }
 
@@ -886,7 +911,7 @@ mod print_tests {
     #[test]
     fn a_value_read_across_a_punched_hole_is_not_given() {
         let holed = |hole_box: [f32; 4]| {
-            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.004, corner_coverage: 1.0, hole_box: Some(hole_box), glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0 };
+            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.004, corner_coverage: 1.0, hole_box: Some(hole_box), glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
             Some(CardSanity { verdict: CardSanityVerdict::ImageHasHole, score: 0.2, details: vec![(CardSanityVerdict::ImageHasHole, 0.8)], measures })
         };
         // A hole through the name's line (y 240–270): the name is not given, but shown.
@@ -903,9 +928,28 @@ mod print_tests {
     }
 
     #[test]
+    fn a_value_read_into_a_cut_corner_is_not_given() {
+        let cut = |cut_corner: [f32; 4]| {
+            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 0.1, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: Some(cut_corner) };
+            Some(CardSanity { verdict: CardSanityVerdict::ImageHasCut, score: 0.2, details: vec![(CardSanityVerdict::ImageHasCut, 0.9)], measures })
+        };
+        // The top left corner cut 600 px along either side (750 grown): the lines starting
+        // at x 300 down to y 450 reach into it. The name is not given, but shown; the
+        // number's and the date's checks still hold, so they stay.
+        let reading = read_front(&cccd_front_scan(cut([0.0, 0.0, 600.0, 600.0])));
+        assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
+        assert!(reading.image1["ocr"]["parsed"].to_string().contains("NGUYỄN VĂN AN"), "{}", reading.image1["ocr"]);
+        assert_eq!(value(&reading, "id"), Some("079090001234"), "{:?}", reading.card_information);
+        // The bottom right corner cut 400 px each way: no line reaches it.
+        let reading = read_front(&cccd_front_scan(cut([1200.0, 760.0, 400.0, 400.0])));
+        assert_eq!(value(&reading, "name"), Some("Nguyễn Văn An"), "{:?}", reading.card_information);
+        assert_eq!(value(&reading, "dob"), Some("01/01/1990"));
+    }
+
+    #[test]
     fn a_value_read_beside_a_glare_spot_is_not_given() {
         let glared = |glare_box: [f32; 4], glare_share: f32, clipped_share: f32| {
-            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share, glare_box: Some(glare_box), solid_saturated_share: 0.0 };
+            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share, glare_box: Some(glare_box), solid_saturated_share: 0.0, cut_corner: None };
             Some(CardSanity { verdict: CardSanityVerdict::ImageTooBright, score: 0.3, details: vec![(CardSanityVerdict::ImageTooBright, 0.7)], measures })
         };
         // A spot just past the end of the name's line (x 300–900, y 240–270), where the
@@ -966,7 +1010,7 @@ mod print_tests {
 
     #[test]
     fn a_blurred_card_gives_the_printed_values_its_second_reading_agrees_on() {
-        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0 };
+        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         let blurred = Some(CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures });
         let first = cccd_front_scan(blurred);
         // Read once: nothing is given (no value of a CCCD's print is under a strong check).
@@ -989,7 +1033,7 @@ mod print_tests {
     /// read the value's characters alike at the same place: the value is given.
     #[test]
     fn a_blurred_card_gives_a_value_its_second_reading_read_alike_under_a_misread_label() {
-        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0 };
+        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         let blurred = Some(CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures });
         // A voter card's front (lines 50 px apart), its date of birth on the last line.
         let voter_front = |dob_line: &str| {
@@ -1049,7 +1093,7 @@ mod print_tests {
     fn a_soft_card_gives_only_what_its_second_reading_agrees_on() {
         use crate::card::scan::SOFT_FROM_SIGMA;
         let sanity = |blur_sigma: f32| {
-            let measures = CardMeasures { blur_sigma, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0 };
+            let measures = CardMeasures { blur_sigma, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
             Some(CardSanity { verdict: CardSanityVerdict::Good, score: 0.9, details: vec![(CardSanityVerdict::ImageTooBlur, 0.1)], measures })
         };
         let sharp = read_front(&cccd_front_scan(sanity(SOFT_FROM_SIGMA - 0.05)));
@@ -1083,7 +1127,7 @@ mod print_tests {
         // The second zone misreads the given names; its check digits (which do not cover
         // names) still pass.
         const MISREAD: &str = "P<INDSHARMA<<PRIYA<KUMARL<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<<<<<<<<<0";
-        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0 };
+        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         let blurred = CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures };
         let passport = |second: Option<&str>| SideScan {
             photo_width: 1200,
