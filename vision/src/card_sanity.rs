@@ -827,7 +827,8 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> (f32, bool, Option<(usi
             }
         }
     }
-    let legs = worst_corner.map(|k| (k, [cut_leg(filled, w, h, c[k], c[(k + 1) % 4], c[(k + 3) % 4], short), cut_leg(filled, w, h, c[k], c[(k + 3) % 4], c[(k + 1) % 4], short)]));
+    // The cut's extent, only for a corner the coverage calls cut or nearly.
+    let legs = worst_corner.filter(|_| worst < CUT_COVERAGE_GOOD).map(|k| (k, [cut_leg(filled, w, h, c[k], c[(k + 1) % 4], c[(k + 3) % 4], short), cut_leg(filled, w, h, c[k], c[(k + 3) % 4], c[(k + 1) % 4], short)]));
     (worst, judged == 4, legs)
 }
 
@@ -1108,7 +1109,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
                 };
                 let worst;
                 (m.corner_coverage, all_corners_judged, worst) = corner_coverage(loc, &present);
-                m.cut_corner = worst.filter(|_| m.corner_coverage < CUT_COVERAGE_GOOD).map(|(k, [along_next, along_prev])| {
+                m.cut_corner = worst.map(|(k, [along_next, along_prev])| {
                     // Corner k of the quad is corner k of the judged card (top left,
                     // top right, bottom right, bottom left); the side to corner k + 1
                     // runs along x from an even corner, along y from an odd one.
