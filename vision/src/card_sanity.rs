@@ -795,8 +795,7 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> (f32, bool, Option<(usi
     let mut judged = 0;
     for k in 0..4 {
         let (p, a, b) = (c[k], c[(k + 1) % 4], c[(k + 3) % 4]);
-        let ua = ((a.x - p.x) / p.dist(a).max(1e-6), (a.y - p.y) / p.dist(a).max(1e-6));
-        let ub = ((b.x - p.x) / p.dist(b).max(1e-6), (b.y - p.y) / p.dist(b).max(1e-6));
+        let (ua, ub) = (unit_towards(p, a), unit_towards(p, b));
         let (mut all, mut tot, mut hit) = (0u32, 0u32, 0u32);
         for i in 0..N {
             for j in 0..N {
@@ -839,7 +838,7 @@ fn corner_coverage(loc: &CardLocation, filled: &[u8]) -> (f32, bool, Option<(usi
 /// (the independent set's), more than the coverage's triangle ([`CUT_LEG`]) sees.
 fn cut_leg(present: &[u8], w: usize, h: usize, p: crate::card_box::Point, a: crate::card_box::Point, b: crate::card_box::Point, short: f32) -> f32 {
     let side = p.dist(a).max(1e-6);
-    let (ua, ub) = (((a.x - p.x) / side, (a.y - p.y) / side), ((b.x - p.x) / p.dist(b).max(1e-6), (b.y - p.y) / p.dist(b).max(1e-6)));
+    let (ua, ub) = (unit_towards(p, a), unit_towards(p, b));
     let (step, inset) = (0.01 * short, CUT_INSET * short);
     let mut run = 0;
     let mut d = 0.0;
@@ -853,6 +852,12 @@ fn cut_leg(present: &[u8], w: usize, h: usize, p: crate::card_box::Point, a: cra
         d += step;
     }
     0.5
+}
+
+/// The unit vector from `p` towards `q` (zero-length sides kept finite).
+fn unit_towards(p: crate::card_box::Point, q: crate::card_box::Point) -> (f32, f32) {
+    let d = p.dist(q).max(1e-6);
+    ((q.x - p.x) / d, (q.y - p.y) / d)
 }
 
 /// How far inside the card [`cut_leg`] walks a side: past its rounded corner's edge

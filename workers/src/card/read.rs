@@ -493,9 +493,7 @@ fn cut_off(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
 /// Whether a line's box reaches into a cut corner's triangle (`cut_off`): its point
 /// nearest the corner is inside.
 fn reaches_into(line: &idv_vision::ocr::TextBox, [cx, cy, along_x, along_y]: [f32; 4]) -> bool {
-    let (x0, y0) = (line.x as f32, line.y as f32);
-    let (x1, y1) = (x0 + line.width as f32, y0 + line.height as f32);
-    let (nx, ny) = (cx.clamp(x0, x1), cy.clamp(y0, y1));
+    let (nx, ny) = (cx.clamp(line.x as f32, line.right() as f32), cy.clamp(line.y as f32, line.bottom() as f32));
     along_x > 0.0 && along_y > 0.0 && (nx - cx).abs() / along_x + (ny - cy).abs() / along_y < 1.0
 }
 
