@@ -29,7 +29,7 @@ sleep 0.3
 # comes first: the benchmark's after-baseline (2 s of RSA signing on every core) follows
 # the pushes, and a window that ran into it counted those signatures as the push's (a
 # profile of 2026-11-28 gave signing 63.6 % of the samples that way, 41 % without).
-perf record -F 999 --call-graph dwarf,16384 -o "$out/perf.data" -p $pid -- sleep "$seconds" 2>/dev/null &
+perf record -F ${PERF_FREQ:-999} --call-graph dwarf,16384 -o "$out/perf.data" -p $pid -- sleep "$seconds" 2>/dev/null &
 perf_pid=$!
 while kill -0 $perf_pid 2>/dev/null; do
     if grep -q "pushed" "$log" 2>/dev/null; then

@@ -457,7 +457,7 @@ mod tests {
     const L2: &str = "Z1234567<0IND9008154F3103145<<<<<<<<<<<<<<02";
 
     fn line(text: &str, x: u32, y: u32, w: u32, h: u32) -> OcrLine {
-        OcrLine { text: text.into(), confidence: 90.0, bbox: TextBox { x, y, width: w, height: h }, symbols: Vec::new() }
+        OcrLine { text: text.into(), confidence: 90.0, bbox: TextBox { x, y, width: w, height: h }, symbols: Vec::new(), words: Vec::new() }
     }
 
     #[test]

@@ -66,6 +66,23 @@ pub struct OcrLine {
     /// with the engine's confidence in it, 0–100; empty where the engine gave none.
     #[serde(skip)]
     pub symbols: Vec<(char, f32)>,
+    /// The line's words in order, each with its box and confidence, one per word of
+    /// `text`; empty where the engine gave none (a line read another way, or moved).
+    #[serde(skip)]
+    pub words: Vec<TsvWord>,
+}
+
+impl OcrLine {
+    /// The line as read from a crop whose top-left corner is at (`dx`, `dy`) of the page:
+    /// its box and its words' boxes in the page's pixels.
+    pub fn moved(mut self, dx: u32, dy: u32) -> OcrLine {
+        let shift = |b: TextBox| TextBox { x: b.x + dx, y: b.y + dy, ..b };
+        self.bbox = shift(self.bbox);
+        for w in &mut self.words {
+            w.bbox = shift(w.bbox);
+        }
+        self
+    }
 }
 
 /// How the engine splits the image into lines (Tesseract's page segmentation modes).
@@ -155,13 +172,6 @@ pub fn find_language(dirs: &[PathBuf], lang: &str) -> Option<PathBuf> {
     dirs.iter().find(|d| d.join(format!("{lang}.traineddata")).is_file()).cloned()
 }
 
-/// Lines from Tesseract's TSV output (`level page block par line word left top width
-/// height conf text`): the words (level 5) of each (block, paragraph, line), joined by
-/// spaces, their boxes united and their confidences averaged. Empty lines are dropped.
-pub fn lines_from_tsv(tsv: &str) -> Vec<OcrLine> {
-    tsv_lines(tsv).into_iter().map(|(line, _)| line).collect()
-}
-
 /// One word of a TSV line: its box, the engine's confidence (`None`: it gave none) and
 /// how many characters it has.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -171,11 +181,14 @@ pub struct TsvWord {
     pub chars: usize,
 }
 
-/// [`lines_from_tsv`]'s lines, each with its words.
-pub fn tsv_lines(tsv: &str) -> Vec<(OcrLine, Vec<TsvWord>)> {
+/// Lines from Tesseract's TSV output (`level page block par line word left top width
+/// height conf text`): the words (level 5) of each (block, paragraph, line), joined by
+/// spaces, their boxes united and their confidences averaged; each line keeps its words
+/// ([`OcrLine::words`]). Empty lines are dropped.
+pub fn lines_from_tsv(tsv: &str) -> Vec<OcrLine> {
     /// (page, block, paragraph, line): a line's key in the TSV.
     type Key = (u32, u32, u32, u32);
-    let mut out: Vec<(Key, OcrLine, Vec<TsvWord>)> = Vec::new();
+    let mut out: Vec<(Key, OcrLine)> = Vec::new();
     for row in tsv.lines() {
         let cols: Vec<&str> = row.split('\t').collect();
         if cols.len() < 12 || cols[0] != "5" {
@@ -194,19 +207,19 @@ pub fn tsv_lines(tsv: &str) -> Vec<(OcrLine, Vec<TsvWord>)> {
         let key = (page, block, par, line);
         let word = TsvWord { bbox: TextBox { x, y, width, height }, confidence: conf, chars: text.chars().filter(|c| !c.is_whitespace()).count() };
         match out.last_mut() {
-            Some((k, l, words)) if *k == key => {
+            Some((k, l)) if *k == key => {
                 l.text.push(' ');
                 l.text.push_str(text);
                 l.bbox = l.bbox.union(&word.bbox);
-                words.push(word);
+                l.words.push(word);
             }
-            _ => out.push((key, OcrLine { text: text.to_string(), confidence: 0.0, bbox: word.bbox, symbols: Vec::new() }, vec![word])),
+            _ => out.push((key, OcrLine { text: text.to_string(), confidence: 0.0, bbox: word.bbox, symbols: Vec::new(), words: vec![word] })),
         }
     }
     out.into_iter()
-        .map(|(_, mut l, words)| {
-            l.confidence = mean_confidence(&words);
-            (l, words)
+        .map(|(_, mut l)| {
+            l.confidence = mean_confidence(&l.words);
+            l
         })
         .collect()
 }
@@ -226,35 +239,40 @@ fn mean_confidence(words: &[TsvWord]) -> f32 {
 /// signatures measured 2.3-2.8, print of one line 1.0-1.3). All three, and only at the
 /// end of a line of other words: print is never taken out of the middle of a line.
 /// The symbols go with their words.
-pub fn without_trailing_marks(mut line: OcrLine, words: &[TsvWord]) -> OcrLine {
-    let texts: Vec<&str> = line.text.split(' ').collect();
-    if texts.len() != words.len() {
-        return line;
-    }
-    let mut kept = words.len();
-    while kept > 1 {
-        let word = &words[kept - 1];
-        // Letters and digits only: "CES:" is three.
-        let letters = texts[kept - 1].chars().filter(|c| c.is_alphanumeric()).count();
-        let mut others: Vec<u32> = words[..kept - 1].iter().map(|w| w.bbox.height).collect();
-        others.sort_unstable();
-        let median = others[others.len() / 2] as f32;
-        let mark = letters <= MARK_MAX_CHARS
-            && word.confidence.is_some_and(|c| c < MARK_MAX_CONFIDENCE)
-            && word.bbox.height as f32 >= MARK_MIN_HEIGHT_RATIO * median;
-        if !mark {
-            break;
+pub fn without_trailing_marks(mut line: OcrLine) -> OcrLine {
+    let kept = {
+        let words = &line.words;
+        let texts: Vec<&str> = line.text.split(' ').collect();
+        if texts.len() != words.len() {
+            return line;
         }
-        kept -= 1;
-    }
-    if kept == words.len() {
+        let mut kept = words.len();
+        while kept > 1 {
+            let word = &words[kept - 1];
+            // Letters and digits only: "CES:" is three.
+            let letters = texts[kept - 1].chars().filter(|c| c.is_alphanumeric()).count();
+            let mut others: Vec<u32> = words[..kept - 1].iter().map(|w| w.bbox.height).collect();
+            others.sort_unstable();
+            let median = others[others.len() / 2] as f32;
+            let mark = letters <= MARK_MAX_CHARS
+                && word.confidence.is_some_and(|c| c < MARK_MAX_CONFIDENCE)
+                && word.bbox.height as f32 >= MARK_MIN_HEIGHT_RATIO * median;
+            if !mark {
+                break;
+            }
+            kept -= 1;
+        }
+        kept
+    };
+    if kept == line.words.len() {
         return line;
     }
-    let kept_words = &words[..kept];
+    let total: usize = line.words.iter().map(|w| w.chars).sum();
+    line.words.truncate(kept);
+    let kept_words = &line.words;
     line.text = line.text.split(' ').take(kept).collect::<Vec<_>>().join(" ");
     line.bbox = kept_words.iter().skip(1).fold(kept_words[0].bbox, |b, w| b.union(&w.bbox));
     line.confidence = mean_confidence(kept_words);
-    let total: usize = words.iter().map(|w| w.chars).sum();
     if line.symbols.len() == total {
         line.symbols.truncate(kept_words.iter().map(|w| w.chars).sum());
     } else {
@@ -416,7 +434,7 @@ pub mod tesseract {
     //! are kept in a small pool per language and reused, since loading a model costs
     //! ~50–200 ms.
 
-    use super::{attach_symbols, check_input, find_language, symbols_from_hocr, tsv_lines, without_trailing_marks, TsvWord, Layout, OcrError, OcrLine, OcrParams, TextRecognizer};
+    use super::{attach_symbols, check_input, find_language, symbols_from_hocr, lines_from_tsv, without_trailing_marks, Layout, OcrError, OcrLine, OcrParams, TextRecognizer};
     use image::GrayImage;
     use std::collections::HashMap;
     use std::ffi::CString;
@@ -494,7 +512,7 @@ pub mod tesseract {
             api.set_source_resolution(300);
             api.recognize().map_err(|_| OcrError::Failed("Tesseract could not recognise the image".into()))?;
             let tsv = api.get_tsv_text(0).map_err(|_| OcrError::Failed("Tesseract gave no result".into()))?;
-            let (mut lines, words): (Vec<OcrLine>, Vec<Vec<TsvWord>>) = tsv_lines(&tsv.as_ref().to_string_lossy()).into_iter().unzip();
+            let mut lines = lines_from_tsv(&tsv.as_ref().to_string_lossy());
             // Per-character confidences (identifiers' `digit_confidence_scores`): the
             // same recognition rendered as hOCR with character boxes. Without it the
             // lines are still read, only without them.
@@ -505,7 +523,7 @@ pub mod tesseract {
             if let Ok(hocr) = api.get_hocr_text(0) {
                 attach_symbols(&mut lines, symbols_from_hocr(&hocr.as_ref().to_string_lossy()));
             }
-            Ok(lines.into_iter().zip(words).map(|(line, words)| without_trailing_marks(line, &words)).collect())
+            Ok(lines.into_iter().map(without_trailing_marks).collect())
         }
     }
 
@@ -606,31 +624,32 @@ mod tests {
 
     #[test]
     fn a_signature_read_at_the_end_of_a_line_is_left_out_with_its_symbols() {
-        let (mut line, words) = tsv_lines(SIGNED_ROW).remove(0);
+        let mut line = lines_from_tsv(SIGNED_ROW).remove(0);
         assert_eq!(line.text, "VENKATESH KULKARNI NY");
+        assert_eq!(line.words.len(), 3);
         line.symbols = "VENKATESHKULKARNINY".chars().map(|c| (c, 90.0)).collect();
-        let kept = without_trailing_marks(line.clone(), &words);
+        let kept = without_trailing_marks(line.clone());
         assert_eq!(kept.text, "VENKATESH KULKARNI");
         assert_eq!(kept.bbox, TextBox { x: 49, y: 612, width: 546, height: 38 });
         assert!((kept.confidence - 96.25).abs() < 1e-3, "{}", kept.confidence);
         assert_eq!(kept.symbols.iter().map(|s| s.0).collect::<String>(), "VENKATESHKULKARNI");
+        assert_eq!(kept.words, line.words[..2], "the words go with their text");
         // Each of the three signs alone is not enough: a confident short word, a long one,
         // one as tall as the print.
         for (conf, text, height) in [(80.0, "NY", 86), (22.8, "NYXZ", 86), (22.8, "NY", 50)] {
-            let mut w = words.clone();
-            w[2] = TsvWord { confidence: Some(conf), chars: text.len(), bbox: TextBox { height, ..w[2].bbox } };
-            let l = OcrLine { text: format!("VENKATESH KULKARNI {text}"), ..line.clone() };
-            assert_eq!(without_trailing_marks(l.clone(), &w).text, l.text, "{conf} {text} {height}");
+            let mut l = OcrLine { text: format!("VENKATESH KULKARNI {text}"), ..line.clone() };
+            l.words[2] = TsvWord { confidence: Some(conf), chars: text.len(), bbox: TextBox { height, ..l.words[2].bbox } };
+            assert_eq!(without_trailing_marks(l.clone()).text, l.text, "{conf} {text} {height}");
         }
         // Letters and digits are counted: a mark read with a colon after it is one.
         let colon = OcrLine { text: "VENKATESH KULKARNI NY:".into(), ..line.clone() };
-        assert_eq!(without_trailing_marks(colon, &words).text, "VENKATESH KULKARNI");
+        assert_eq!(without_trailing_marks(colon).text, "VENKATESH KULKARNI");
         // Nor is a line of one word, nor a word in the middle.
-        let (alone, alone_words) = tsv_lines("5\t1\t2\t1\t1\t3\t642\t599\t161\t86\t22.8\tNY\n").remove(0);
-        assert_eq!(without_trailing_marks(alone, &alone_words).text, "NY");
-        let middle = [words[0], words[2], words[1]];
-        let l = OcrLine { text: "VENKATESH NY KULKARNI".into(), ..line };
-        assert_eq!(without_trailing_marks(l, &middle).text, "VENKATESH NY KULKARNI");
+        let alone = lines_from_tsv("5\t1\t2\t1\t1\t3\t642\t599\t161\t86\t22.8\tNY\n").remove(0);
+        assert_eq!(without_trailing_marks(alone).text, "NY");
+        let middle = vec![line.words[0], line.words[2], line.words[1]];
+        let l = OcrLine { text: "VENKATESH NY KULKARNI".into(), words: middle, ..line };
+        assert_eq!(without_trailing_marks(l).text, "VENKATESH NY KULKARNI");
     }
 
     /// Tesseract 5.3's hOCR with `hocr_char_boxes` (abridged from a real page), with an

@@ -236,6 +236,7 @@ mod tests {
                     confidence: 90.0,
                     bbox: idv_vision::ocr::TextBox { x: 100, y: 100 + 40 * i as u32, width: 1100, height: 28 },
                     symbols: Vec::new(),
+                    words: Vec::new(),
                 })
                 .collect())
         }

@@ -395,17 +395,31 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
 /// read across a punched hole lost what the hole took ("Ring R alt Lake"), one read into
 /// a cut corner what the cut took ("I JAY SANDHU" for "VIJAY SANDHU"), and one read
 /// beside a glare spot may have lost what the glare washed out ("ARJUN KUMAR" of "ARJUN
-/// KUMAR YADAV"), unless its own check passed (a number whose check digit still holds was
-/// not cut). A date of birth or of issue after the request's year is a misread
+/// KUMAR YADAV": on a flattened card, where the paper beside it is washed out,
+/// `glare_took_nothing`; with no card found, anywhere near the spot, `washed_out`),
+/// unless its own check passed (a number whose check digit still holds was not cut). A date of birth or of issue after the request's year is a misread
 /// ("12/07/2032" for "12/07/2022", a CCCD at a third of its resolution): no card is
 /// issued, nor its holder born, in the future. `lines`: the reading `f` came from.
 fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine], year: u32) -> bool {
     let hole = punched_hole(scan.sanity.as_ref());
-    let glare = washed_out(scan.sanity.as_ref().and_then(|s| s.measures.glare_box).or(scan.photo_glare_box));
+    let card_glare = scan.sanity.as_ref().and_then(|s| s.measures.glare_box);
     let source_lines = || f.lines.iter().filter_map(|&i| lines.get(i));
     let corner = cut_off(scan.sanity.as_ref());
+    // A value near a glare spot (`washed_out`) may have lost a word to it. On a
+    // flattened card the pixels beside the value say whether it did
+    // (`glare_took_nothing`), and say it for every value of a card lit bright all over
+    // (`idv_vision::card_sanity::overexposure`); with no card found (the photo read
+    // whole, its pixels not kept) being near is enough.
+    let near = |spot: Option<[f32; 4]>| washed_out(spot).is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)));
+    let glared = match (card_glare, scan.flat.as_ref(), scan.sanity.as_ref()) {
+        (Some(spot), Some(card), Some(judged)) => {
+            (near(Some(spot)) || idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5)
+                && !glare_took_nothing(card, idv_vision::card_sanity::paper_luma(card, Some(grown(spot, GLARE_FADE_SHARE))), f, lines)
+        }
+        _ => near(card_glare.or(scan.photo_glare_box)),
+    };
     let cut = hole.is_some_and(|h| source_lines().any(|l| crosses(&l.bbox, h)))
-        || glare.is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)))
+        || glared
         || corner.is_some_and(|c| source_lines().any(|l| reaches_into(&l.bbox, c)));
     (f.check != FieldCheck::Passed && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
 }
@@ -497,13 +511,167 @@ fn reaches_into(line: &idv_vision::ocr::TextBox, [cx, cy, along_x, along_y]: [f3
     along_x > 0.0 && along_y > 0.0 && (nx - cx).abs() / along_x + (ny - cy).abs() / along_y < 1.0
 }
 
-/// Where print may be washed out by glare (the pixels of the page OCR read): the largest
-/// glare spot card sanity found (or, with no card found, the photo's), grown by three quarters of its half-size
-/// each way. A reflection fades out: the spot is where every channel saturates, and
+/// Where print may be washed out by glare (the pixels of the page OCR read), when the
+/// pixels beside each value cannot be looked at (no card found, the photo's glare spot):
+/// the spot grown by three quarters of its half-size each way. A reflection fades out: the spot is where every channel saturates, and
 /// around it print keeps too little contrast to be read whole (a Gaussian highlight that
 /// saturates out to radius r still blends half the print away out to ~1.7 r).
 fn washed_out(glare_box: Option<[f32; 4]>) -> Option<[f32; 4]> {
-    Some(grown(glare_box?, 0.375))
+    Some(grown(glare_box?, GLARE_FADE_SHARE))
+}
+
+/// How far around a glare spot's box a reflection still fades print, as a share of the
+/// box's size each way (`washed_out`).
+const GLARE_FADE_SHARE: f32 = 0.375;
+
+/// Fields whose value may run on over a second line of print, and so lose a whole line
+/// to glare.
+const WRAPPING_FIELDS: [&str; 4] = ["address", "place_of_origin", "place_of_birth", "place_of_issue"];
+
+/// A zone beside a value shows its paper, and so that no word of the value is there
+/// unread, when under half of it is faded by glare (its paper, not its noise, lit past
+/// `idv_vision::card_sanity::FADED_HEADROOM`) and under a tenth saturated (where a
+/// word's letters would be white on white, however bold).
+fn shows_paper(w: idv_vision::card_sanity::Washed) -> bool {
+    w.faded < 0.5 && w.saturated < 0.1
+}
+
+/// Whether a printed value on a card with a glare spot lost no word to it: wherever a
+/// word of it could have been and is not read (beside its words on their lines, up to
+/// the neighbouring word or twice the line's height out, and for a value that wraps
+/// (`WRAPPING_FIELDS`) a line and a half below each of its lines), the card's paper
+/// shows as paper (`shows_paper`). Glare washes print out by lighting the paper
+/// under it past white; paper not so lit would show the word. Bold print read in a
+/// saturated patch is print read, not print lost: what counts is where nothing was read.
+/// Only a value whose words are found on its lines (`value_spans`) can be judged:
+/// another is not given. `paper`: the card's paper away from the spot
+/// (`idv_vision::card_sanity::paper_luma`).
+fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine]) -> bool {
+    let source: Vec<&idv_vision::ocr::OcrLine> = f.lines.iter().filter_map(|&i| lines.get(i)).collect();
+    // A gender is found as the word it was read from ("FEMALE" for F): the word whose
+    // start glare could take ("MALE" of "FEMALE").
+    let printed = match f.field {
+        "gender" => source.iter().flat_map(|l| l.text.split(' ')).filter(|w| gender_word(w) == Some(f.value.as_str())).last().map(str::to_string),
+        _ => Some(f.value.clone()),
+    };
+    let Some(spans) = printed.and_then(|v| value_spans(&v, &source)) else { return false };
+    // Every word of it read with some confidence: print that glare faded without washing
+    // it out is what is misread beside a spot ("ANSAI" for "ANSARI", confidence 30).
+    let words = || source.iter().zip(&spans).flat_map(|(l, &(j, k))| &l.words[j..k]);
+    if words().any(|w| w.confidence.is_none_or(|c| c < GLARE_MIN_CONFIDENCE)) {
+        return false;
+    }
+    // A value of one word in a fixed form (a date, a card's number) is whole by its form:
+    // a word lost beside it would be characters lost from it, and the rest would not
+    // have that form (nor be found as that word, `value_spans`).
+    if words().count() == 1 && fixed_form(f.field, &f.value) {
+        return true;
+    }
+    let clear = |zone: [f32; 4]| idv_vision::card_sanity::washed(card, zone, paper).is_none_or(shows_paper);
+    let mut zones = Vec::new();
+    // Where the value's first line starts: its first word, and the line (its label).
+    let mut starts: Vec<f32> = Vec::new();
+    for (line, &(j, k)) in source.iter().zip(&spans) {
+        let words = &line.words[j..k];
+        let (Some(first), Some(last)) = (words.first(), words.last()) else { return false };
+        let mut heights: Vec<u32> = words.iter().map(|w| w.bbox.height).collect();
+        heights.sort_unstable();
+        let h = heights[heights.len() / 2] as f32;
+        let top = words.iter().map(|w| w.bbox.y).min().unwrap_or(first.bbox.y) as f32 - h / 4.0;
+        let bottom = words.iter().map(|w| w.bbox.bottom()).max().unwrap_or(first.bbox.bottom()) as f32 + h / 4.0;
+        let (x0, x1) = (first.bbox.x as f32, last.bbox.right() as f32);
+        // Before its first word: up to the word before it when that is near enough to
+        // leave no room for another, else two heights out.
+        let before = j.checked_sub(1).map(|p| line.words[p].bbox.right() as f32);
+        // A line the value runs on to that starts where the value's first line starts,
+        // or that line's label, lost nothing at its start.
+        let aligned = starts.iter().any(|&s| (x0 - s).abs() <= h);
+        match before {
+            Some(b) if x0 - b <= h => {}
+            Some(b) => zones.push([b, top, x0, bottom]),
+            None if aligned => {}
+            None => zones.push([x0 - 2.0 * h, top, x0, bottom]),
+        }
+        if starts.is_empty() {
+            starts = vec![x0, line.bbox.x as f32];
+        }
+        let after = line.words.get(k).map(|n| n.bbox.x as f32);
+        match after {
+            Some(a) if a - x1 <= h => {}
+            Some(a) => zones.push([x1, top, a, bottom]),
+            None => zones.push([x1, top, x1 + 2.0 * h, bottom]),
+        }
+        if WRAPPING_FIELDS.contains(&f.field) {
+            zones.push([x0, bottom, x1 + 2.0 * h, bottom + 1.5 * h]);
+        }
+    }
+    zones.into_iter().all(clear)
+}
+
+/// The gender a printed word says: an English or Hindi word (`gender_value`) or
+/// Vietnamese "Nam", "Nữ".
+fn gender_word(word: &str) -> Option<&'static str> {
+    match word.to_lowercase().as_str() {
+        "nam" => Some("M"),
+        "nữ" | "nu" => Some("F"),
+        _ => idv_cards::printed::gender_value(word, true),
+    }
+}
+
+/// Least confidence of each word of a value read on a card with a glare spot
+/// (`glare_took_nothing`); print read clear there measures 90-97.
+const GLARE_MIN_CONFIDENCE: f32 = 60.0;
+
+/// Whether `value` is a date (`DD/MM/YYYY`) or a card number of a fixed form: twelve
+/// digits (Aadhaar, CCCD), a PAN (`AAAAA9999A`), a voter's EPIC number (`AAA9999999`), a
+/// passport's (`A9999999`). A character lost from one leaves another form.
+fn fixed_form(field: &str, value: &str) -> bool {
+    let shape: String = value.chars().map(|c| if c.is_ascii_digit() { '9' } else if c.is_ascii_uppercase() { 'A' } else { c }).collect();
+    match field {
+        "dob" | "issue_date" | "expiry_date" | "incorporation_date" => shape == "99/99/9999",
+        "id" => ["999999999999", "AAAAA9999A", "AAA9999999", "A9999999"].contains(&shape.as_str()),
+        _ => false,
+    }
+}
+
+/// Where a printed value's words are on the lines it was read from: for each line, the
+/// range of its words (`OcrLine::words`) that hold the value's letters and digits, in
+/// order and together (a line's tail for the first of several lines, whole lines
+/// between, a head for the last), case aside and with at most one character in eight
+/// differing (the parsers' repairs: "O" read for "0"). `None` when they are not there
+/// so, or a line has no word boxes.
+fn value_spans(value: &str, source: &[&idv_vision::ocr::OcrLine]) -> Option<Vec<(usize, usize)>> {
+    fn letters(text: &str) -> Vec<char> {
+        text.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_uppercase).collect()
+    }
+    let alike = |a: &[char], b: &[char]| a.len() == b.len() && a.iter().zip(b).filter(|(x, y)| x != y).count() <= a.len() / 8;
+    let want = letters(value);
+    let mut at = 0;
+    let mut spans = Vec::new();
+    for (i, line) in source.iter().enumerate() {
+        let tokens: Vec<Vec<char>> = line.text.split(' ').map(letters).collect();
+        if tokens.len() != line.words.len() || tokens.is_empty() {
+            return None;
+        }
+        let (first, last) = (i == 0, i + 1 == source.len());
+        let rest = want.get(at..)?;
+        // The runs this line may hold, shortest reach first: from `j` to `k`.
+        let starts: Vec<usize> = if first { (0..tokens.len()).collect() } else { vec![0] };
+        let found = starts.into_iter().find_map(|j| {
+            let ends: Vec<usize> = if last { (j + 1..=tokens.len()).collect() } else { vec![tokens.len()] };
+            ends.into_iter().find_map(|k| {
+                let got: Vec<char> = tokens[j..k].concat();
+                let whole = got.len() == rest.len();
+                let fits = !got.is_empty() && (if last { whole } else { got.len() < rest.len() }) && rest.get(..got.len()).is_some_and(|r| alike(r, &got));
+                // A run starts and ends on a word with letters or digits.
+                (fits && !tokens[j].is_empty() && !tokens[k - 1].is_empty()).then_some((j, k, got.len()))
+            })
+        });
+        let (j, k, n) = found?;
+        spans.push((j, k));
+        at += n;
+    }
+    (at == want.len()).then_some(spans)
 }
 
 /// A box `[x0, y0, x1, y1]` grown each way by `share` of its width and height.
@@ -740,13 +908,16 @@ pub fn read_card(
     // So is a card read soft (`crate::card::scan::SOFT_FROM_SIGMA`: a small photo
     // enlarged, sharp enough by card sanity, whose letters OCR misreads as other letters).
     let soft_side = std::iter::once(front.scan).chain(back.map(|b| b.scan)).any(|scan| scan.sanity.as_ref().is_some_and(crate::card::scan::reads_soft));
-    // Too bright by a glare spot alone is not: the print away from the spot reads as
-    // well as ever, and what the spot washed out is not given (`washed_out`).
+    // Too bright by a glare spot is not: the print away from the spot reads as well as
+    // ever, and a value glare may have taken a word of is not given
+    // (`glare_took_nothing`, on the flattened card's pixels), however much of the card
+    // the spot saturates.
+    let judged_by_pixels = std::iter::once(front.scan).chain(back.map(|b| b.scan)).any(|scan| scan.flat.is_some() && scan.sanity.as_ref().is_some_and(|s| s.measures.glare_box.is_some()));
     let unreadable = blurred_without_card
         || soft_side
         || sanity.as_ref().is_some_and(|s| match s.verdict {
             CardSanityVerdict::ImageTooBlur => true,
-            CardSanityVerdict::ImageTooBright => idv_vision::card_sanity::overexposure(&s.measures) >= 0.5,
+            CardSanityVerdict::ImageTooBright => !judged_by_pixels && idv_vision::card_sanity::overexposure(&s.measures) >= 0.5,
             _ => false,
         });
     // A blurred (or soft) card is read twice, from two deconvolutions (`SideScan::reread`): a value
@@ -844,7 +1015,7 @@ mod print_tests {
         let lines = text
             .iter()
             .enumerate()
-            .map(|(i, t)| OcrLine { text: (*t).to_string(), confidence: 95.0, bbox: TextBox { x: 300, y: 40 + 50 * i as u32, width: 600, height: 30 }, symbols: Vec::new() })
+            .map(|(i, t)| OcrLine { text: (*t).to_string(), confidence: 95.0, bbox: TextBox { x: 300, y: 40 + 50 * i as u32, width: 600, height: 30 }, symbols: Vec::new(), words: Vec::new() })
             .collect();
         SideScan {
             photo_width: 1200,
@@ -969,6 +1140,85 @@ mod print_tests {
         assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
     }
 
+    /// `scan`'s lines with word boxes as Tesseract gives them (18 px a character, 10 px
+    /// between words, confidence 95), on a flattened card of paper at luminance 200
+    /// with `white` saturated (a glare spot's core).
+    fn on_glared_card(mut scan: SideScan, white: [u32; 4]) -> SideScan {
+        let OcrOutcome::Lines(lines) = &mut scan.ocr else { unreachable!("cccd_front_scan reads lines") };
+        for line in lines.iter_mut() {
+            let mut x = line.bbox.x;
+            line.words = line
+                .text
+                .split(' ')
+                .map(|w| {
+                    let width = 18 * w.chars().count() as u32;
+                    let word = idv_vision::ocr::TsvWord { bbox: TextBox { x, y: line.bbox.y, width, height: line.bbox.height }, confidence: Some(95.0), chars: w.chars().count() };
+                    x += width + 10;
+                    word
+                })
+                .collect();
+            line.bbox.width = x - 10 - line.bbox.x;
+        }
+        let [x0, y0, x1, y1] = white;
+        scan.flat = Some(image::RgbImage::from_fn(1200, 760, |x, y| image::Rgb([if (x0..x1).contains(&x) && (y0..y1).contains(&y) { 255 } else { 200 }; 3])));
+        scan
+    }
+
+    /// On a flattened card, the pixels beside a value say whether a glare spot could
+    /// have taken a word of it: paper lit white just past the name's end could hide its
+    /// last word (not given); the same spot at the card's corner hides none (given, on a
+    /// card whose spot saturates half of it, which the spot's box alone would refuse
+    /// every UNSURE value of); a date is whole by its form whatever is beside it; a word
+    /// read with little confidence beside glare is not given.
+    #[test]
+    fn a_value_beside_a_glare_spot_is_given_where_the_paper_beside_it_shows() {
+        let glared = |glare_box: [f32; 4]| {
+            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 255.0, clipped_share: 0.5, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.05, glare_box: Some(glare_box), solid_saturated_share: 0.0, cut_corner: None };
+            Some(CardSanity { verdict: CardSanityVerdict::ImageTooBright, score: 0.3, details: vec![(CardSanityVerdict::ImageTooBright, 0.9)], measures })
+        };
+        // The name "NGUYỄN VĂN AN" is read at x 300-556, y 240-270; the date's line ends
+        // at x 944 (y 290-320).
+        let past_name = [560, 230, 700, 280];
+        let reading = read_front(&on_glared_card(cccd_front_scan(glared([560.0, 230.0, 700.0, 280.0])), past_name));
+        assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
+        assert_eq!(value(&reading, "dob"), Some("01/01/1990"), "{:?}", reading.card_information);
+        assert_eq!(reading.failure.as_ref().map(|f| f.0), Some(FailureCode::ImageTooBright));
+        let corner = [1000, 600, 1200, 760];
+        let reading = read_front(&on_glared_card(cccd_front_scan(glared([1000.0, 600.0, 1200.0, 760.0])), corner));
+        assert_eq!(value(&reading, "name"), Some("Nguyễn Văn An"), "{:?}", reading.card_information);
+        // Without the card's pixels (the same spot and overexposure), only SURE values.
+        assert_eq!(value(&read_front(&cccd_front_scan(glared([1000.0, 600.0, 1200.0, 760.0]))), "name"), None);
+        // White just past the date: the date is given, as whole by its form.
+        let past_date = [946, 280, 1100, 330];
+        let reading = read_front(&on_glared_card(cccd_front_scan(glared([946.0, 280.0, 1100.0, 330.0])), past_date));
+        assert_eq!(value(&reading, "dob"), Some("01/01/1990"), "{:?}", reading.card_information);
+        // A word of the name read with confidence 40, the spot at the corner: not given.
+        let mut scan = on_glared_card(cccd_front_scan(glared([1000.0, 600.0, 1200.0, 760.0])), corner);
+        let OcrOutcome::Lines(lines) = &mut scan.ocr else { unreachable!("lines") };
+        lines[4].words[1].confidence = Some(40.0);
+        assert_eq!(value(&read_front(&scan), "name"), None);
+    }
+
+    #[test]
+    fn a_values_words_are_found_on_its_lines() {
+        let line = |text: &str| OcrLine { text: text.into(), confidence: 95.0, bbox: TextBox { x: 0, y: 0, width: 10, height: 10 }, symbols: Vec::new(), words: vec![idv_vision::ocr::TsvWord { bbox: TextBox { x: 0, y: 0, width: 10, height: 10 }, confidence: Some(95.0), chars: 1 }; text.split(' ').count()] };
+        let (name, address, next) = (line("ama / Name: VENKATESH JOSHI"), line("Address : Flat 441, Lotus Enclave,"), line("Indore, Madhya Pradesh PIN"));
+        assert_eq!(value_spans("VENKATESH JOSHI", &[&name]), Some(vec![(3, 5)]));
+        assert_eq!(value_spans("Venkatesh Joshi", &[&name]), Some(vec![(3, 5)]), "case aside");
+        assert_eq!(value_spans("JOSHI", &[&name]), Some(vec![(4, 5)]));
+        // A value over two lines: the first's tail, the second's head.
+        assert_eq!(value_spans("Flat 441, Lotus Enclave, Indore, Madhya Pradesh", &[&address, &next]), Some(vec![(2, 6), (0, 3)]));
+        // One character in eight repaired is found; more, or a character added, is not.
+        assert_eq!(value_spans("UMZ9510582", &[&line("EPIC UMZ951O582")]), Some(vec![(1, 2)]));
+        assert_eq!(value_spans("UMZ9510582", &[&line("EPIC UMZ95IOS82")]), None);
+        assert_eq!(value_spans("07/02/1971", &[&line("INDIAN 7/02/1971")]), None);
+        // Lines without word boxes (read another way) are not judged.
+        let bare = OcrLine { words: Vec::new(), ..name.clone() };
+        assert_eq!(value_spans("VENKATESH JOSHI", &[&bare]), None);
+        assert!(fixed_form("dob", "01/01/1990") && fixed_form("id", "UMZ9510582") && fixed_form("id", "079090001234"));
+        assert!(!fixed_form("dob", "1/01/1990") && !fixed_form("id", "MZ9510582") && !fixed_form("name", "01/01/1990"));
+    }
+
     /// A printed date of birth (or of issue) after the request's year is a misread, no
     /// source: not given, still shown in `ocr.parsed`.
     #[test]
@@ -1036,7 +1286,7 @@ mod print_tests {
         // A voter card's front (lines 50 px apart), its date of birth on the last line.
         let voter_front = |dob_line: &str| {
             let text = ["ELECTION COMMISSION OF INDIA", "IDENTITY CARD", "MNQ8038705", "Elector's Name : Sunita Banerjee", "Father's Name : Vikram Prasad Banerjee", "Sex : Female", dob_line];
-            let lines = text.iter().enumerate().map(|(i, t)| OcrLine { text: (*t).to_string(), confidence: 80.0, bbox: TextBox { x: 300, y: 40 + 50 * i as u32, width: 600, height: 30 }, symbols: Vec::new() }).collect();
+            let lines = text.iter().enumerate().map(|(i, t)| OcrLine { text: (*t).to_string(), confidence: 80.0, bbox: TextBox { x: 300, y: 40 + 50 * i as u32, width: 600, height: 30 }, symbols: Vec::new(), words: Vec::new() }).collect();
             OcrOutcome::Lines(lines)
         };
         let read_twice = |first: &str, again: Option<&str>| {
@@ -1061,7 +1311,7 @@ mod print_tests {
 
     #[test]
     fn a_value_of_several_words_is_read_alike_only_with_what_was_beside_it() {
-        let line = |text: &str| OcrLine { text: text.into(), confidence: 80.0, bbox: TextBox { x: 100, y: 200, width: 500, height: 30 }, symbols: Vec::new() };
+        let line = |text: &str| OcrLine { text: text.into(), confidence: 80.0, bbox: TextBox { x: 100, y: 200, width: 500, height: 30 }, symbols: Vec::new(), words: Vec::new() };
         let first = line("( \\ DEVI MEHTA");
         let alike = |again: &str| read_alike_in_place("DEVI MEHTA", &[&first], &[line(again)]);
         assert!(alike("( \\ DEVI MEHTA"));

@@ -534,9 +534,8 @@ fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     // A PAN as printed, or with one glyph read twice ("WYOPSS8865H"): the parser undoes
     // that (`in_pan::undoubled`) and checks the number as it checks any other line's.
     let pan_like = |t: &str| idv_cards::printed::printed_pan(t) || (t.chars().count() == 11 && t.chars().all(|c| c.is_ascii_alphanumeric()));
-    if let Some(mut found) = read.into_iter().find(|l| l.text.split_whitespace().any(pan_like)) {
-        found.bbox = idv_vision::ocr::TextBox { x: found.bbox.x + x0, y: found.bbox.y + y0, ..found.bbox };
-        lines.insert(at + 1, found);
+    if let Some(found) = read.into_iter().find(|l| l.text.split_whitespace().any(pan_like)) {
+        lines.insert(at + 1, found.moved(x0, y0));
     }
 }
 
@@ -577,7 +576,7 @@ mod tests {
         impl TextRecognizer for Band {
             fn read_lines(&self, image: &image::GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
                 self.asked.lock().map_err(|_| OcrError::Failed("lock".into()))?.push((image.width(), image.height(), params.char_whitelist.map(str::to_string)));
-                Ok(vec![OcrLine { text: self.answer.into(), confidence: 90.0, bbox: TextBox { x: 120, y: 20, width: 480, height: 48 }, symbols: Vec::new() }])
+                Ok(vec![OcrLine { text: self.answer.into(), confidence: 90.0, bbox: TextBox { x: 120, y: 20, width: 480, height: 48 }, symbols: Vec::new(), words: Vec::new() }])
             }
             fn has_language(&self, _: &str) -> bool {
                 true
@@ -586,7 +585,7 @@ mod tests {
                 "band".into()
             }
         }
-        let line = |text: &str, y: u32, h: u32| OcrLine { text: text.into(), confidence: 90.0, bbox: TextBox { x: 351, y, width: 487, height: h }, symbols: Vec::new() };
+        let line = |text: &str, y: u32, h: u32| OcrLine { text: text.into(), confidence: 90.0, bbox: TextBox { x: 351, y, width: 487, height: h }, symbols: Vec::new(), words: Vec::new() };
         let page_lines = || vec![line("INCOME TAX DEPARTMENT", 90, 25), line("Permanent Account Number Card", 218, 25), line("J wyopsss6sH", 227, 119), line("ama / Name", 431, 32)];
         let page = image::GrayImage::new(1200, 757);
         let engine = Band { answer: "WYOPSS8865H", asked: Mutex::new(Vec::new()) };
