@@ -172,6 +172,14 @@ pub fn compare(field: &str, a: &str, b: &str) -> Comparison {
     }
 }
 
+/// Whether `print`'s last words are `zone`'s words, in order, after one or more words
+/// the zone has not (letters and digits compared, case aside).
+fn after_stray_words(print: &str, zone: &str) -> bool {
+    let words = |s: &str| -> Vec<String> { s.split_whitespace().map(|w| w.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_uppercase).collect::<String>()).filter(|w| !w.is_empty()).collect() };
+    let (p, z) = (words(print), words(zone));
+    !z.is_empty() && p.len() > z.len() && p[p.len() - z.len()..] == z[..]
+}
+
 /// Whether `short` reads as `long` with letters lost, word order aside (a zone writes
 /// the surname first): each of its words lies inside a different word of `long`, and
 /// `long` has more letters. A `long` with a digit in it is no fuller reading of a name
@@ -333,6 +341,13 @@ pub fn merge(readings: &[Reading]) -> Merged {
                     if contradicted && !word_lost {
                         more_complete = Some(zone.value.clone());
                     }
+                } else if chosen.value.is_ascii() && after_stray_words(&chosen.value, &zone.value) {
+                    // A print that reads the zone's words after words the zone has not
+                    // ("GES. BALAJI" for BALAJI: the portrait's edge beside the given
+                    // names read as a word): a zone spells a name from its first word (a
+                    // long one is cut at its end), so what the print has before them is
+                    // no part of it. The zone's is given, UNSURE.
+                    more_complete = Some(zone.value.clone());
                 }
             }
         }
@@ -366,6 +381,20 @@ mod tests {
     fn verdict(m: &Merged, field: &str) -> (String, Option<ConfidenceVerdict>) {
         let f = m.fields.iter().find(|f| f.field == field).expect(field);
         (f.value.clone(), f.confidence_verdict)
+    }
+
+    #[test]
+    fn a_print_with_words_before_the_zones_name_gives_the_zones() {
+        // The portrait's edge read before a passport's given names (the independent card
+        // set's seed 7, a tilted passport): the zone's, UNSURE.
+        let m = merge(&[r(Source::Mrz, "first_name", "BALAJI", 0.9, Check::Weak), r(Source::Printed, "first_name", "GES. BALAJI", 0.55, Check::Weak)]);
+        assert_eq!(verdict(&m, "first_name"), ("BALAJI".into(), Some(Unsure)));
+        // Words after the zone's (a zone cut short at its end), or another order: the print's.
+        let m = merge(&[r(Source::Mrz, "first_name", "BALAJI", 0.9, Check::Weak), r(Source::Printed, "first_name", "BALAJI KUMAR", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "first_name").0, "BALAJI KUMAR");
+        let m = merge(&[r(Source::Mrz, "name", "PATEL BALAJI", 0.9, Check::Weak), r(Source::Printed, "name", "S BALAJI PATEL", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name").0, "S BALAJI PATEL");
+        assert!(after_stray_words("GES. BALAJI", "balaji") && !after_stray_words("BALAJI", "BALAJI") && !after_stray_words("X BALAJI", ""));
     }
 
     #[test]

@@ -38,7 +38,7 @@
 //!   digits run together alone on a line, only when they pass the check.
 
 use super::{
-    clean, extract_date, field, find_aadhaar_number, gender_value, join_parts, plausible_latin_name, relation_repaired, repair_digits, tokens, Doc, FieldCheck,
+    address_repaired, clean, extract_date, field, find_aadhaar_number, gender_value, join_parts, plausible_latin_name, repair_digits, tokens, Doc, FieldCheck,
     Found, Labels, PrintedField, Side,
 };
 
@@ -356,7 +356,7 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
             pin = Some(found(p, vec![line]));
         }
     }
-    let (address, repaired) = relation_repaired(&join_parts(&parts));
+    let (address, repaired) = address_repaired(&join_parts(&parts));
     if !address.is_empty() {
         let mut f = field("address", found(address, lines), FieldCheck::NotApplicable);
         f.confidence *= 1.0 - 0.1 * repaired as f32;

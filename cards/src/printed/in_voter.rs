@@ -32,7 +32,7 @@
 //!   them on the back.
 
 use super::{
-    epic_check, field, gender_value, join_parts, relation_repaired, repair_positional, tokens, Doc, FieldCheck, Found, Labels,
+    address_repaired, epic_check, field, gender_value, join_parts, repair_positional, tokens, Doc, FieldCheck, Found, Labels,
     PrintedField, Side,
 };
 
@@ -237,7 +237,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         Side::Back => {
             let stop = |j: usize| doc.has(j, "officer") || doc.has(j, "header");
             if let Some(block) = doc.block("address", 4, stop, |_| false) {
-                let (address, repaired) = relation_repaired(&join_parts(&block.value));
+                let (address, repaired) = address_repaired(&join_parts(&block.value));
                 if !address.is_empty() {
                     let mut f = field("address", block.with(address), FieldCheck::NotApplicable);
                     f.confidence *= 1.0 - 0.1 * repaired as f32;

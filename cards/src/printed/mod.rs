@@ -852,6 +852,30 @@ pub(crate) fn join_parts(parts: &[String]) -> String {
     parts.join(", ")
 }
 
+/// An address with OCR's misreads at its known words undone, and how many characters
+/// were repaired: the relation opening it ([`relation_repaired`]) and a number's
+/// abbreviation read with a comma ("House No, 404" for "House No. 404": "No" before a
+/// number always takes its period).
+pub(crate) fn address_repaired(address: &str) -> (String, usize) {
+    let (address, relation) = relation_repaired(address);
+    let words: Vec<&str> = address.split(' ').collect();
+    let mut repairs = 0;
+    let out: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let before_number = words.get(i + 1).is_some_and(|n| n.starts_with(|c: char| c.is_ascii_digit()));
+            if before_number && w.eq_ignore_ascii_case("no,") {
+                repairs += 1;
+                format!("{}.", &w[..2])
+            } else {
+                (*w).to_string()
+            }
+        })
+        .collect();
+    (out.join(" "), relation + repairs)
+}
+
 /// An Indian address that opens with the holder's relation ("S/O: Ramesh Kumar", "D/O",
 /// "W/O", "C/O") read with OCR's digit-for-letter confusions in it ("5/0: Ramesh Kumar",
 /// "D/0"): the relation repaired, and how many characters were. No address opens with a
@@ -878,15 +902,25 @@ pub(crate) fn relation_repaired(address: &str) -> (String, usize) {
 const LEAD_PUNCT: &[char] = &[':', '|', '/', '\\', '-', '.', ',', ';', '\'', '"', '_', '~', '`', '*', '=', '!', '‘', '’', '“', '”', '•', '·', '»', '«', '>', '<', ')', ']', '}', '—', '–'];
 const TRAIL_PUNCT: &[char] = &[':', '|', '/', '\\', '-', ',', ';', '\'', '"', '_', '~', '`', '*', '=', '‘', '’', '“', '”', '•', '·', '»', '«', '>', '<', '(', '[', '{', '—', '–'];
 
+/// An accent printed apart from any letter (Unicode's spacing modifier letters, "ˆ"
+/// "˜" "ˇ", and the ASCII and Latin-1 ones): no card's value has one, an OCR engine
+/// reads a speck as one. Some count as letters (`char::is_alphabetic`), so punctuation
+/// lists miss them.
+fn spacing_accent(c: char) -> bool {
+    ('\u{02B0}'..='\u{02FF}').contains(&c) || matches!(c, '^' | '`' | '\u{00A8}' | '\u{00AF}' | '\u{00B4}' | '\u{00B8}')
+}
+
 /// A value as printed: stray punctuation at either end dropped, trimmed, inner
 /// whitespace single, NFC. A last word of punctuation alone goes too ("Hồ Chí Minh ."):
 /// a period that ends an abbreviation sits on its word, one after a space is a speck.
+/// So does an accent standing alone (`spacing_accent`) at either end ("ˆ Tân Lợi, …": a
+/// speck above the line read as a circumflex).
 pub fn clean(s: &str) -> String {
     let t = s
-        .trim_start_matches(|c: char| c.is_whitespace() || LEAD_PUNCT.contains(&c) || unicode::is_mark(c))
-        .trim_end_matches(|c: char| c.is_whitespace() || TRAIL_PUNCT.contains(&c));
+        .trim_start_matches(|c: char| c.is_whitespace() || LEAD_PUNCT.contains(&c) || unicode::is_mark(c) || spacing_accent(c))
+        .trim_end_matches(|c: char| c.is_whitespace() || TRAIL_PUNCT.contains(&c) || spacing_accent(c));
     let mut words: Vec<&str> = t.split_whitespace().collect();
-    while words.len() > 1 && words.last().is_some_and(|w| !w.chars().any(char::is_alphanumeric)) {
+    while words.len() > 1 && words.last().is_some_and(|w| !w.chars().any(|c| c.is_alphanumeric() && !spacing_accent(c))) {
         words.pop();
     }
     nfc(&words.join(" "))
@@ -1405,6 +1439,9 @@ mod tests {
         assert_eq!(clean("Near Railway Stn. . ."), "Near Railway Stn.");
         assert_eq!(clean("Dist."), "Dist.");
         assert_eq!(clean(" . "), "");
+        assert_eq!(clean("ˆ Tân Lợi, Buôn Ma Thuột, Đắk Lắk"), "Tân Lợi, Buôn Ma Thuột, Đắk Lắk");
+        assert_eq!(clean("Hải Dương ˜"), "Hải Dương");
+        assert_eq!(clean("Trần Văn ´ An"), "Trần Văn ´ An", "inside a value it stays: only its ends are trimmed");
     }
 
     #[test]
@@ -1414,6 +1451,10 @@ mod tests {
         assert!(super::noise_part("Ri@ oad, Rajendra Nagar") && super::noise_part("Cc") && !super::noise_part("Flat 2C, MG Road"));
         assert_eq!(relation_repaired("S/0 Anil Joshi"), ("S/O Anil Joshi".into(), 1));
         assert_eq!(relation_repaired("D/0: Rekha"), ("D/O: Rekha".into(), 1));
+        use super::address_repaired;
+        assert_eq!(address_repaired("House No, 404, Tilak Marg"), ("House No. 404, Tilak Marg".into(), 1));
+        assert_eq!(address_repaired("5/0 Anil, Flat NO, 12"), ("S/O Anil, Flat NO. 12".into(), 3));
+        assert_eq!(address_repaired("Near Gate No, Main Road"), ("Near Gate No, Main Road".into(), 0), "no number after it");
         assert_eq!(relation_repaired("S/O: Vikram Kumar"), ("S/O: Vikram Kumar".into(), 0));
         assert_eq!(relation_repaired("5/10, MG Road"), ("5/10, MG Road".into(), 0));
         assert_eq!(relation_repaired("5/0B, MG Road"), ("5/0B, MG Road".into(), 0));

@@ -595,6 +595,11 @@ fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, line
         if starts.is_empty() {
             starts = vec![x0, line.bbox.x as f32];
         }
+        // A mark read right after it ("Meera |" for "Meera Iyer", the rest faded into
+        // a stroke): print was there that did not read as letters.
+        if line.text.split(' ').nth(k).is_some_and(|w| !w.chars().any(char::is_alphanumeric)) {
+            return false;
+        }
         let after = line.words.get(k).map(|n| n.bbox.x as f32);
         match after {
             Some(a) if a - x1 <= h => {}
@@ -1192,6 +1197,13 @@ mod print_tests {
         let past_date = [946, 280, 1100, 330];
         let reading = read_front(&on_glared_card(cccd_front_scan(glared([946.0, 280.0, 1100.0, 330.0])), past_date));
         assert_eq!(value(&reading, "dob"), Some("01/01/1990"), "{:?}", reading.card_information);
+        // A mark read right after the name (its last word faded into a stroke), the spot
+        // at the corner: not given.
+        let mut scan = cccd_front_scan(glared([1000.0, 600.0, 1200.0, 760.0]));
+        let OcrOutcome::Lines(lines) = &mut scan.ocr else { unreachable!("lines") };
+        lines[4].text = "NGUYỄN VĂN AN |".into();
+        let scan = on_glared_card(scan, corner);
+        assert_eq!(value(&read_front(&scan), "name"), None);
         // A word of the name read with confidence 40, the spot at the corner: not given.
         let mut scan = on_glared_card(cccd_front_scan(glared([1000.0, 600.0, 1200.0, 760.0])), corner);
         let OcrOutcome::Lines(lines) = &mut scan.ocr else { unreachable!("lines") };
