@@ -9,7 +9,7 @@
 //! |---|---|---|---|
 //! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards); and the defocus σ ([`defocus_sigma`]: the same energy after Gaussian blurs of [`DEFOCUS_SCALES`], fitted to E(s) ∝ (σ² + s²)^(−k/2) with the exponent k free) | σ̂ > [`BLUR_SIGMA`], or defocus σ > [`DEFOCUS_SIGMA`] with σ̂ > [`DEFOCUS_EDGE_SIGMA`] and > [`DEFOCUS_PHOTO_SIGMA`] pixels of the photo; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
-//! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] with p90 ≥ [`BRIGHT_PAPER_P90`] (exposure blown everywhere: a pale card with little print has a bright p10 below paper that is not blown); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest), or solid saturated blocks of any shape > [`SOLID_GLARE_SHARE`] of it (a reflection running into a QR code or the card's edge; the largest region's box is then the glare box); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
+//! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] with p90 ≥ [`BRIGHT_PAPER_P90`] and p1 ≥ [`BRIGHT_INK_P1`] (exposure blown everywhere, print faded with it: a pale card with little print has a bright p10 below paper that is not blown, or paper lit white around print that stays dark); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest), or solid saturated blocks of any shape > [`SOLID_GLARE_SHARE`] of it (a reflection running into a QR code or the card's edge; the largest region's box is then the glare box); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
 //! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and the background-like pixels grown into the card's shadow on the table (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened toward the rim, and its lit middle is all the table's colours show of it), no bigger than a punch ([`HOLE_SHADOWED_MAX_SHARE`]), whose shadow-like pixels then count as the table's and whose mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's (a hole shows the grain; a neck of the table's colour in the portrait is flat) |
 //! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count neither way, and a corner whose triangle is less than half in the photo is not judged | coverage < [`CUT_COVERAGE`] at some judged corner (an intact ID-1 corner, radius 3 mm, covers ~0.87), unless the card's outline still runs into it ([`corner_sides_seen`]: the edge along both of its sides from [`CORNER_SIDE_FROM`] to [`CORNER_SIDE_TO`] of the short side, as strong as further along: a white card's pale corner on white paper is within the paper's colours, but still has its sides) |
 //! | — | `incomplete` | | none failed, but a check did not run ([`CardSanity::not_performed`]) |
@@ -90,6 +90,13 @@ pub const BRIGHT_CLIPPED_SHARE: f32 = 0.38;
 pub const BRIGHT_P10: f32 = 240.0;
 /// ... with the paper blown: the 90th percentile of luminance at least this.
 pub const BRIGHT_PAPER_P90: f32 = 249.0;
+/// ... and the print faded: the 1st percentile of luminance at least this. A pale card
+/// with little print whose paper is lit to white keeps its print dark (the independent
+/// set's voter backs at JPEG quality 35 and exposure 1.05: p1 52 and 90, p10 240-241,
+/// p90 249-252, judged too bright without it); on the glare captures of all seven seeds
+/// the print's p1 ranged 12-134 and their verdicts came from the clipped share and the
+/// glare spots, never from this.
+pub const BRIGHT_INK_P1: f32 = 150.0;
 /// Smallest hole, share of the card's area.
 pub const HOLE_MIN_SHARE: f32 = 0.0015;
 /// Largest hole, share of the card's area.
@@ -163,6 +170,9 @@ pub struct CardMeasures {
     /// The defocus σ in the photo's own pixels (the card's width there, from its found
     /// quad; the judged image's width when no card was located).
     pub defocus_photo_sigma: f32,
+    /// 1st percentile of luminance: the print's darkest, which an exposure blown all over
+    /// lightens with the paper ([`overexposure`]).
+    pub luma_p1: f32,
     pub luma_p10: f32,
     pub luma_p90: f32,
     pub clipped_share: f32,
@@ -618,8 +628,11 @@ pub fn overexposure(m: &CardMeasures) -> f32 {
     // percentile at the clip): a pale card with little print, well exposed, has a bright
     // 10th percentile below paper that is not (the independent set's voter card's back:
     // p10 241, p90 247, 0.7 % clipped).
+    // And only where its print is lightened too: a card lit to white whose darkest print
+    // stays dark is a pale card well read (seed 7's voter backs: p1 52 and 90).
     let blown_paper = ramp(m.luma_p90, 244.0, BRIGHT_PAPER_P90, 253.0);
-    ramp(m.clipped_share, 0.2, BRIGHT_CLIPPED_SHARE, 0.6).max(ramp(m.luma_p10, 215.0, BRIGHT_P10, 252.0).min(blown_paper))
+    let faded_print = ramp(m.luma_p1, 100.0, BRIGHT_INK_P1, 200.0);
+    ramp(m.clipped_share, 0.2, BRIGHT_CLIPPED_SHARE, 0.6).max(ramp(m.luma_p10, 215.0, BRIGHT_P10, 252.0).min(blown_paper).min(faded_print))
 }
 
 /// A pixel saturated in all three channels (what a specular reflection leaves).
@@ -1127,6 +1140,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         blur_sigma: f32::INFINITY,
         defocus_sigma: 0.0,
         defocus_photo_sigma: 0.0,
+        luma_p1: 0.0,
         luma_p10: 0.0,
         luma_p90: 0.0,
         clipped_share: 0.0,
@@ -1163,6 +1177,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
             clipped += u64::from(v >= 250.0);
         }
         let n = (w * h) as u64;
+        m.luma_p1 = histogram_percentile(&hist, n, 0.01);
         m.luma_p10 = histogram_percentile(&hist, n, 0.1);
         m.luma_p90 = histogram_percentile(&hist, n, 0.9);
         m.clipped_share = clipped as f32 / n as f32;

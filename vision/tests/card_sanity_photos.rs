@@ -110,9 +110,13 @@ fn a_pale_sparsely_printed_card_is_not_too_bright() {
     let s = judged("voter_back_pale_on_dark_desk.jpg");
     assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
     assert!(s.measures.luma_p10 > idv_vision::card_sanity::BRIGHT_P10 - 5.0, "{s:?}");
-    // The same measures with the paper blown (p90 at the clip) are overexposed.
-    let blown = idv_vision::card_sanity::CardMeasures { luma_p10: 245.0, luma_p90: 254.0, ..s.measures };
+    // The same measures with the paper blown (p90 at the clip) and the print faded with
+    // it are overexposed; with the print as dark as it is, not (a pale card lit white).
+    let blown = idv_vision::card_sanity::CardMeasures { luma_p10: 245.0, luma_p90: 254.0, luma_p1: 180.0, ..s.measures };
     assert!(overexposure(&blown) >= 0.5, "{blown:?}");
+    assert!(s.measures.luma_p1 < idv_vision::card_sanity::BRIGHT_INK_P1, "{s:?}");
+    let lit_white = idv_vision::card_sanity::CardMeasures { luma_p10: 245.0, luma_p90: 254.0, ..s.measures };
+    assert!(overexposure(&lit_white) < 0.5, "{lit_white:?}");
 }
 
 /// A passport page punched into its title line, on a plain grey-green table (the

@@ -958,7 +958,7 @@ mod sanity_tests {
     use CardSanityVerdict::*;
 
     fn side(verdict: CardSanityVerdict, score: f32) -> CardSanity {
-        let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+        let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         CardSanity { verdict, score, details: Vec::new(), measures }
     }
 
@@ -1085,7 +1085,7 @@ mod print_tests {
     #[test]
     fn a_value_read_across_a_punched_hole_is_not_given() {
         let holed = |hole_box: [f32; 4]| {
-            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.004, corner_coverage: 1.0, hole_box: Some(hole_box), glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.004, corner_coverage: 1.0, hole_box: Some(hole_box), glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
             Some(CardSanity { verdict: CardSanityVerdict::ImageHasHole, score: 0.2, details: vec![(CardSanityVerdict::ImageHasHole, 0.8)], measures })
         };
         // A hole through the name's line (y 240–270): the name is not given, but shown.
@@ -1104,7 +1104,7 @@ mod print_tests {
     #[test]
     fn a_value_read_into_a_cut_corner_is_not_given() {
         let cut = |cut_corner: [f32; 4]| {
-            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 0.1, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: Some(cut_corner) };
+            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 0.1, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: Some(cut_corner) };
             Some(CardSanity { verdict: CardSanityVerdict::ImageHasCut, score: 0.2, details: vec![(CardSanityVerdict::ImageHasCut, 0.9)], measures })
         };
         // The top left corner cut 600 px along either side (750 grown): the lines starting
@@ -1123,7 +1123,7 @@ mod print_tests {
     #[test]
     fn a_value_read_beside_a_glare_spot_is_not_given() {
         let glared = |glare_box: [f32; 4], glare_share: f32, clipped_share: f32| {
-            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share, glare_box: Some(glare_box), solid_saturated_share: 0.0, cut_corner: None };
+            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share, glare_box: Some(glare_box), solid_saturated_share: 0.0, cut_corner: None };
             Some(CardSanity { verdict: CardSanityVerdict::ImageTooBright, score: 0.3, details: vec![(CardSanityVerdict::ImageTooBright, 0.7)], measures })
         };
         // A spot just past the end of the name's line (x 300–900, y 240–270), where the
@@ -1178,7 +1178,7 @@ mod print_tests {
     #[test]
     fn a_value_beside_a_glare_spot_is_given_where_the_paper_beside_it_shows() {
         let glared = |glare_box: [f32; 4]| {
-            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 255.0, clipped_share: 0.5, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.05, glare_box: Some(glare_box), solid_saturated_share: 0.0, cut_corner: None };
+            let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 255.0, clipped_share: 0.5, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.05, glare_box: Some(glare_box), solid_saturated_share: 0.0, cut_corner: None };
             Some(CardSanity { verdict: CardSanityVerdict::ImageTooBright, score: 0.3, details: vec![(CardSanityVerdict::ImageTooBright, 0.9)], measures })
         };
         // The name "NGUYỄN VĂN AN" is read at x 300-556, y 240-270; the date's line ends
@@ -1270,7 +1270,7 @@ mod print_tests {
 
     #[test]
     fn a_blurred_card_gives_the_printed_values_its_second_reading_agrees_on() {
-        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         let blurred = Some(CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures });
         let first = cccd_front_scan(blurred);
         // Read once: nothing is given (no value of a CCCD's print is under a strong check).
@@ -1293,7 +1293,7 @@ mod print_tests {
     /// read the value's characters alike at the same place: the value is given.
     #[test]
     fn a_blurred_card_gives_a_value_its_second_reading_read_alike_under_a_misread_label() {
-        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         let blurred = Some(CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures });
         // A voter card's front (lines 50 px apart), its date of birth on the last line.
         let voter_front = |dob_line: &str| {
@@ -1353,7 +1353,7 @@ mod print_tests {
     fn a_soft_card_gives_only_what_its_second_reading_agrees_on() {
         use crate::card::scan::SOFT_FROM_SIGMA;
         let sanity = |blur_sigma: f32| {
-            let measures = CardMeasures { blur_sigma, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+            let measures = CardMeasures { blur_sigma, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
             Some(CardSanity { verdict: CardSanityVerdict::Good, score: 0.9, details: vec![(CardSanityVerdict::ImageTooBlur, 0.1)], measures })
         };
         let sharp = read_front(&cccd_front_scan(sanity(SOFT_FROM_SIGMA - 0.05)));
@@ -1387,7 +1387,7 @@ mod print_tests {
         // The second zone misreads the given names; its check digits (which do not cover
         // names) still pass.
         const MISREAD: &str = "P<INDSHARMA<<PRIYA<KUMARL<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<<<<<<<<<0";
-        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         let blurred = CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures };
         let passport = |second: Option<&str>| SideScan {
             photo_width: 1200,
