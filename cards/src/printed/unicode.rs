@@ -75,6 +75,14 @@ pub fn fold(s: &str) -> String {
     s.chars().filter_map(fold_char).collect()
 }
 
+/// `c` as its base letter and its combining marks (canonical decomposition over the
+/// tables' letters; a letter they do not decompose has none).
+pub(crate) fn decomposed(c: char) -> (char, Vec<char>) {
+    let (mut base, mut marks) = (c, Vec::new());
+    decompose(c, &mut base, &mut marks);
+    (base, marks)
+}
+
 pub(crate) fn is_mark(c: char) -> bool {
     ('\u{300}'..='\u{36F}').contains(&c)
 }

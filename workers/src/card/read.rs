@@ -397,9 +397,10 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
 /// beside a glare spot may have lost what the glare washed out ("ARJUN KUMAR" of "ARJUN
 /// KUMAR YADAV": on a flattened card, where the paper beside it is washed out,
 /// `glare_took_nothing`; with no card found, anywhere near the spot, `washed_out`),
-/// unless its own check passed (a number whose check digit still holds was not cut). A date of birth or of issue after the request's year is a misread
-/// ("12/07/2032" for "12/07/2022", a CCCD at a third of its resolution): no card is
-/// issued, nor its holder born, in the future. `lines`: the reading `f` came from.
+/// unless its own check passed (a number whose check digit still holds was not cut).
+/// A date of birth or of issue after the request's year is a misread ("12/07/2032" for
+/// "12/07/2022", a CCCD at a third of its resolution): no card is issued, nor its
+/// holder born, in the future. `lines`: the reading `f` came from.
 fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine], year: u32) -> bool {
     let hole = punched_hole(scan.sanity.as_ref());
     let card_glare = scan.sanity.as_ref().and_then(|s| s.measures.glare_box);
@@ -511,11 +512,12 @@ fn reaches_into(line: &idv_vision::ocr::TextBox, [cx, cy, along_x, along_y]: [f3
     along_x > 0.0 && along_y > 0.0 && (nx - cx).abs() / along_x + (ny - cy).abs() / along_y < 1.0
 }
 
-/// Where print may be washed out by glare (the pixels of the page OCR read), when the
-/// pixels beside each value cannot be looked at (no card found, the photo's glare spot):
-/// the spot grown by three quarters of its half-size each way. A reflection fades out: the spot is where every channel saturates, and
-/// around it print keeps too little contrast to be read whole (a Gaussian highlight that
-/// saturates out to radius r still blends half the print away out to ~1.7 r).
+/// Where print may be washed out by glare (the pixels of the page OCR read): a glare
+/// spot grown by three quarters of its half-size each way. A reflection fades out: the
+/// spot is where every channel saturates, and around it print keeps too little contrast
+/// to be read whole (a Gaussian highlight that saturates out to radius r still blends
+/// half the print away out to ~1.7 r). Near it, a value is judged by the pixels beside
+/// it where they were kept (`glare_took_nothing`), refused where not (no card found).
 fn washed_out(glare_box: Option<[f32; 4]>) -> Option<[f32; 4]> {
     Some(grown(glare_box?, GLARE_FADE_SHARE))
 }
