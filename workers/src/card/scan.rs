@@ -254,10 +254,11 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
     let Judged { located, flat, sanity, photo_blur_sigma, photo_glare_box, photo_exposure, location: _ } = judged;
     // A blurred card is read from a deblurred copy (`idv_vision::deblur`); `flat` itself
     // stays as photographed (it is the `transformed_image_id` the caller gets back).
-    let deblurred = match (&flat, &sanity) {
-        (Some(card), Some(judged)) => deblurred_for_reading(card, judged, 1.0),
+    let blur = match (&flat, &sanity) {
+        (Some(card), Some(judged)) => blur_to_undo(card, judged),
         _ => None,
     };
+    let deblurred = flat.as_ref().zip(blur).map(|(card, blur)| deblurred_for_reading(card, blur, 1.0));
     let reading_page = deblurred.as_ref().or(flat.as_ref());
 
     // QR: the photo as sent, then the flattened card (perspective undone), then its
@@ -282,10 +283,10 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
     let (ocr_outcome, mrz, reread) = std::thread::scope(|scope| {
         let zone = scope.spawn(|| read_zone_of(photo, reading_page, plan, ocr));
         // Only a card judged too blurred to trust one reading, or read soft, is read twice.
-        let reread = scope.spawn(|| match (&flat, &sanity, &deblurred) {
-            (Some(card), Some(judged), Some(_)) if judged.verdict == idv_vision::card_sanity::CardSanityVerdict::ImageTooBlur => {
-                deblurred_for_reading(card, judged, REREAD_SIGMA_FACTOR)
-                    .map(|copy| SecondReading { ocr: read_printed_of(photo, Some(&copy), plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
+        let reread = scope.spawn(|| match (&flat, &sanity, blur) {
+            (Some(card), Some(judged), Some(blur)) if judged.verdict == idv_vision::card_sanity::CardSanityVerdict::ImageTooBlur => {
+                let copy = deblurred_for_reading(card, blur, REREAD_SIGMA_FACTOR);
+                Some(SecondReading { ocr: read_printed_of(photo, Some(&copy), plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
             }
             // A soft card (a small photo enlarged) is read twice too, from a copy
             // sharpened a little.
@@ -354,31 +355,44 @@ fn deconvolved(card: &RgbImage, deblur: impl Fn(&image::GrayImage, f32) -> image
     image::DynamicImage::ImageLuma8(sharp).into_rgb8()
 }
 
-/// `card` (flattened) deblurred for reading when card sanity measured it blurred
-/// (`idv_vision::deblur::DEBLUR_FROM_SIGMA`), as grey in an RGB image; `None` when it is
-/// sharp enough to read as it is. A card judged too blurred whose spectrum shows a
-/// lens's defocus disk (`idv_vision::deblur::defocus_disk_radius`) is deconvolved for a
-/// disk of the radius its defocus σ gives (`radius_for_deblur`); any other blurred card
-/// for a Gaussian (its σ from the edge blur). On the blur captures of the independent
-/// card set (seeds 1, 2, 3, 7: 48 cards) the disk left 259 of their fields missing
-/// where the Gaussian left 360, none wrong; the own evaluation's Gaussian blurs, read
-/// for a disk, lost most of theirs (74 → 9 %), hence the spectrum's say. The disk's
-/// radius as the spectrum measures it is closer to the one drawn, yet the two readings
-/// of a card (`REREAD_SIGMA_FACTOR`) then misread alike (2 wrong values on seed 7): the
-/// radius from σ is kept. `factor` scales σ or radius (the second reading's copy).
-fn deblurred_for_reading(card: &RgbImage, judged: &idv_vision::card_sanity::CardSanity, factor: f32) -> Option<RgbImage> {
+/// The blur to undo before a flattened card is read, when card sanity measured it
+/// blurred (`idv_vision::deblur::DEBLUR_FROM_SIGMA`); `None` when it is sharp enough to
+/// read as it is. A card judged too blurred whose spectrum shows a lens's defocus disk
+/// (`idv_vision::deblur::defocus_disk_radius`) is undone as a disk of the radius its
+/// defocus σ gives (`radius_for_deblur`); any other blurred card as a Gaussian (its σ
+/// from the edge blur). On the blur captures of the independent card set (seeds 1, 2,
+/// 3, 7: 48 cards) the disk left 259 of their fields missing where the Gaussian left
+/// 360, none wrong; the own evaluation's Gaussian blurs, read for a disk, lost most of
+/// theirs (74 → 9 %), hence the spectrum's say. The disk's radius as the spectrum
+/// measures it is closer to the one drawn, yet the two readings of a card
+/// (`REREAD_SIGMA_FACTOR`) then misread alike (2 wrong values on seed 7): the radius
+/// from σ is kept. Decided once per side, for both readings.
+fn blur_to_undo(card: &RgbImage, judged: &idv_vision::card_sanity::CardSanity) -> Option<Blur> {
     use idv_vision::card_sanity::{CardSanityVerdict, WORK_WIDTH};
-    use idv_vision::deblur::{defocus_disk_radius, radius_for_deblur, sigma_for_deblur, wiener_deblur, wiener_deblur_disk};
+    use idv_vision::deblur::{defocus_disk_radius, radius_for_deblur, sigma_for_deblur};
     let sigma = sigma_for_deblur(judged.measures.blur_sigma, WORK_WIDTH, card.width())?;
-    let gray = || image::DynamicImage::ImageRgb8(card.clone()).into_luma8();
     let disk = (judged.verdict == CardSanityVerdict::ImageTooBlur)
         .then(|| radius_for_deblur(judged.measures.defocus_sigma, WORK_WIDTH, card.width()))
         .flatten()
-        .filter(|&guess| defocus_disk_radius(&gray(), guess).is_some());
-    Some(match disk {
-        Some(radius) => deconvolved(card, |g, k| wiener_deblur_disk(g, factor * radius, k)),
-        None => deconvolved(card, |g, k| wiener_deblur(g, factor * sigma, k)),
-    })
+        .filter(|&guess| defocus_disk_radius(&image::DynamicImage::ImageRgb8(card.clone()).into_luma8(), guess).is_some());
+    Some(disk.map_or(Blur::Gaussian(sigma), Blur::Disk))
+}
+
+/// A blur to undo ([`blur_to_undo`]): a Gaussian's σ or a disk's radius, in pixels.
+#[derive(Debug, Clone, Copy)]
+enum Blur {
+    Gaussian(f32),
+    Disk(f32),
+}
+
+/// `card` (flattened) deconvolved for `blur`, σ or radius scaled by `factor` (the second
+/// reading's milder copy), as grey in an RGB image.
+fn deblurred_for_reading(card: &RgbImage, blur: Blur, factor: f32) -> RgbImage {
+    use idv_vision::deblur::{wiener_deblur, wiener_deblur_disk};
+    match blur {
+        Blur::Disk(radius) => deconvolved(card, |g, k| wiener_deblur_disk(g, factor * radius, k)),
+        Blur::Gaussian(sigma) => deconvolved(card, |g, k| wiener_deblur(g, factor * sigma, k)),
+    }
 }
 
 /// The printed text of one side: OCR of the flattened card; with no card found, of the
