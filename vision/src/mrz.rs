@@ -123,13 +123,30 @@ pub fn find_zones(lines: &[OcrLine]) -> Vec<ZoneCandidate> {
                 continue;
             }
             let bbox = window.iter().skip(1).fold(window[0].bbox, |b, l| b.union(&l.bbox));
-            found.push(ZoneCandidate {
-                read: cleaned[start..start + count].iter().flatten().cloned().collect(),
-                fillers_adjusted: fitted.iter().any(|(_, a)| *a),
-                lines: fitted.into_iter().map(|(l, _)| l).collect(),
-                bbox,
-                confidence: window.iter().map(|l| l.confidence).sum::<f32>() / count as f32,
-            });
+            let read: Vec<String> = cleaned[start..start + count].iter().flatten().cloned().collect();
+            // A stray mark left of the zone (the page's edge, a shadow) read as a letter
+            // before a line's first character ("WT7910139<9IND…" for "T7910139<9IND…":
+            // the fitted line's fields all shift and every check digit fails): the zone
+            // with such lines' leading extra characters dropped is a candidate too,
+            // judged by its check digits like any other.
+            let without_stray: Vec<(String, bool)> = fitted
+                .iter()
+                .zip(&read)
+                .map(|((l, a), raw)| match raw.len().checked_sub(width) {
+                    Some(extra @ 1..=2) => (raw[extra..].to_string(), true),
+                    _ => (l.clone(), *a),
+                })
+                .collect();
+            let stray_candidate = (without_stray != fitted).then_some(without_stray);
+            for lines in std::iter::once(fitted).chain(stray_candidate) {
+                found.push(ZoneCandidate {
+                    read: read.clone(),
+                    fillers_adjusted: lines.iter().any(|(_, a)| *a),
+                    lines: lines.into_iter().map(|(l, _)| l).collect(),
+                    bbox,
+                    confidence: window.iter().map(|l| l.confidence).sum::<f32>() / count as f32,
+                });
+            }
         }
     }
     found.sort_by_key(|c| std::cmp::Reverse(c.bbox.bottom()));
@@ -504,6 +521,20 @@ mod tests {
         let mut reversed = lines.clone();
         reversed.reverse();
         assert_eq!(find_zones(&reversed)[0].lines, [L1, L2]);
+    }
+
+    #[test]
+    fn a_stray_letter_before_a_line_gives_a_second_candidate() {
+        // Seed 8's clean passport: a mark at the page's edge read as "W" before line 2.
+        let lines = vec![line(L1, 190, 865, 1118, 26), line(&format!("W{L2}"), 180, 918, 1128, 28)];
+        let zones = find_zones(&lines);
+        assert_eq!(zones.len(), 2, "{zones:?}");
+        // The fillers' fit first (it wins ties), the line without its first letter beside.
+        assert_eq!(zones[0].lines[1], format!("W{}{}02", &L2[..28], "<".repeat(13)));
+        assert_eq!(zones[1].lines, [L1, L2]);
+        assert!(zones[1].fillers_adjusted);
+        // Three extra letters: no such candidate (nor a fit).
+        assert!(find_zones(&[line(L1, 190, 865, 1118, 26), line(&format!("WWW{L2}"), 180, 918, 1128, 28)]).is_empty());
     }
 
     #[test]
