@@ -15,8 +15,10 @@
 //! characters too short or too long is fitted by lengthening or shortening its **last**
 //! run of two or more `<` (in every ICAO layout the last run is filler before the end of
 //! the line or before its final check digits, so fields before it keep their positions,
-//! and a fitted line 2 is still judged by its check digits). Such a zone says
-//! `fillers_adjusted`.
+//! and a fitted line 2 is still judged by its check digits). A line one or two
+//! characters too long is also tried without its first ones (a stray mark left of the
+//! zone read as a letter), as a second candidate the check digits judge; the fillers'
+//! fit wins ties. Such a zone says `fillers_adjusted`.
 //!
 //! # Reading ([`read_zone`])
 //!
