@@ -187,6 +187,40 @@ fn after_stray_words(print: &str, zone: &str) -> bool {
     !z.is_empty() && p.len() > z.len() && p[p.len() - z.len()..] == z[..]
 }
 
+/// The print's spelling of a name a machine-readable zone read (`zone`, given names
+/// first as the zone parser orders them), found on a printed line the parsers took no
+/// name from (its label misread, a mark read before it: "PEN Hemant Rao"): the line's
+/// last words are the zone's words in order, letters compared and case aside, each of
+/// ASCII letters only, save one mark of a single character read after them (the edge of
+/// a punched hole: "Bhavana Singh a"). Returned as printed ("Hemant Rao"): a zone
+/// writes every name in capitals, the card may not. `None` for a zone name of one word
+/// (too easily a word of another line), when no line ends so, or when two lines spell
+/// it differently.
+pub fn printed_spelling_of_zone_name<'a>(zone: &str, lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let zone_words: Vec<String> = zone.split_whitespace().map(str::to_uppercase).collect();
+    if zone_words.len() < 2 || zone_words.iter().any(|w| !w.chars().all(|c| c.is_ascii_uppercase())) {
+        return None;
+    }
+    let mut found: Option<String> = None;
+    for line in lines {
+        let mut words: Vec<String> = line.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string()).filter(|w| !w.is_empty()).collect();
+        if words.last().is_some_and(|w| w.chars().count() == 1) && zone_words.last().is_some_and(|z| z.chars().count() > 1) {
+            words.pop();
+        }
+        let Some(tail) = words.len().checked_sub(zone_words.len()).map(|at| &words[at..]) else { continue };
+        let alike = tail.iter().zip(&zone_words).all(|(p, z)| p.chars().all(|c| c.is_ascii_alphabetic()) && p.to_uppercase() == *z);
+        if !alike {
+            continue;
+        }
+        let spelled = tail.join(" ");
+        match &found {
+            Some(other) if *other != spelled => return None,
+            _ => found = Some(spelled),
+        }
+    }
+    found
+}
+
 /// Whether `short` reads as `long` with letters lost, word order aside (a zone writes
 /// the surname first): each of its words lies inside a different word of `long`, and
 /// `long` has more letters. A `long` with a digit in it is no fuller reading of a name
@@ -353,8 +387,10 @@ pub fn merge(readings: &[Reading]) -> Merged {
                     // ("GES. BALAJI" for BALAJI: the portrait's edge beside the given
                     // names read as a word): a zone spells a name from its first word (a
                     // long one is cut at its end), so what the print has before them is
-                    // no part of it. The zone's is given, UNSURE.
-                    more_complete = Some(zone.value.clone());
+                    // no part of it. The zone's words are given as the print spells
+                    // them ("ER. Sandeep Das": "Sandeep Das", not the zone's capitals),
+                    // UNSURE.
+                    more_complete = Some(printed_spelling_of_zone_name(&zone.value, [chosen.value.as_str()]).unwrap_or_else(|| zone.value.clone()));
                 }
             }
         }
@@ -398,11 +434,34 @@ mod tests {
     }
 
     #[test]
+    fn a_zone_name_is_given_as_the_print_spells_it_at_a_lines_end() {
+        let spelled = |zone: &str, lines: &[&str]| printed_spelling_of_zone_name(zone, lines.iter().copied());
+        assert_eq!(spelled("HEMANT RAO", &["ara / Name", "PEN Hemant Rao", "oo 01/06/2003 M"]).as_deref(), Some("Hemant Rao"));
+        assert_eq!(spelled("MEENA DEVI SANDHU", &["Meena Devi Sandhu,"]).as_deref(), Some("Meena Devi Sandhu"));
+        // Not at the line's end, another word in it, one word only, two spellings.
+        assert_eq!(spelled("BHAVANA SINGH", &["£e>® Bhavana Singh a"]).as_deref(), Some("Bhavana Singh"));
+        assert_eq!(spelled("RAVI K", &["Name: Ravi K"]).as_deref(), Some("Ravi K"));
+        assert_eq!(spelled("HEMANT RAO", &["Hemant Rao Kumar"]), None);
+        assert_eq!(spelled("HEMANT RAO", &["Hemant Rao ab"]), None);
+        assert_eq!(spelled("HEMANT RAO", &["Hemant Raoo"]), None);
+        assert_eq!(spelled("RAO", &["Father: Suresh Rao"]), None);
+        assert_eq!(spelled("HEMANT RAO", &["Hemant Rao", "HEMANT RAO"]), None);
+        assert_eq!(spelled("HEMANT RAO", &["Hemant Rao", "x Hemant Rao"]).as_deref(), Some("Hemant Rao"));
+        // Letters the zone cannot write are no match (a print's digit, diacritics).
+        assert_eq!(spelled("HEMANT RAO", &["Hemant Ra0"]), None);
+        assert_eq!(spelled("NGUYEN VAN AN", &["Nguyễn Văn An"]), None);
+    }
+
+    #[test]
     fn a_print_with_words_before_the_zones_name_gives_the_zones() {
         // The portrait's edge read before a passport's given names (the independent card
         // set's seed 7, a tilted passport): the zone's, UNSURE.
         let m = merge(&[r(Source::Mrz, "first_name", "BALAJI", 0.9, Check::Weak), r(Source::Printed, "first_name", "GES. BALAJI", 0.55, Check::Weak)]);
         assert_eq!(verdict(&m, "first_name"), ("BALAJI".into(), Some(Unsure)));
+        // A print in mixed case gives the zone's words as printed (seed 8's national
+        // identity card: "ER. Sandeep Das" under SANDEEP DAS).
+        let m = merge(&[r(Source::Mrz, "name", "SANDEEP DAS", 0.9, Check::Weak), r(Source::Printed, "name", "ER. Sandeep Das", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("Sandeep Das".into(), Some(Unsure)));
         // Words after the zone's (a zone cut short at its end), or another order: the print's.
         let m = merge(&[r(Source::Mrz, "first_name", "BALAJI", 0.9, Check::Weak), r(Source::Printed, "first_name", "BALAJI KUMAR", 0.8, Check::Weak)]);
         assert_eq!(verdict(&m, "first_name").0, "BALAJI KUMAR");

@@ -109,6 +109,9 @@ pub const HOLE_SHADOWED_MAX_SHARE: f32 = 0.015;
 /// How far (share of the table's brightness) a hole's mean colour may stray from the
 /// table's colour scaled to it, where the table's own shadow counted toward it.
 pub const HOLE_HUE_TOL: f32 = 0.045;
+/// Most of its box, in the card's own frame, a punched hole fills
+/// (`card_frame_extent`): a disk fills π/4 of it, a rectangle with the card's edges all.
+pub const HOLE_MAX_CARD_EXTENT: f32 = 0.9;
 /// A hole of the card's mask whose pixels are mostly not background-like by the finder's
 /// tight measure is still a hole when at least this share of them, as 3x3 means in the
 /// rectified card, are within the looser tolerance of a background colour (and nearer to
@@ -602,6 +605,13 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
         if ellipse_fill < 0.95 {
             continue;
         }
+        // Nor a rectangle set square with the card's edges (a chip's contacts in a
+        // table's colour: 1.01 on the card against the punches' 0.59-0.83), which fills
+        // its moment ellipse nearly as well as a disk (0.955).
+        let card_extent = card_frame_extent(&labels, w, c, to_card.as_ref(), (cw * ch) / card_area as f32);
+        if card_extent > HOLE_MAX_CARD_EXTENT {
+            continue;
+        }
         if share > best {
             best = share;
             // The region's box, its corners taken into the card's pixels.
@@ -617,6 +627,36 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
     }
     }
     (best, best_box)
+}
+
+/// How much of its box a region fills on the card itself (its pixels taken into the
+/// flattened card's frame by `to_card`, whose axes are the card's edges): 0.785 for a
+/// disk, 1 for a rectangle with the card's edges (a chip, a block of print), whatever
+/// the card's turn in the photo. `card_px_per_px`: flattened-card pixels per working
+/// pixel (its area over the card's). NaN where it cannot be measured.
+fn card_frame_extent(labels: &[u32], w: usize, c: &crate::card_box::Comp, to_card: Option<&Homography>, card_px_per_px: f32) -> f32 {
+    let Some(hm) = to_card else { return f32::NAN };
+    let (mut u0, mut v0, mut u1, mut v1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+    for y in c.y0..=c.y1 {
+        for x in c.x0..=c.x1 {
+            if labels[y * w + x] != c.label {
+                continue;
+            }
+            // The pixel's four corners, so the box holds every pixel whole.
+            for (dx, dy) in [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)] {
+                let (u, v) = hm.apply(x as f64 + dx, y as f64 + dy);
+                if !(u.is_finite() && v.is_finite()) {
+                    return f32::NAN;
+                }
+                (u0, v0, u1, v1) = (u0.min(u), v0.min(v), u1.max(u), v1.max(v));
+            }
+        }
+    }
+    let box_area = (u1 - u0) * (v1 - v0);
+    if !(box_area > 0.0) {
+        return f32::NAN;
+    }
+    (c.area as f64 * f64::from(card_px_per_px) / box_area) as f32
 }
 
 /// Lowest corner-triangle coverage of the filled mask (1 when it cannot be measured).
@@ -1552,6 +1592,30 @@ mod tests {
             println!("{:<18} {:<24} | {:^13} | {:^13} | {:^13} | {meas}", c.name, format!("{:?}", c.want), cells[0], cells[1], cells[2]);
         }
         assert!(failures.is_empty(), "failures: {failures:#?}");
+    }
+
+    /// A punch fills π/4 of its box on the card, a chip (a rectangle with the card's
+    /// edges) all of it, however the card is turned in the photo.
+    #[test]
+    fn a_disk_fills_less_of_its_box_on_the_card_than_a_chip() {
+        let (w, h) = (200usize, 200usize);
+        let extent_of = |inside: &dyn Fn(f32, f32) -> bool, turn_deg: f32| {
+            // The card's frame turned by `turn_deg` in the photo (the working frame).
+            let (c, s) = (turn_deg.to_radians().cos(), turn_deg.to_radians().sin());
+            let to_card_pt = |x: f32, y: f32| (c * (x - 100.0) + s * (y - 100.0) + 100.0, -s * (x - 100.0) + c * (y - 100.0) + 100.0);
+            let mask: Vec<u8> = (0..w * h).map(|i| u8::from(inside(to_card_pt((i % w) as f32 + 0.5, (i / w) as f32 + 0.5).0, to_card_pt((i % w) as f32 + 0.5, (i / w) as f32 + 0.5).1))).collect();
+            let (labels, comps) = components(&mask, w, h, false);
+            let src = [(0.0, 0.0), (200.0, 0.0), (200.0, 200.0), (0.0, 200.0)];
+            let hm = Homography::from_points(src, src.map(|(x, y)| to_card_pt(x, y))).expect("a homography");
+            card_frame_extent(&labels, w, &comps[0], Some(&hm), 1.0)
+        };
+        let disk = |x: f32, y: f32| (x - 100.0).powi(2) + (y - 100.0).powi(2) <= 30.0f32.powi(2);
+        let chip = |x: f32, y: f32| (70.0..130.0).contains(&x) && (80.0..125.0).contains(&y);
+        for turn in [0.0, 12.0, 40.0] {
+            let (d, r) = (extent_of(&disk, turn), extent_of(&chip, turn));
+            assert!((0.72..0.85).contains(&d) && d <= HOLE_MAX_CARD_EXTENT, "disk at {turn}°: {d}");
+            assert!(r > HOLE_MAX_CARD_EXTENT, "chip at {turn}°: {r}");
+        }
     }
 
     /// On a textured table (dark wood), a hole shows its grain; a flat region of the

@@ -2,7 +2,9 @@
 //! found: each field with its verdict, the sanity verdict and its measures, the failure
 //! code, whether the card was located, the zone's reading. For looking at photos that are not the
 //! generator's (the evaluation, `card_eval`, only reads generated ones). With
-//! `IDV_CARD_READ_LINES` set, also each side's OCR lines with their labels and boxes.
+//! `IDV_CARD_READ_LINES` set, also each side's OCR lines with their labels and boxes, and
+//! a blurred or soft side's second reading (`reread`: on such a photo only what both
+//! readings agree on is given).
 //!
 //!     cargo run --release -p idv-benches --features ocr --bin card_read -- TYPE FRONT [BACK]
 
@@ -32,6 +34,20 @@ fn main() -> Result<(), String> {
             for b in image["ocr"]["raw"].as_array().into_iter().flatten() {
                 let at = |k: usize, axis: &str| b["bounding_box"][k][axis].as_f64().unwrap_or_default();
                 println!("{side}   {:?} [{}] x {:.0}-{:.0} y {:.0}-{:.0}", b["text"].as_str().unwrap_or_default(), b["label"].as_str().unwrap_or_default(), at(0, "x"), at(2, "x"), at(0, "y"), at(2, "y"));
+            }
+        }
+    }
+    // A blurred or soft side's second reading (the values it agrees on are the only
+    // ones given): its lines too, to see why a value went unconfirmed.
+    if std::env::var_os("IDV_CARD_READ_LINES").is_some() {
+        for (i, bytes) in std::iter::once(&front).chain(back.as_ref()).enumerate() {
+            let (photo, scale) = idv_vision::decode_scaled(bytes, &idv_vision::DecodeLimits::cards()).map_err(|e| e.to_string())?;
+            let plan = idv_workers::card::scan::ScanPlan::for_card_type(card_type, i == 1, 2026);
+            let scan = idv_workers::card::scan::scan_side(&photo, scale, &plan, ocr.as_deref());
+            if let Some(idv_workers::card::scan::OcrOutcome::Lines(lines)) = scan.reread.as_ref().map(|r| &r.ocr) {
+                for l in lines {
+                    println!("{} reread   {:?}", if i == 0 { "front" } else { "back" }, l.text);
+                }
             }
         }
     }

@@ -1318,6 +1318,34 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
 }
 
 // ---------------------------------------------------------------------------------------
+// Where an address ends
+
+/// India's 28 states and 8 union territories, with the older names still printed on
+/// cards in use (Orissa, Uttaranchal, Pondicherry).
+pub const INDIAN_STATES: [&str; 39] = [
+    "Andhra Pradesh", "Arunachal Pradesh", "Assam", "Bihar", "Chhattisgarh", "Goa", "Gujarat", "Haryana",
+    "Himachal Pradesh", "Jharkhand", "Karnataka", "Kerala", "Madhya Pradesh", "Maharashtra", "Manipur",
+    "Meghalaya", "Mizoram", "Nagaland", "Odisha", "Punjab", "Rajasthan", "Sikkim", "Tamil Nadu", "Telangana",
+    "Tripura", "Uttar Pradesh", "Uttarakhand", "West Bengal", "Andaman and Nicobar Islands", "Chandigarh",
+    "Dadra and Nagar Haveli and Daman and Diu", "Delhi", "Jammu and Kashmir", "Ladakh", "Lakshadweep",
+    "Puducherry", "Orissa", "Uttaranchal", "Pondicherry",
+];
+
+/// Whether a place read from an Indian card (an address, a place of birth) ends where
+/// such a place ends: its last comma-separated part is a state's or union territory's
+/// whole name ([`INDIAN_STATES`], case and spacing aside). An Indian address runs from
+/// the house to the state (the PIN code after it is its own field), so nothing of the
+/// value can follow the state: print washed out after it took no word of it. A state's
+/// name cut short ("Uttar" of "Uttar Pradesh", "Bengal" of "West Bengal") is no name
+/// here, and a city that shares one ("New Delhi" without ", Delhi") not either.
+pub fn ends_with_indian_state(place: &str) -> bool {
+    let Some(last) = place.rsplit(',').next() else { return false };
+    let words = |s: &str| s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>();
+    let last = words(last);
+    !last.is_empty() && INDIAN_STATES.iter().any(|state| words(state) == last)
+}
+
+// ---------------------------------------------------------------------------------------
 // Identifier checks
 
 /// An Aadhaar number's check: 12 digits, the first 2-9, Verhoeff
@@ -1432,6 +1460,22 @@ pub(crate) mod test_support;
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_indian_place_ends_with_a_whole_state_name() {
+        assert!(ends_with_indian_state("House No. 378, Main Road, Malad West, Mumbai, Mumbai Suburban, Maharashtra"));
+        assert!(ends_with_indian_state("MUMBAI, MAHARASHTRA"));
+        assert!(ends_with_indian_state("Flat 2, Gomti Nagar, Lucknow,  Uttar   Pradesh"));
+        assert!(ends_with_indian_state("Delhi"));
+        // A state's name cut short, a city sharing a word, a place that goes on.
+        assert!(!ends_with_indian_state("Flat 2, Gomti Nagar, Lucknow, Uttar"));
+        assert!(!ends_with_indian_state("12 Park Street, Kolkata, Bengal"));
+        assert!(!ends_with_indian_state("Connaught Place, New Delhi"));
+        assert!(!ends_with_indian_state("Maharashtra, Mumbai"));
+        assert!(!ends_with_indian_state("Flat 2, Kerala Road,"));
+        assert!(!ends_with_indian_state(""));
+        assert!(!ends_with_indian_state("Đình Bảng, Từ Sơn, Bắc Ninh"));
+    }
     #[test]
     fn a_lone_speck_after_a_value_goes_and_an_abbreviations_period_stays() {
         use super::clean;

@@ -570,12 +570,17 @@ fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, line
         return true;
     }
     let clear = |zone: [f32; 4]| idv_vision::card_sanity::washed(card, zone, paper).is_none_or(shows_paper);
+    // An Indian place that ends with its state ends there: nothing of it can follow on
+    // its last line or below it (`idv_cards::printed::ends_with_indian_state`).
+    let ends_whole = WRAPPING_FIELDS.contains(&f.field) && idv_cards::printed::ends_with_indian_state(&f.value);
+    let last_line = source.len().saturating_sub(1);
     let mut zones = Vec::new();
     // Where the value's first line starts: its first word, and the line (its label).
     let mut starts: Vec<f32> = Vec::new();
-    for (line, &(j, k)) in source.iter().zip(&spans) {
+    for (i, (line, &(j, k))) in source.iter().zip(&spans).enumerate() {
         let words = &line.words[j..k];
         let (Some(first), Some(last)) = (words.first(), words.last()) else { return false };
+        let ends_here = ends_whole && i == last_line;
         let mut heights: Vec<u32> = words.iter().map(|w| w.bbox.height).collect();
         heights.sort_unstable();
         let h = heights[heights.len() / 2] as f32;
@@ -604,11 +609,15 @@ fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, line
         }
         let after = line.words.get(k).map(|n| n.bbox.x as f32);
         match after {
+            _ if ends_here => {}
             Some(a) if a - x1 <= h => {}
             Some(a) => zones.push([x1, top, a, bottom]),
             None => zones.push([x1, top, x1 + 2.0 * h, bottom]),
         }
-        if WRAPPING_FIELDS.contains(&f.field) {
+        // Below it, unless the value's next line is read right there: that line's own
+        // zones judge what could be lost beside it.
+        let next_below = source.get(i + 1).is_some_and(|n| (n.bbox.y as f32) < bottom + 1.5 * h);
+        if WRAPPING_FIELDS.contains(&f.field) && !ends_here && !next_below {
             zones.push([x0, bottom, x1 + 2.0 * h, bottom + 1.5 * h]);
         }
     }
@@ -797,6 +806,28 @@ pub fn read_card(
         // A CCCD's zone writes the name without its diacritics ("HO<<THANH<QUANG" for
         // "Hồ Thành Quang"): it can confirm the QR's or the print's, never stand in for them.
         readings.retain(|r| !(r.field == "name" && r.source == Source::Mrz));
+    }
+    // A name only the zone gave, though a printed line ends with it (its label misread,
+    // so no parser took it): the print's spelling, as a printed reading the zone's then
+    // confirms (`idv_cards::merge::printed_spelling_of_zone_name`). Not for a CCCD,
+    // whose print has diacritics the zone cannot show.
+    if card_type != "vn.national_id" {
+        let zone_names: Vec<Reading> = readings.iter().filter(|r| r.source == Source::Mrz && r.field.ends_with("name") && r.check != Check::Failed && !r.overlong_line).cloned().collect();
+        let printed_lines: Vec<&idv_vision::ocr::OcrLine> = std::iter::once(front.scan)
+            .chain(back.map(|b| b.scan))
+            .flat_map(|scan| match &scan.ocr {
+                OcrOutcome::Lines(lines) => lines.iter().collect::<Vec<_>>(),
+                OcrOutcome::NotPerformed(_) => Vec::new(),
+            })
+            .collect();
+        for zone in zone_names {
+            if readings.iter().any(|r| r.field == zone.field && r.source == Source::Printed) {
+                continue;
+            }
+            let Some(spelled) = idv_cards::merge::printed_spelling_of_zone_name(&zone.value, printed_lines.iter().map(|l| l.text.as_str())) else { continue };
+            let confidence = printed_lines.iter().find(|l| l.text.contains(&spelled)).map_or(0.0, |l| (l.confidence / 100.0).clamp(0.0, 1.0));
+            readings.push(Reading { source: Source::Printed, field: zone.field.clone(), value: spelled, confidence, check: Check::Weak, digits: None, overlong_line: false });
+        }
     }
     let mut merged = idv_cards::merge::merge(&readings);
     if card_type == "vn.national_id" {
@@ -1211,6 +1242,37 @@ mod print_tests {
         let OcrOutcome::Lines(lines) = &mut scan.ocr else { unreachable!("lines") };
         lines[4].words[1].confidence = Some(40.0);
         assert_eq!(value(&read_front(&scan), "name"), None);
+    }
+
+    /// A two-line Indian address with glare washing the paper out after its second line
+    /// (the independent set's seed 9, a voter card's back): ending with its state, it
+    /// lost nothing there; the same address stopping at a city could have lost words
+    /// (not judged whole). The first line's "below" is its second line, read.
+    #[test]
+    fn an_address_ending_with_its_state_lost_nothing_to_glare_after_it() {
+        let line = |text: &str, y: u32| {
+            let mut x = 60;
+            let words: Vec<idv_vision::ocr::TsvWord> = text
+                .split(' ')
+                .map(|w| {
+                    let width = 18 * w.chars().count() as u32;
+                    let word = idv_vision::ocr::TsvWord { bbox: TextBox { x, y, width, height: 30 }, confidence: Some(95.0), chars: w.chars().count() };
+                    x += width + 10;
+                    word
+                })
+                .collect();
+            OcrLine { text: text.into(), confidence: 95.0, bbox: TextBox { x: 60, y, width: x - 70, height: 30 }, symbols: Vec::new(), words }
+        };
+        let judge = |second: &str, value: &str| {
+            let lines = vec![line("Address : House No. 378, Main Road,", 70), line(second, 118)];
+            // Paper washed to white right of the second line's end, and below it.
+            let end = lines[1].bbox.right();
+            let card = image::RgbImage::from_fn(1200, 760, |x, y| image::Rgb([if x > end + 4 && (111..400).contains(&y) || (160..400).contains(&y) { 255 } else { 200 }; 3]));
+            let f = PrintedField { field: "address", value: value.into(), confidence: 0.95, check: FieldCheck::NotApplicable, lines: vec![0, 1] };
+            glare_took_nothing(&card, 200.0, &f, &lines)
+        };
+        assert!(judge("Mumbai Suburban, Maharashtra", "House No. 378, Main Road, Mumbai Suburban, Maharashtra"));
+        assert!(!judge("Mumbai Suburban, Andheri", "House No. 378, Main Road, Mumbai Suburban, Andheri"));
     }
 
     #[test]
