@@ -841,8 +841,51 @@ fn solid_saturated(image: &RgbImage, with_box: bool) -> (f32, Option<[f32; 4]>) 
         return (0.0, None);
     };
     let share = solid.iter().filter(|&&v| v != 0).count() as f32 / (gw * gh) as f32;
-    let largest = (with_box && share >= SOLID_GLARE_SHARE).then(|| components(&solid, gw, gh, false).1.into_iter().max_by_key(|c| c.area).map(|c| blocks_box(&c, b))).flatten();
+    if share < 0.5 * SOLID_GLARE_SHARE {
+        return (share, None);
+    }
+    // Regions whose print inside stays black are the card's white paper clipped, no
+    // light washing it (`ink_black_inside`): they do not count.
+    let (labels, comps) = components(&solid, gw, gh, false);
+    let washing: Vec<&crate::card_box::Comp> = comps.iter().filter(|c| !ink_black_inside(image, &labels, gw, c, b)).collect();
+    let share = washing.iter().map(|c| c.area).sum::<usize>() as f32 / (gw * gh) as f32;
+    let largest = (with_box && share >= SOLID_GLARE_SHARE).then(|| washing.iter().max_by_key(|c| c.area).map(|c| blocks_box(c, b))).flatten();
     (share, largest)
+}
+
+/// Luminance at or under which the darkest print enclosed by a saturated region shows
+/// that no light was added over it ([`ink_black_inside`]). Light that saturates paper
+/// lifts black ink too: the independent card set's overexposed and reflected captures
+/// keep 31-249 there (2nd percentile), a white MRZ band clipped by an exposure of 1.03
+/// keeps 3.
+pub const SOLID_INK_BLACK: f32 = 16.0;
+
+/// Whether the print a region of saturated blocks encloses (the blocks inside its
+/// outline that are not saturated: the characters of an MRZ band, a QR code's modules)
+/// is black, its 2nd luminance percentile at most [`SOLID_INK_BLACK`]: the card's own
+/// white paper clipped by the exposure, whose print reads as well as ever, not a
+/// reflection or an overexposure that washes print out. False when it encloses none.
+fn ink_black_inside(image: &RgbImage, labels: &[u32], gw: usize, c: &crate::card_box::Comp, b: usize) -> bool {
+    let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);
+    let sub: Vec<u8> = (0..bw * bh).map(|i| u8::from(labels[(c.y0 + i / bw) * gw + c.x0 + i % bw] == c.label)).collect();
+    let filled = fill_holes(&sub, bw, bh);
+    let mut hist = [0u64; 256];
+    let mut n = 0u64;
+    for (i, (&f, &r)) in filled.iter().zip(&sub).enumerate() {
+        if f == 0 || r != 0 {
+            continue;
+        }
+        let (gx, gy) = (c.x0 + i % bw, c.y0 + i / bw);
+        for y in gy * b..(gy + 1) * b {
+            for x in gx * b..(gx + 1) * b {
+                if let Some(p) = image.get_pixel_checked(x as u32, y as u32) {
+                    hist[(luma(&p.0).round() as usize).min(255)] += 1;
+                    n += 1;
+                }
+            }
+        }
+    }
+    n > 0 && histogram_percentile(&hist, n, 0.02) <= SOLID_INK_BLACK
 }
 
 /// `image` in blocks of ~1/150 of its width (at least 2 px): 1 where ≥ [`GLARE_SOLID`] of
@@ -1463,6 +1506,25 @@ mod tests {
         assert_eq!(half, Washed { faded: 0.0, saturated: 0.0 });
         assert_eq!(washed(&card, [1200.0, 0.0, 1300.0, 10.0], 200.0), None);
         assert_eq!(washed(&card, [-50.0, -50.0, -1.0, 10.0], 200.0), None);
+    }
+
+    /// A card whose white band (an MRZ's) the exposure clipped to 255 with its black
+    /// characters still black is no solid glare; the same band washed by added light
+    /// (its characters lifted to grey) is.
+    #[test]
+    fn a_white_band_clipped_with_black_print_in_it_is_no_solid_glare() {
+        let band = |ink: u8| {
+            RgbImage::from_fn(1200, 756, |x, y| {
+                let in_band = y >= 500;
+                let character = in_band && (540..720).contains(&y) && y % 60 < 36 && x % 36 < 20 && (60..1140).contains(&x);
+                let v = if character { ink } else if in_band { 255 } else { 228 };
+                image::Rgb([v, v, v])
+            })
+        };
+        let (share, solid_box) = solid_saturated(&band(8), true);
+        assert!(share < 0.5 * SOLID_GLARE_SHARE && solid_box.is_none(), "{share} {solid_box:?}");
+        let (share, solid_box) = solid_saturated(&band(70), true);
+        assert!(share >= SOLID_GLARE_SHARE && solid_box.is_some(), "{share} {solid_box:?}");
     }
 
     #[test]
