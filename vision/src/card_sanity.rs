@@ -109,6 +109,13 @@ pub const HOLE_SHADOWED_MAX_SHARE: f32 = 0.015;
 /// How far (share of the table's brightness) a hole's mean colour may stray from the
 /// table's colour scaled to it, where the table's own shadow counted toward it.
 pub const HOLE_HUE_TOL: f32 = 0.045;
+/// Least share of the card a punch found by the table's colour on the flattened card
+/// alone (`hole_share`'s last path) must cover: a punch of 5 mm or more (the
+/// independent set's PAN punches into their QR codes: 0.6-0.9 %). Smaller regions of
+/// the table's colour there are a portrait's or a code's modules (the own evaluation: a
+/// voter card's portrait, 0.24 %; a PAN's code, 0.19 %); smaller punches are found by
+/// the other paths.
+pub const HOLE_CARD_COLOURED_MIN_SHARE: f32 = 0.004;
 /// Most of its box, in the card's own frame, a punched hole fills
 /// (`card_frame_extent`): a disk fills π/4 of it, a rectangle with the card's edges all.
 pub const HOLE_MAX_CARD_EXTENT: f32 = 0.9;
@@ -455,11 +462,46 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
         None => Vec::new(),
     };
     let shadowed: Vec<u8> = if shadowed.is_empty() { shadowed } else { morph(&morph(&shadowed, w, h, 1, true), w, h, 1, false).iter().zip(filled).map(|(&c, &f)| c & f).collect() };
-    for (path, cmask) in [cand, mask_holes, raw, shadowed].iter().enumerate() {
+    // And the table's colour as the flattened card shows it, sampled at each working
+    // pixel: in the working frame a QR code's modules average to a grey that can be the
+    // table's, and a punch into the code (a PAN's, at its corner) joins them into one
+    // region of no shape; on the card itself the modules are black and white and the
+    // punch alone shows the table. Opened by a pixel, so a module's blurred edge does
+    // not join it.
+    let card_coloured: Vec<u8> = match to_card {
+        Some(hm) => {
+            let coloured: Vec<u8> = (0..w * h)
+                .map(|i| {
+                    if filled[i] == 0 {
+                        return 0;
+                    }
+                    let (u, v) = hm.apply((i % w) as f64 + 0.5, (i / w) as f64 + 0.5);
+                    if !(u.is_finite() && v.is_finite()) {
+                        return 0;
+                    }
+                    let (ui, vi) = (u.floor().clamp(0.0, f64::from(cw - 1.0)) as i64, v.floor().clamp(0.0, f64::from(ch - 1.0)) as i64);
+                    let mut p = [0f32; 3];
+                    for dy in -1..=1 {
+                        for dx in -1..=1 {
+                            let q = card.get_pixel((ui + dx).clamp(0, cw as i64 - 1) as u32, (vi + dy).clamp(0, ch as i64 - 1) as u32).0;
+                            for c in 0..3 {
+                                p[c] += f32::from(q[c]) / 9.0;
+                            }
+                        }
+                    }
+                    let d_bg = bg.iter().map(|b| dist(p, *b)).fold(f32::MAX, f32::min);
+                    u8::from(d_bg <= bg_tol && d_bg <= dist(p, median_rgb))
+                })
+                .collect();
+            morph(&morph(&coloured, w, h, 1, false), w, h, 1, true).iter().zip(filled).map(|(&c, &f)| c & f).collect()
+        }
+        None => Vec::new(),
+    };
+    for (path, cmask) in [cand, mask_holes, raw, shadowed, card_coloured].iter().enumerate() {
     let (labels, comps) = components(cmask, w, h, false);
     for c in &comps {
         let share = c.area as f32 / card_area as f32;
-        if share > HOLE_MAX_SHARE || share < 0.3 * HOLE_MIN_SHARE || c.frame > 0 || (path == 3 && share > HOLE_SHADOWED_MAX_SHARE) {
+        if share > HOLE_MAX_SHARE || share < 0.3 * HOLE_MIN_SHARE || c.frame > 0 || (path == 3 && share > HOLE_SHADOWED_MAX_SHARE) || (path == 4 && share < HOLE_CARD_COLOURED_MIN_SHARE) {
             continue;
         }
         let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);
