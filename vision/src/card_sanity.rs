@@ -479,16 +479,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
                     if !(u.is_finite() && v.is_finite()) {
                         return 0;
                     }
-                    let (ui, vi) = (u.floor().clamp(0.0, f64::from(cw - 1.0)) as i64, v.floor().clamp(0.0, f64::from(ch - 1.0)) as i64);
-                    let mut p = [0f32; 3];
-                    for dy in -1..=1 {
-                        for dx in -1..=1 {
-                            let q = card.get_pixel((ui + dx).clamp(0, cw as i64 - 1) as u32, (vi + dy).clamp(0, ch as i64 - 1) as u32).0;
-                            for c in 0..3 {
-                                p[c] += f32::from(q[c]) / 9.0;
-                            }
-                        }
-                    }
+                    let p = mean_around(card, u, v);
                     let d_bg = bg.iter().map(|b| dist(p, *b)).fold(f32::MAX, f32::min);
                     u8::from(d_bg <= bg_tol && d_bg <= dist(p, median_rgb))
                 })
@@ -547,16 +538,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
                 if !(u.is_finite() && v.is_finite()) {
                     continue;
                 }
-                let (ui, vi) = (u.floor().clamp(0.0, f64::from(cw - 1.0)) as i64, v.floor().clamp(0.0, f64::from(ch - 1.0)) as i64);
-                let mut acc = [0f32; 3];
-                for dy in -1..=1 {
-                    for dx in -1..=1 {
-                        let p = card.get_pixel((ui + dx).clamp(0, cw as i64 - 1) as u32, (vi + dy).clamp(0, ch as i64 - 1) as u32).0;
-                        for c in 0..3 {
-                            acc[c] += f32::from(p[c]) / 9.0;
-                        }
-                    }
-                }
+                let acc = mean_around(card, u, v);
                 // Texture inside its rim only: the rim mixes in the card around it.
                 let inner = [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)].iter().all(|&(dx, dy)| {
                     let (xx, yy) = (x as i64 + dx, y as i64 + dy);
@@ -669,6 +651,26 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
     }
     }
     (best, best_box)
+}
+
+/// The mean colour of the 3x3 pixels of `card` around `(u, v)` (its pixels; clamped to
+/// the card): what a working pixel of card sanity shows on the flattened card.
+fn mean_around(card: &RgbImage, u: f64, v: f64) -> [f32; 3] {
+    let (cw, ch) = (i64::from(card.width()), i64::from(card.height()));
+    if cw == 0 || ch == 0 {
+        return [0.0; 3];
+    }
+    let (ui, vi) = ((u.floor() as i64).clamp(0, cw - 1), (v.floor() as i64).clamp(0, ch - 1));
+    let mut acc = [0f32; 3];
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            let p = card.get_pixel((ui + dx).clamp(0, cw - 1) as u32, (vi + dy).clamp(0, ch - 1) as u32).0;
+            for c in 0..3 {
+                acc[c] += f32::from(p[c]) / 9.0;
+            }
+        }
+    }
+    acc
 }
 
 /// How much of its box a region fills on the card itself (its pixels taken into the
