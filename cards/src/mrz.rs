@@ -56,7 +56,8 @@
 //! `document_number`, `last_name` (primary identifier), `first_name` (secondary
 //! identifier: all given names), `name` (both, in the zone's order), `nationality`,
 //! `dob` and `expiry_date` (`DD/MM/YYYY`; a date with unknown parts written `<` is given
-//! as read, `YYMMDD`), `gender` (`M`, `F`, or `X` for `X` and `<`), `personal_number`
+//! as read, `YYMMDD`; an expiry all fillers, a document without one, is not given),
+//! `gender` (`M`, `F`, or `X` for `X` and `<`), `personal_number`
 //! (TD3), `optional_data`, `optional_data_2` (TD1), the last three only when not empty.
 //! Fillers become spaces in names and are trimmed elsewhere.
 //!
@@ -514,7 +515,11 @@ fn build(format: Format, lines: Vec<Vec<u8>>, reference_year: u32, repairs: Vec<
         (1900..=2100).step_by(100).map(|c| c + yy).find(|y| *y >= low && *y < low + 100).unwrap_or(2000 + yy)
     });
     let exp_ok = p.expiry.passes(&lines) && (exp.is_some() || exp_b.contains(&b'<'));
-    push("expiry_date", exp.unwrap_or_else(|| String::from_utf8_lossy(exp_b).into_owned()), check_of(exp_ok));
+    // An expiry written all in fillers is a document without one (a Vietnamese card valid
+    // for life, "Không thời hạn"): no date to give, though its check digit still counts.
+    if exp.is_some() || !exp_b.iter().all(|&b| b == b'<') {
+        push("expiry_date", exp.unwrap_or_else(|| String::from_utf8_lossy(exp_b).into_owned()), check_of(exp_ok));
+    }
 
     let mut check_digits: Vec<CheckDigit> =
         [&p.document_number, &p.dob, &p.expiry].iter().map(|g| CheckDigit { name: g.name, passed: g.passes(&lines) }).collect();
@@ -742,6 +747,20 @@ mod tests {
         assert_eq!(m.field("expiry_date").map(|f| f.value.as_str()), Some("12/07/1995"));
         assert_eq!(m.field("gender").map(|f| f.value.as_str()), Some("M"));
         assert!(m.all_checks_passed());
+        Ok(())
+    }
+
+    #[test]
+    fn an_expiry_all_fillers_is_no_date() -> Result<(), CodecError> {
+        // A card valid for life: the zone's expiry is six fillers, its check digit 0.
+        let z = td1("154360535", "036154360535", "540301", "F", "<<<<<<", "VNM", "", "HUYNH<<BAO<HANH");
+        let m = parse(&z, YEAR)?;
+        assert!(m.all_checks_passed(), "{z}");
+        assert_eq!(m.field("expiry_date"), None, "{z}");
+        assert!(m.check_digits.iter().any(|c| c.name == "expiry_date" && c.passed));
+        // A date with one part unknown is still given as read.
+        let z = td1("154360535", "036154360535", "540301", "F", "30<<<<", "VNM", "", "HUYNH<<BAO<HANH");
+        assert_eq!(parse(&z, YEAR)?.field("expiry_date").map(|f| f.value.as_str()), Some("30<<<<"));
         Ok(())
     }
 

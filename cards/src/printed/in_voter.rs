@@ -235,7 +235,12 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
             }
         }
         Side::Back => {
-            let stop = |j: usize| doc.has(j, "officer") || doc.has(j, "header");
+            // An address ends with its state (`super::ends_with_indian_state`), or with the
+            // PIN code printed on the line after it: a line after that is another label's
+            // ("Assembly Constituency" misread "y Sly Constituency"), not the address's.
+            let pin_code = |t: &str| t.trim().len() == 6 && t.trim().bytes().all(|b| b.is_ascii_digit());
+            let after_state = |j: usize| j.checked_sub(1).is_some_and(|i| super::ends_with_indian_state(doc.text(i))) && !pin_code(doc.text(j));
+            let stop = |j: usize| doc.has(j, "officer") || doc.has(j, "header") || after_state(j);
             if let Some(block) = doc.block("address", 4, stop, |_| false) {
                 let (address, repaired) = address_repaired(&join_parts(&block.value));
                 if !address.is_empty() {
@@ -648,6 +653,20 @@ mod tests {
         // A relation opening the address, read "5/0" (`super::relation_repaired`).
         let f = parse_printed("in.voter", Side::Back, &lines(&["Address : 5/0 Vikram Prasad, H.No. 53, Station Road", "Gurgaon, Haryana"]));
         assert_eq!(value(&f, "address"), Some("S/O Vikram Prasad, H.No. 53, Station Road, Gurgaon, Haryana"), "{f:?}");
+    }
+
+    /// The address ends with its state, or with the PIN code on the line after it: the
+    /// constituency's line after it, its label misread, is no part of it.
+    #[test]
+    fn an_address_ends_with_its_state() {
+        let back = ["Address : 9-11-49, Church Street, Adyar, Chennai, Tamil Nadu", "y Sly Constituency No. & Name : 174 - Govindpura"];
+        let f = parse_printed("in.voter", Side::Back, &lines(&back));
+        assert_eq!(value(&f, "address"), Some("9-11-49, Church Street, Adyar, Chennai, Tamil Nadu"), "{f:?}");
+        let f = parse_printed("in.voter", Side::Back, &lines(&["Address : 9-11-49, Church Street, Adyar, Chennai, Tamil Nadu", "600020"]));
+        assert_eq!(value(&f, "address"), Some("9-11-49, Church Street, Adyar, Chennai, Tamil Nadu, 600020"), "{f:?}");
+        // A line ending with a city named like a state ("New Delhi") does not end it.
+        let f = parse_printed("in.voter", Side::Back, &lines(&["Address : 12, Janpath, New Delhi", "Delhi"]));
+        assert_eq!(value(&f, "address"), Some("12, Janpath, New Delhi, Delhi"), "{f:?}");
     }
 
     #[test]

@@ -1280,6 +1280,12 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
     let mut num = |q: &mut usize, min: usize, max: usize| -> Option<String> {
         let mut s = String::new();
         while s.len() < max {
+            // A year OCR split with one space ("28/09/1 957"): the space sits between two
+            // digits of a four-digit group, so the group is still whole (counted a repair).
+            if min == 4 && !s.is_empty() && cs.get(*q) == Some(&' ') && cs.get(*q + 1).is_some_and(|n| n.is_ascii_digit()) {
+                repairs += 1;
+                *q += 1;
+            }
             let Some(&c) = cs.get(*q) else { break };
             let Some(d) = digit_for(c) else { break };
             // Letters only inside a number that has digits: not "DOB" before a date.
@@ -1540,6 +1546,13 @@ mod tests {
         assert_eq!(extract_dates("114/08/1991"), Vec::<String>::new());
         assert_eq!(extract_dates("14/08/19912"), Vec::<String>::new());
         assert_eq!(extract_date("Age as on 1.1.2008 : 25"), Some("01/01/2008".to_string()));
+        // A year split by one space is whole; two spaces, a short group or a fifth digit is not.
+        assert_eq!(extract_dates("Le 28/09/1 957 Signature"), ["28/09/1957"]);
+        assert_eq!(extract_dates("28/09/19 57"), ["28/09/1957"]);
+        assert_eq!(extract_dates("28/09/1  957"), Vec::<String>::new());
+        assert_eq!(extract_dates("28/09/1 95"), Vec::<String>::new());
+        assert_eq!(extract_dates("28/09/1 9570"), Vec::<String>::new());
+        assert_eq!(extract_dates("O1/O1/1 99O"), Vec::<String>::new(), "a split counts as a repair");
     }
 
     #[test]

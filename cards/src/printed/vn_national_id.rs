@@ -228,7 +228,10 @@ fn without_name_label_words(name: &str) -> Option<String> {
     for seq in NAME_LABEL_WORDS {
         for start in 0..seq.len() {
             let n = folded.iter().zip(&seq[start..]).take_while(|(w, l)| close(w, l)).count();
-            if n > run && seq[start..start + n].iter().any(|l| NAME_LABEL_OWN_WORDS.contains(l)) {
+            // One word alone is the label's only as spelled: "TRỊNH", a family name, is
+            // within two edits of "sinh".
+            let alone_misspelt = n == 1 && folded.first().is_some_and(|w| *w != seq[start].chars().collect::<Vec<_>>());
+            if n > run && !alone_misspelt && seq[start..start + n].iter().any(|l| NAME_LABEL_OWN_WORDS.contains(l)) {
                 run = n;
             }
         }
@@ -288,6 +291,39 @@ fn vietnamese_marks(c: char) -> bool {
         })
 }
 
+/// Vietnam's most common family names (nine in ten people bear one of them): a name's
+/// first word.
+const VN_FAMILY_NAMES: [&str; 24] = [
+    "Nguyễn", "Trần", "Lê", "Phạm", "Hoàng", "Huỳnh", "Phan", "Vũ", "Võ", "Đặng", "Bùi", "Đỗ", "Hồ", "Ngô", "Dương", "Lý",
+    "Đinh", "Trịnh", "Đào", "Mai", "Lương", "Trương", "Lâm", "Đoàn",
+];
+
+/// `name` with its family name given back the marks the reading lost ("NGUYÊN QUANG
+/// BÌNH" → "NGUYỄN …": a tone lost on a capital's circumflex): only a first word whose
+/// letters are one common family name's ([`VN_FAMILY_NAMES`]) with some of their marks
+/// missing and none added, in a name read with marks (a reading with none, by a model
+/// without them, stays one). Written in the word's case; anything else is left alone.
+fn with_family_name_restored(name: &str) -> String {
+    let (first, rest) = name.split_once(' ').unwrap_or((name, ""));
+    let letters = |w: &str| w.chars().map(super::unicode::decomposed).map(|(b, m)| (b.to_lowercase().collect::<String>(), m)).collect::<Vec<_>>();
+    let marks = |w: &str| letters(w).iter().map(|(_, m)| m.len()).sum::<usize>();
+    let read = letters(first);
+    let lost_marks_of = |known: &&&str| {
+        let known = letters(known);
+        known.len() == read.len()
+            && known.iter().zip(&read).all(|((kb, km), (rb, rm))| kb == rb && rm.iter().all(|m| km.contains(m)))
+            && marks(first) < known.iter().map(|(_, m)| m.len()).sum::<usize>()
+    };
+    let mut matches = VN_FAMILY_NAMES.iter().filter(lost_marks_of);
+    match (matches.next(), matches.next()) {
+        (Some(known), None) if marks(name) > 0 => {
+            let spelled = if first.chars().any(char::is_lowercase) { known.to_string() } else { known.to_uppercase() };
+            if rest.is_empty() { spelled } else { format!("{spelled} {rest}") }
+        }
+        _ => name.to_string(),
+    }
+}
+
 /// Vietnam's 63 provinces and centrally governed cities as printed on cards issued
 /// before the 2025 merger: the last part of a place of origin or of residence.
 const VN_PROVINCES: [&str; 63] = [
@@ -306,24 +342,28 @@ const VN_PROVINCES: [&str; 63] = [
 /// than it, in a place whose other parts kept theirs (a reading with no marks at all, by
 /// a model without them, stays one: no half-marked value). A part as marked as the name but placed otherwise ("Thanh Hoá", the older
 /// tone placement) stays as printed; a part that is no province's name is left alone.
+/// A word of one or two characters read after a province's whole name is cut.
 fn with_province_restored(place: &str) -> String {
     let (head, last) = match place.rfind(',') {
         Some(i) => (&place[..=i], &place[i + 1..]),
         None => ("", place),
     };
-    let part = last.trim();
     let folded = |s: &str| fold_for_match(s).chars.into_iter().collect::<String>();
     let marked = |s: &str| s.chars().filter(|c| !c.is_ascii()).count();
+    let is_province = |s: &str| VN_PROVINCES.iter().any(|p| folded(p) == folded(s));
+    let with_last = |last: &str| if head.is_empty() { last.to_string() } else { format!("{head} {last}") };
+    let part = last.trim();
+    // A speck or the card's edge read as a short word after the province's whole name
+    // ("Hà Nội i"): no place goes on past its province, so it is no part of the value.
+    let (part, stray_cut) = match part.rsplit_once(' ') {
+        Some((before, stray)) if stray.chars().count() <= 2 && is_province(before) && !is_province(part) => (before.trim_end(), true),
+        _ => (part, false),
+    };
     let key = folded(part);
     let mut matches = VN_PROVINCES.iter().filter(|p| folded(p) == key);
     match (matches.next(), matches.next()) {
-        (Some(province), None) if marked(part) < marked(province) && marked(head) > 0 => {
-            if head.is_empty() {
-                (*province).to_string()
-            } else {
-                format!("{head} {province}")
-            }
-        }
+        (Some(province), None) if marked(part) < marked(province) && marked(head) > 0 => with_last(province),
+        _ if stray_cut => with_last(part),
         _ => place.to_string(),
     }
 }
@@ -617,7 +657,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         };
         out.push(field("id", id, check));
     }
-    if let Some(n) = doc.labelled("name", 2, |s, _| name_value(s).and_then(|n| without_name_label_words(&n)).map(|n| vn_text(&n))) {
+    if let Some(n) = doc.labelled("name", 2, |s, _| name_value(s).and_then(|n| without_name_label_words(&n)).map(|n| with_family_name_restored(&vn_text(&n)))) {
         out.push(field("name", n, na));
     }
     if let Some(d) = dob {
@@ -669,6 +709,12 @@ mod tests {
         // Misreads along a shadow's edge: letters Vietnamese has not, a symbol.
         assert_eq!(place_value("Quảng PWU, QuaW@ Xương, Thanh Hóa"), None);
         assert_eq!(place_value("Quảng Phú, Quảng Xương, Thanh Hóa").as_deref(), Some("Quảng Phú, Quảng Xương, Thanh Hóa"));
+        // A stray short word after the province is cut; after any other last part it stays.
+        assert_eq!(place_value("Láng Hạ, Đống Đa, Hà Nội i").as_deref(), Some("Láng Hạ, Đống Đa, Hà Nội"));
+        assert_eq!(place_value("Phú Mậu, Phú Vang, Thừa Thiên Hue ii").as_deref(), Some("Phú Mậu, Phú Vang, Thừa Thiên Huế"));
+        assert_eq!(place_value("Láng Hạ, Đống Đa, Hà Nội").as_deref(), Some("Láng Hạ, Đống Đa, Hà Nội"));
+        assert_eq!(place_value("Láng Hạ, Đống Đa i").as_deref(), Some("Láng Hạ, Đống Đa i"));
+        assert_eq!(place_value("Láng Hạ, Hà Nội abc").as_deref(), Some("Láng Hạ, Hà Nội abc"));
         assert_eq!(place_value("Ea Tu, Buôn Ma Thuột, Đắk Lắk").as_deref(), Some("Ea Tu, Buôn Ma Thuột, Đắk Lắk"));
         assert_eq!(place_value("12/3A Lê Lợi, P. Bến Nghé (Q.1), Hồ Chí Minh").as_deref(), Some("12/3A Lê Lợi, P. Bến Nghé (Q.1), Hồ Chí Minh"));
         // A province that lost its marks gets them back; one spelled otherwise stays.
@@ -1006,6 +1052,19 @@ mod tests {
     /// as printed (capitals; the worker writes it as the QR does). Not fired: names made of
     /// the label's Vietnamese syllables ("HỒ VĂN TÂN", "NGUYỄN KHẢI SINH", "LÊ NAM").
     #[test]
+    fn a_family_name_gets_back_the_marks_the_reading_lost() {
+        use super::with_family_name_restored as restored;
+        assert_eq!(restored("NGUYÊN QUANG BÌNH"), "NGUYỄN QUANG BÌNH");
+        assert_eq!(restored("Nguyên Quang Bình"), "Nguyễn Quang Bình");
+        assert_eq!(restored("TRAN VĂN AN"), "TRẦN VĂN AN");
+        // Marks as printed, marks added or changed, a reading without any, another word,
+        // a name no common family name spells: all left as read.
+        for name in ["NGUYỄN QUANG BÌNH", "NGUYẾN VĂN AN", "TRÁN VĂN AN", "NGUYEN VAN AN", "THẢO NGUYÊN", "NGUYÊNH VĂN AN", "HÀ VĂN AN"] {
+            assert_eq!(restored(name), name);
+        }
+    }
+
+    #[test]
     fn the_name_labels_own_words_are_no_name() {
         let read = |label: &[&str], name: &str| {
             let mut t = vec!["CĂN CƯỚC", "IDENTITY CARD", "Số định danh cá nhân / Personal identification number", "001090001234"];
@@ -1029,7 +1088,7 @@ mod tests {
         // The 2021 card's label the same way.
         assert_eq!(read(&["HỌ VÀ TÊN", "EULL NANIE"], an), at(6, an));
         // Names of the label's syllables are names.
-        for name in ["HỒ VĂN TÂN", "NGUYỄN KHẢI SINH", "LÊ NAM", "TRẦN THỊ KHAI", "CHU VĂN SINH"] {
+        for name in ["HỒ VĂN TÂN", "NGUYỄN KHẢI SINH", "LÊ NAM", "TRẦN THỊ KHAI", "CHU VĂN SINH", "TRỊNH THANH LINH", "THỊNH VĂN AN"] {
             assert_eq!(read(&["HỌ, CHỮ ĐỆM VÀ TÊN KHAI SINH / FULL NAME"], name), at(5, name));
         }
         // Only the label's words under it: no name.

@@ -328,6 +328,8 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             out.types = idv_cards::printed::classify(&text);
             out.other_type = idv_cards::printed::best_other_type(card_type, &text);
             for f in printed {
+                let trimmed = without_words_set_apart(f, lines);
+                let f = trimmed.as_ref().unwrap_or(f);
                 if refused_printed(scan, f, lines, year) {
                     continue;
                 }
@@ -396,8 +398,11 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
 /// a cut corner what the cut took ("I JAY SANDHU" for "VIJAY SANDHU"), and one read
 /// beside a glare spot may have lost what the glare washed out ("ARJUN KUMAR" of "ARJUN
 /// KUMAR YADAV": on a flattened card, where the paper beside it is washed out,
-/// `glare_took_nothing`; with no card found, anywhere near the spot, `washed_out`),
-/// unless its own check passed (a number whose check digit still holds was not cut).
+/// `glare_took_nothing`; with no card found, anywhere near the spot, `washed_out`); one
+/// read up to the card's edge may have lost what ran off it (`runs_off_card`), and one
+/// with a word read far from the others holds something else (`words_set_apart`; cut
+/// off where the value was read before it, `without_words_set_apart`), unless its own
+/// check passed (a number whose check digit still holds was not cut).
 /// A date of birth or of issue after the request's year is a misread ("12/07/2032" for
 /// "12/07/2022", a CCCD at a third of its resolution): no card is issued, nor its
 /// holder born, in the future. `lines`: the reading `f` came from.
@@ -421,8 +426,52 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     };
     let cut = hole.is_some_and(|h| source_lines().any(|l| crosses(&l.bbox, h)))
         || glared
-        || corner.is_some_and(|c| source_lines().any(|l| reaches_into(&l.bbox, c)));
+        || corner.is_some_and(|c| source_lines().any(|l| reaches_into(&l.bbox, c)))
+        || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source_lines().collect::<Vec<_>>()))
+        || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some()));
     (f.check != FieldCheck::Passed && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
+}
+
+/// Whether a printed value may run off the flattened card (`card_width` wide): on one of
+/// its lines it holds the line's first word, read from the card's left edge, or its last,
+/// read up to the right edge (within 2 px). Print stops short of a card's edge by its
+/// margin, so a word there was cut by it: a long name printed past the edge of a card
+/// photographed tight read "Mukherje" for "Mukherjee". Lines without word boxes are not
+/// judged.
+fn runs_off_card(card_width: u32, value: &str, source: &[&idv_vision::ocr::OcrLine]) -> bool {
+    let Some(spans) = value_spans(value, source) else { return false };
+    source.iter().zip(spans).any(|(line, (j, k))| {
+        let at_left = j == 0 && line.words.first().is_some_and(|w| w.bbox.x <= 2);
+        let at_right = k == line.words.len() && line.words.last().is_some_and(|w| w.bbox.right() + 2 >= card_width);
+        at_left || at_right
+    })
+}
+
+/// Where two neighbouring words of a one-line value stand further apart than two of
+/// their heights: how many of its words come after the gap. Print spaces a value's
+/// words by a fraction of a height, so a word that far off is something else read into
+/// the line (a card's chip beside the name, read "Lax": "Anjali Bhatt Lax" for "Anjali
+/// Bhatt"). `None` without a gap, or without word boxes.
+fn words_set_apart(value: &str, line: &idv_vision::ocr::OcrLine) -> Option<usize> {
+    let [(j, k)] = value_spans(value, &[line])?[..] else { return None };
+    let words = line.words.get(j..k)?;
+    let gap = words.windows(2).position(|w| {
+        let height = w[0].bbox.height.max(w[1].bbox.height);
+        height > 0 && w[1].bbox.x > w[0].bbox.right() + 2 * height
+    })?;
+    Some(words.len() - gap - 1)
+}
+
+/// `f` without the words read after a wide gap at its end (`words_set_apart`), where
+/// that leaves a value of two words or more: "Anjali Bhatt" of "Anjali Bhatt Lax", the
+/// chip read beside the name. `None` where nothing stands apart, or `f` is no one-line
+/// value of words without a check of its own.
+fn without_words_set_apart(f: &PrintedField, lines: &[idv_vision::ocr::OcrLine]) -> Option<PrintedField> {
+    let [line] = f.lines.as_slice() else { return None };
+    let after = words_set_apart(&f.value, lines.get(*line)?)?;
+    let words: Vec<&str> = f.value.split_whitespace().collect();
+    let kept = words.len().checked_sub(after).filter(|&k| k >= 2 && f.check == FieldCheck::NotApplicable)?;
+    Some(PrintedField { value: words[..kept].join(" "), ..f.clone() })
 }
 
 /// Whether a second reading (`again`) read `value` where the first reading read it from
@@ -1273,6 +1322,42 @@ mod print_tests {
         };
         assert!(judge("Mumbai Suburban, Maharashtra", "House No. 378, Main Road, Mumbai Suburban, Maharashtra"));
         assert!(!judge("Mumbai Suburban, Andheri", "House No. 378, Main Road, Mumbai Suburban, Andheri"));
+    }
+
+    /// A word of a value at the card's edge may have been cut by it; a word read two
+    /// heights or more from the others is no part of the value (the chip beside a name).
+    #[test]
+    fn a_value_at_the_cards_edge_or_with_a_word_set_apart() {
+        let line = |words: &[(&str, u32)]| {
+            let boxes: Vec<idv_vision::ocr::TsvWord> = words
+                .iter()
+                .map(|(w, x)| idv_vision::ocr::TsvWord { bbox: TextBox { x: *x, y: 300, width: 18 * w.chars().count() as u32, height: 30 }, confidence: Some(95.0), chars: w.chars().count() })
+                .collect();
+            let text = words.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(" ");
+            let right = boxes.last().map_or(0, |b| b.bbox.right());
+            OcrLine { text, confidence: 95.0, bbox: TextBox { x: words[0].1, y: 300, width: right - words[0].1, height: 30 }, symbols: Vec::new(), words: boxes }
+        };
+        // "Mukherje" ends at 1200, the card's width: cut; at 1150 it is whole.
+        let relative = line(&[("Name:", 358), ("Prakash", 470), ("Singh", 606), ("Mukherje", 1056)]);
+        assert!(runs_off_card(1200, "Prakash Singh Mukherje", &[&relative]));
+        assert!(!runs_off_card(1250, "Prakash Singh Mukherje", &[&relative]));
+        // A mark after the value reaches the edge, not the value.
+        let dob = line(&[("28/09/1957", 40), ("Signature", 600), ("S", 1182)]);
+        assert!(!runs_off_card(1200, "28/09/1957", &[&dob]));
+        let left = line(&[("Anjali", 0), ("Bhatt", 130)]);
+        assert!(runs_off_card(1200, "Anjali Bhatt", &[&left]));
+
+        let name = line(&[("Anjali", 366), ("Bhatt", 490), ("Lax", 1026)]);
+        assert_eq!(words_set_apart("Anjali Bhatt Lax", &name), Some(1));
+        let close = line(&[("Anjali", 366), ("Bhatt", 490), ("Lax", 600)]);
+        assert_eq!(words_set_apart("Anjali Bhatt Lax", &close), None);
+        let f = PrintedField { field: "name", value: "Anjali Bhatt Lax".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
+        assert_eq!(without_words_set_apart(&f, &[name.clone()]).map(|f| f.value), Some("Anjali Bhatt".to_string()));
+        // Too little left before the gap: nothing to give (and `refused_printed` refuses it).
+        let short = line(&[("Anjali", 366), ("Lax", 1026)]);
+        let g = PrintedField { value: "Anjali Lax".into(), ..f.clone() };
+        assert_eq!(without_words_set_apart(&g, &[short.clone()]), None);
+        assert_eq!(words_set_apart("Anjali Lax", &short), Some(1));
     }
 
     #[test]
