@@ -424,12 +424,31 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
         }
         _ => near(card_glare.or(scan.photo_glare_box)),
     };
-    let cut = hole.is_some_and(|h| source_lines().any(|l| crosses(&l.bbox, h)))
+    // Where the value was read: the label before it is no part of it ("Address : 4-3-64,
+    // …" under a cut top-left corner lost nothing of the address to the cut).
+    let value_boxes = || value_boxes(&f.value, &source_lines().collect::<Vec<_>>());
+    let cut = hole.is_some_and(|h| value_boxes().iter().any(|b| crosses(b, h)))
         || glared
-        || corner.is_some_and(|c| source_lines().any(|l| reaches_into(&l.bbox, c)))
+        || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)))
         || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source_lines().collect::<Vec<_>>()))
         || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some()));
     (f.check != FieldCheck::Passed && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
+}
+
+/// Each of a printed value's lines from its first word of the value on (`value_spans`):
+/// the line without the label read before the value. What was read after the value
+/// stays (a mark read at a hole's edge may be all a lost word left). The line's own box
+/// where the value's words are not found so (no word boxes, a repaired value).
+fn value_boxes(value: &str, source: &[&idv_vision::ocr::OcrLine]) -> Vec<idv_vision::ocr::TextBox> {
+    let spans = value_spans(value, source);
+    source
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let first = spans.as_ref().and_then(|s| s.get(i)).and_then(|&(j, _)| line.words.get(j..));
+            first.and_then(|ws| ws.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b))).unwrap_or(line.bbox)
+        })
+        .collect()
 }
 
 /// Whether a printed value may run off the flattened card (`card_width` wide): on one of
@@ -1324,19 +1343,41 @@ mod print_tests {
         assert!(!judge("Mumbai Suburban, Andheri", "House No. 378, Main Road, Mumbai Suburban, Andheri"));
     }
 
+    /// A line of `words`, each at its x (18 px a character, 30 high) on row `y`.
+    fn worded_line(words: &[(&str, u32)], y: u32) -> OcrLine {
+        let boxes: Vec<idv_vision::ocr::TsvWord> = words
+            .iter()
+            .map(|(w, x)| idv_vision::ocr::TsvWord { bbox: TextBox { x: *x, y, width: 18 * w.chars().count() as u32, height: 30 }, confidence: Some(95.0), chars: w.chars().count() })
+            .collect();
+        let text = words.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(" ");
+        let (left, right) = (words.first().map_or(0, |w| w.1), boxes.last().map_or(0, |b| b.bbox.right()));
+        OcrLine { text, confidence: 95.0, bbox: TextBox { x: left, y, width: right - left, height: 30 }, symbols: Vec::new(), words: boxes }
+    }
+
+    /// A label read into a cut corner (the independent set's seed 10, a voter back cut
+    /// top left) took nothing of the value after it; what was read after a value stays
+    /// part of where it was read.
+    #[test]
+    fn a_values_place_leaves_out_the_label_before_it() {
+        let address = worded_line(&[("Address", 63), (":", 200), ("4-3-64,", 230), ("Tilak", 370), ("Marg", 480)], 84);
+        let boxes = value_boxes("4-3-64, Tilak Marg", &[&address]);
+        assert_eq!(boxes, vec![TextBox { x: 230, y: 84, width: 480 + 72 - 230, height: 30 }]);
+        // The cut's corner and legs, grown (`cut_off`): the label reaches into it, the value not.
+        let corner = [0.0, 0.0, 199.0, 187.0];
+        assert!(reaches_into(&address.bbox, corner) && !reaches_into(&boxes[0], corner));
+        // A mark read after the value is kept in its place.
+        let marked = worded_line(&[("BHAVANA", 300), ("SINGH", 450), ("a", 700)], 300);
+        assert_eq!(value_boxes("BHAVANA SINGH", &[&marked]), vec![marked.bbox]);
+        // Without word boxes, the line's box.
+        let bare = OcrLine { words: Vec::new(), ..address.clone() };
+        assert_eq!(value_boxes("4-3-64, Tilak Marg", &[&bare]), vec![address.bbox]);
+    }
+
     /// A word of a value at the card's edge may have been cut by it; a word read two
     /// heights or more from the others is no part of the value (the chip beside a name).
     #[test]
     fn a_value_at_the_cards_edge_or_with_a_word_set_apart() {
-        let line = |words: &[(&str, u32)]| {
-            let boxes: Vec<idv_vision::ocr::TsvWord> = words
-                .iter()
-                .map(|(w, x)| idv_vision::ocr::TsvWord { bbox: TextBox { x: *x, y: 300, width: 18 * w.chars().count() as u32, height: 30 }, confidence: Some(95.0), chars: w.chars().count() })
-                .collect();
-            let text = words.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(" ");
-            let right = boxes.last().map_or(0, |b| b.bbox.right());
-            OcrLine { text, confidence: 95.0, bbox: TextBox { x: words[0].1, y: 300, width: right - words[0].1, height: 30 }, symbols: Vec::new(), words: boxes }
-        };
+        let line = |words: &[(&str, u32)]| worded_line(words, 300);
         // "Mukherje" ends at 1200, the card's width: cut; at 1150 it is whole.
         let relative = line(&[("Name:", 358), ("Prakash", 470), ("Singh", 606), ("Mukherje", 1056)]);
         assert!(runs_off_card(1200, "Prakash Singh Mukherje", &[&relative]));
