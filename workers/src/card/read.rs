@@ -427,7 +427,7 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     // Where the value was read: the label before it is no part of it ("Address : 4-3-64,
     // …" under a cut top-left corner lost nothing of the address to the cut).
     let value_boxes = || value_boxes(&f.value, &source_lines().collect::<Vec<_>>());
-    let cut = hole.is_some_and(|h| value_boxes().iter().any(|b| crosses(b, h)))
+    let cut = hole.is_some_and(|h| value_boxes().iter().any(|b| crosses_disk(b, h)))
         || glared
         || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)))
         || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source_lines().collect::<Vec<_>>()))
@@ -551,14 +551,24 @@ fn checked_zone_fields(card_type: &str, zone: &idv_vision::mrz::ZoneRead, year: 
 const NO_CARD_BLUR_SIGMA: f32 = 1.0;
 
 /// Where a punched hole is in the side's card (the flattened card's pixels, as OCR's
-/// boxes), when card sanity found one: its box grown by a quarter of its size each way
-/// (the hole's rim and the print letters it cut into).
-fn punched_hole(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
+/// boxes), when card sanity found one: the disk its box holds, `(x, y, radius)`, the
+/// radius grown by a quarter (the hole's rim and the print letters it cut into). A disk,
+/// not its box grown: a box's corners reach 2.1 radii out, and took a name printed
+/// clear above a punch for one the punch cut (the independent set's seed 10, a PAN).
+fn punched_hole(sanity: Option<&CardSanity>) -> Option<(f32, f32, f32)> {
     let s = sanity?;
     if !s.details.iter().any(|d| d.0 == CardSanityVerdict::ImageHasHole && d.1 >= 0.5) {
         return None;
     }
-    Some(grown(s.measures.hole_box?, 0.25))
+    let [x0, y0, x1, y1] = s.measures.hole_box?;
+    Some((0.5 * (x0 + x1), 0.5 * (y0 + y1), 1.25 * 0.5 * (x1 - x0).max(y1 - y0)))
+}
+
+/// Whether a box overlaps a disk `(x, y, radius)`: its point nearest the centre is within
+/// the radius.
+fn crosses_disk(line: &idv_vision::ocr::TextBox, (cx, cy, r): (f32, f32, f32)) -> bool {
+    let (nx, ny) = (cx.clamp(line.x as f32, line.right() as f32), cy.clamp(line.y as f32, line.bottom() as f32));
+    (nx - cx).powi(2) + (ny - cy).powi(2) <= r * r
 }
 
 /// Where a cut corner took the card (the flattened card's pixels, as OCR's boxes), when
@@ -1371,6 +1381,22 @@ mod print_tests {
         // Without word boxes, the line's box.
         let bare = OcrLine { words: Vec::new(), ..address.clone() };
         assert_eq!(value_boxes("4-3-64, Tilak Marg", &[&bare]), vec![address.bbox]);
+    }
+
+    /// A punch is judged as the disk it is: a name printed clear above it (the
+    /// independent set's seed 10, a PAN: 14 px above the disk, inside its box grown by a
+    /// quarter) is not crossed; a line through it, or its rim, is.
+    #[test]
+    fn a_punch_is_a_disk() {
+        let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.008, corner_coverage: 1.0, hole_box: Some([62.8, 529.6, 164.2, 630.7]), glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+        let sanity = CardSanity { verdict: CardSanityVerdict::ImageHasHole, score: 0.2, details: vec![(CardSanityVerdict::ImageHasHole, 0.9)], measures };
+        let hole = punched_hole(Some(&sanity)).expect("a hole judged");
+        let name = TextBox { x: 51, y: 484, width: 290, height: 31 };
+        assert!(crosses(&name, grown([62.8, 529.6, 164.2, 630.7], 0.25)), "the grown box would take it");
+        assert!(!crosses_disk(&name, hole));
+        assert!(crosses_disk(&TextBox { x: 53, y: 593, width: 367, height: 31 }, hole), "through the punch");
+        assert!(crosses_disk(&TextBox { x: 170, y: 570, width: 200, height: 30 }, hole), "at its rim");
+        assert!(!crosses_disk(&TextBox { x: 190, y: 570, width: 200, height: 30 }, hole));
     }
 
     /// A word of a value at the card's edge may have been cut by it; a word read two
