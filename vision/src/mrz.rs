@@ -131,10 +131,22 @@ pub fn find_zones(lines: &[OcrLine]) -> Vec<ZoneCandidate> {
             // the fitted line's fields all shift and every check digit fails): the zone
             // with such lines' leading extra characters dropped is a candidate too,
             // judged by its check digits like any other.
+            // The first line's extra character may instead sit in its header, which no
+            // check digit covers ("IDINDNKL3341010…" for "IDINDKL3341010…": dropping
+            // the first letter passes every check but reads the type "DI" and the state
+            // "NDN"): the character dropped is the first one, from the line's start on,
+            // that leaves the issuing state the nationality the second line gives.
+            let nationality = fitted.get(1).and_then(|(l, _)| l.get(if count == 3 { 15..18 } else { 10..13 })).filter(|n| n.bytes().all(|b| b.is_ascii_uppercase()));
             let without_stray: Vec<(String, bool)> = fitted
                 .iter()
                 .zip(&read)
-                .map(|((l, a), raw)| match raw.len().checked_sub(width) {
+                .enumerate()
+                .map(|(i, ((l, a), raw))| match raw.len().checked_sub(width) {
+                    Some(1) if i == 0 => {
+                        let dropped = |p: usize| format!("{}{}", &raw[..p], &raw[p + 1..]);
+                        let in_header = (0..=5).map(dropped).find(|d| nationality.is_some_and(|n| d.get(2..5) == Some(n)));
+                        (in_header.unwrap_or_else(|| raw[1..].to_string()), true)
+                    }
                     Some(extra @ 1..=2) => (raw[extra..].to_string(), true),
                     _ => (l.clone(), *a),
                 })
@@ -537,6 +549,21 @@ mod tests {
         assert!(zones[1].fillers_adjusted);
         // Three extra letters: no such candidate (nor a fit).
         assert!(find_zones(&[line(L1, 190, 865, 1118, 26), line(&format!("WWW{L2}"), 180, 918, 1128, 28)]).is_empty());
+    }
+
+    #[test]
+    fn a_stray_letter_in_the_header_is_dropped_where_it_leaves_the_state_the_nationality() {
+        // Seed 10's national identity card: "IDINDNKL3341010…", an N read after the state.
+        let td1 = ["IDINDKL33410103<<<<<<<<<<<<<<<", "8005159F3402085IND<<<<<<<<<<<8", "SHARMA<<MEENA<KUMARI<<<<<<<<<<"];
+        let read = ["IDINDNKL33410103<<<<<<<<<<<<<<<", td1[1], td1[2]];
+        let lines: Vec<OcrLine> = read.iter().enumerate().map(|(i, t)| line(t, 50, 600 + 40 * i as u32, 800, 30)).collect();
+        let zones = find_zones(&lines);
+        assert!(zones.iter().any(|z| z.lines == td1), "{zones:?}");
+        assert!(!zones.iter().any(|z| z.lines[0].starts_with("DINDN")), "{zones:?}");
+        // A letter before the line, the state already right: the first is dropped.
+        let read = ["XIDINDKL33410103<<<<<<<<<<<<<<<", td1[1], td1[2]];
+        let lines: Vec<OcrLine> = read.iter().enumerate().map(|(i, t)| line(t, 50, 600 + 40 * i as u32, 800, 30)).collect();
+        assert!(find_zones(&lines).iter().any(|z| z.lines == td1));
     }
 
     #[test]

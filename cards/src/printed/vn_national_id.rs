@@ -17,7 +17,8 @@
 //!   birth was read).
 //! - `name`: under (or after) "Họ và tên / Full name" or the 2024 card's "Họ, chữ đệm và
 //!   tên khai sinh / Full name", in capitals as printed; the label's own words read on a
-//!   line of their own ("KHAI SINH", a misread "FULL NAME") are never the name.
+//!   line of their own ("KHAI SINH", a misread "FULL NAME") are never the name. A common
+//!   family name read with a mark lost ("NGUYÊN" for "NGUYỄN") gets it back.
 //! - `gender`: "Nam" → `M`, "Nữ"/"Nu" → `F`. `nationality`: "Việt Nam" for any reading
 //!   (or its last two words) within one edit of "Viet Nam" (spaces and diacritics aside);
 //!   no other value (only Vietnamese citizens hold these cards: another reading is a

@@ -111,6 +111,19 @@ pub fn cccd_fields(m: &Mrz) -> Result<Vec<CardField>, String> {
     td1_fields(m, "VNM")
 }
 
+/// Whether a zone's header, which no check digit covers, holds what no document writes
+/// there: a TD1 or TD2 document code whose first letter is none of ICAO's `I`, `A`,
+/// `C`, or an issuing state that is not three letters and fillers. Such a zone's header
+/// is misread (a punch at the zone's start read "ID" as "L<"), not another document's,
+/// so it is no ground to refuse the card type.
+pub fn misread_header(m: &Mrz) -> bool {
+    let code = m.field("document_type").map(|f| f.value.as_str()).unwrap_or("");
+    let issuer = m.field("issuing_state").map(|f| f.value.as_str()).unwrap_or("");
+    let card = matches!(m.format, idv_cards::mrz::Format::Td1 | idv_cards::mrz::Format::Td2);
+    let state_shaped = !issuer.is_empty() && issuer.len() <= 3 && issuer.bytes().all(|b| b.is_ascii_uppercase());
+    card && (!code.starts_with(['I', 'A', 'C']) || !state_shaped)
+}
+
 /// An ID card's TD1 zone issued by `state` as card entries, or why it is not one. A
 /// 12-digit number opening the optional data and ending with the document number (the
 /// CCCD's citizen number; the document number is its last 9 digits) becomes `id`; sex is
@@ -206,6 +219,21 @@ mod tests {
         assert_eq!(entry(&f, "name"), Some(("UNG HOANG HIEP", None)));
         // A passport's zone is not a CCCD's.
         assert!(cccd_fields(&idv_cards::mrz::parse(PASSPORT, YEAR)?).is_err());
+        Ok(())
+    }
+
+    /// A header no document writes (seed 9: a punch at the zone's start read "ID" as
+    /// "L<", every check digit passing) is a misread, no other document; another state's
+    /// card, a passport, or the card's own zone are read as they say.
+    #[test]
+    fn a_header_no_document_writes_is_misread() -> Result<(), CodecError> {
+        let punched = "L<INDVW25810201<<<<<<<<<<<<<<<\n9502264M3512241IND<<<<<<<<<<<2\nDAS<<SURESH<<<<<<<<<<<<<<<<<<<";
+        let m = idv_cards::mrz::parse(punched, YEAR)?;
+        assert!(m.all_checks_passed() && misread_header(&m) && td1_fields(&m, "IND").is_err());
+        assert!(misread_header(&idv_cards::mrz::parse(&punched.replacen("L<IND", "ID1ND", 1), YEAR)?), "a digit in the state");
+        for zone in [punched.replacen("L<", "ID", 1), CCCD.to_string(), punched.replacen("L<IND", "IDUTO", 1), PASSPORT.to_string()] {
+            assert!(!misread_header(&idv_cards::mrz::parse(&zone, YEAR)?), "{zone}");
+        }
         Ok(())
     }
 

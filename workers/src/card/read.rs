@@ -222,7 +222,9 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                     // sharp enough to read: with a check digit failing, or on a blurred
                     // photo, its unchecked letters may be misreads (a blurred `IND` read
                     // `IMB`, `VNM` read `VMR`), and the card is judged by its sanity.
-                    let read_whole = m.check_digits.iter().all(|c| c.passed) && !blurred_photo;
+                    // Nor when its header, which no check digit covers, holds what no
+                    // document writes there (`misread_header`).
+                    let read_whole = m.check_digits.iter().all(|c| c.passed) && !blurred_photo && !crate::card::mrz::misread_header(m);
                     match card_type {
                         "in.passport" => match not_an_indian_passport(m) {
                             None => passport_fields(m),
