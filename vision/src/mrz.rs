@@ -18,7 +18,10 @@
 //! and a fitted line 2 is still judged by its check digits). A line one or two
 //! characters too long is also tried without its first ones (a stray mark left of the
 //! zone read as a letter), as a second candidate the check digits judge; the fillers'
-//! fit wins ties. Such a zone says `fillers_adjusted`.
+//! fit wins ties. A first line one character too long drops instead, of its first six,
+//! the first whose removal leaves the issuing state the second line's nationality (a
+//! letter read into the header, which no check digit covers). Such a zone says
+//! `fillers_adjusted`.
 //!
 //! # Reading ([`read_zone`])
 //!
