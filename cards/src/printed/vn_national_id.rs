@@ -419,6 +419,11 @@ fn place_of_origin(doc: &Doc) -> Option<Found<String>> {
         }
         _ => p,
     };
+    // Every place's name is capitalised: one whose first letter reads lowercase had that
+    // letter misread ("bình Bảng" for "Đình Bảng"), and is no place.
+    if p.value.chars().find(|c| c.is_alphabetic()).is_some_and(char::is_lowercase) {
+        return None;
+    }
     let Some(&l) = p.lines.last() else { return Some(p) };
     let j = l + 1;
     let goes_on = doc.text(l).trim_end().ends_with(',') && j < doc.len() && doc.hits(j).is_empty() && !date_line(doc, j) && !doc.gap(l, j);
@@ -823,6 +828,12 @@ mod tests {
         assert_eq!(value(&f, "place_of_origin"), Some("Xã Tân Chánh, Huyện Cần Đước, Tỉnh Long An"), "{f:?}");
         assert_eq!(get(&f, "place_of_origin").map(|x| x.lines.clone()), Some(vec![12, 13]));
         assert_eq!(value(&f, "address"), Some("12 Lê Lợi, Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"));
+        // A first letter read lowercase (Đ read "b"): a misread place, none.
+        l[12] = "bình Bảng, Từ Sơn,";
+        l[13] = "Bắc Ninh";
+        assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), None);
+        l[12] = "Đình Bảng, Từ Sơn,";
+        assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));
         l[12] = "Tân Chánh, Cần Đước, Long An";
         l[13] = "Cé giá";
         let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
