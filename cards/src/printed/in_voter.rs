@@ -222,7 +222,18 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     };
     match side {
         Side::Front => {
-            if let Some(n) = labelled_name("name") {
+            // "her's Name : Mahesh Sharma" (glare took "Fat" of "Father's"): a "Name"
+            // label after a possessive word is a relation's, its relation word lost; the
+            // holder's name is not given from it (the holder's own label was washed out).
+            let relations_label = |line: usize| {
+                doc.hits(line).iter().filter(|h| h.key == "name").all(|h| {
+                    let before = doc.text(line).get(..h.bstart).unwrap_or("").trim_end();
+                    let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
+                    let elector = word.to_lowercase().contains("lector");
+                    !elector && word.chars().count() >= 3 && ["'s", "’s", "s'"].iter().any(|p| word.ends_with(p))
+                })
+            };
+            if let Some(n) = labelled_name("name").filter(|f| !f.label_line.is_some_and(relations_label)) {
                 out.push(field("name", n, FieldCheck::NotApplicable));
             }
             let relation = relation_label(doc).and_then(|(k, one)| labelled_name(k).map(|f| (k, one, f)));
@@ -481,6 +492,17 @@ mod tests {
             let f = read(&unlabelled);
             assert_eq!((get(&f, "name"), value(&f, "father_name")), (None, Some("Ramesh Kumar")), "{label}: {f:?}");
         }
+        // A relation's label that lost its relation word to glare ("her's Name" for
+        // "Father's Name", seed 11) names no holder; the holder's own label still does.
+        for label in ["her's Name : Mahesh Sharma", "ther’s Name : Mahesh Sharma"] {
+            unlabelled[4] = label;
+            let f = read(&unlabelled);
+            assert_eq!(get(&f, "name"), None, "{label}: {f:?}");
+        }
+        let mut lost = FRONT;
+        lost[4] = "her's Name : Ramesh Kumar";
+        let f = read(&lost);
+        assert_eq!(value(&f, "name"), Some("Rahul Kumar"), "{f:?}");
         // "Husband's Name" alone still says which relation.
         card[4] = "Husband's Name : Ramesh Kumar";
         card[5] = FRONT[5];

@@ -1345,6 +1345,8 @@ pub const INDIAN_STATES: [&str; 39] = [
 /// name cut short ("Uttar" of "Uttar Pradesh", "Bengal" of "West Bengal") is no name
 /// here, and a city that shares one ("New Delhi" without ", Delhi") not either.
 pub fn ends_with_indian_state(place: &str) -> bool {
+    // "Madhya Pradesh :": a stray mark after the state (noise read as a colon) is no word.
+    let place = place.trim_end_matches(|c: char| !c.is_alphanumeric());
     let Some(last) = place.rsplit(',').next() else { return false };
     let words = |s: &str| s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>();
     let last = words(last);
@@ -1473,6 +1475,8 @@ mod tests {
         assert!(ends_with_indian_state("MUMBAI, MAHARASHTRA"));
         assert!(ends_with_indian_state("Flat 2, Gomti Nagar, Lucknow,  Uttar   Pradesh"));
         assert!(ends_with_indian_state("Delhi"));
+        assert!(ends_with_indian_state("Madhya Pradesh :"));
+        assert!(!ends_with_indian_state("Madhya Pradesh : cm"));
         // A state's name cut short, a city sharing a word, a place that goes on.
         assert!(!ends_with_indian_state("Flat 2, Gomti Nagar, Lucknow, Uttar"));
         assert!(!ends_with_indian_state("12 Park Street, Kolkata, Bengal"));

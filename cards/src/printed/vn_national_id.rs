@@ -250,7 +250,44 @@ fn vn_text(s: &str) -> String {
 
 fn place_value(s: &str) -> Option<String> {
     let v = vn_text(s);
-    (v.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !foreign_to_vietnamese(&v) && !label_fragment(&v)).then(|| with_province_restored(&v))
+    (v.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !foreign_to_vietnamese(&v) && !label_fragment(&v)).then(|| with_province_restored(&v)).and_then(|p| with_cut_province(&p))
+}
+
+/// A place whose last part, its province, was cut short (glare or the card's edge took
+/// the line's end: "Hải Minh, Hải Hậu, Nam Đi"): the part is the start of a province's
+/// name and no province itself. Completed where exactly one province starts with it as
+/// read (its letters, none of their marks added), it holds at least four letters and it
+/// was cut inside the province's last word; otherwise not given (`None`):
+/// a place that ends inside its province's name is a wrong place. A place whose last part
+/// is no province's start is returned as it is.
+fn with_cut_province(place: &str) -> Option<String> {
+    let (head, last) = match place.rfind(',') {
+        Some(i) => (&place[..=i], place[i + 1..].trim()),
+        None => ("", place.trim()),
+    };
+    let last = last.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let folded = |s: &str| fold_for_match(s).chars.into_iter().collect::<String>();
+    let key = folded(last);
+    if key.is_empty() || VN_PROVINCES.iter().any(|p| folded(p) == key) || !VN_PROVINCES.iter().any(|p| folded(p).starts_with(&key)) {
+        return Some(place.to_string());
+    }
+    // As read: each letter the province's, with none of its marks added (glare that takes
+    // the line's end takes the small marks first: "Đi" of "Định").
+    let letters = |w: &str| w.chars().map(super::unicode::decomposed).map(|(b, m)| (b.to_lowercase().collect::<String>(), m)).collect::<Vec<_>>();
+    let read = letters(last);
+    let starts_as_read = |p: &&&str| {
+        let known = letters(p);
+        known.len() > read.len() && known.iter().zip(&read).all(|((kb, km), (rb, rm))| kb == rb && rm.iter().all(|m| km.contains(m)))
+    };
+    let mut starts = VN_PROVINCES.iter().filter(starts_as_read);
+    match (starts.next(), starts.next()) {
+        // Cut inside the province's last word: a part missing a whole word may have lost
+        // more than that (the district's line end), so only then is it completed.
+        (Some(province), None) if last.chars().filter(|c| c.is_alphabetic()).count() >= 4 && last.split_whitespace().count() == province.split_whitespace().count() => {
+            Some(if head.is_empty() { province.to_string() } else { format!("{head} {province}") })
+        }
+        _ => None,
+    }
 }
 
 /// Whether a value read after a place's label is a piece of a label ("Place o" or
@@ -440,7 +477,7 @@ fn address(doc: &Doc, side: Side) -> Option<PrintedField> {
         Side::Back => doc.block("address", 2, |j| date_line(doc, j), |_| false)?,
     };
     let parts: Vec<String> = block.value.iter().map(|p| vn_text(p)).collect();
-    let address = with_province_restored(&super::join_parts(&parts));
+    let address = with_cut_province(&with_province_restored(&super::join_parts(&parts)))?;
     (!address.is_empty() && !foreign_to_vietnamese(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
 }
 
@@ -723,6 +760,15 @@ mod tests {
         assert_eq!(place_value("Láng Hạ, Hà Nội abc").as_deref(), Some("Láng Hạ, Hà Nội abc"));
         assert_eq!(place_value("Ea Tu, Buôn Ma Thuột, Đắk Lắk").as_deref(), Some("Ea Tu, Buôn Ma Thuột, Đắk Lắk"));
         assert_eq!(place_value("12/3A Lê Lợi, P. Bến Nghé (Q.1), Hồ Chí Minh").as_deref(), Some("12/3A Lê Lợi, P. Bến Nghé (Q.1), Hồ Chí Minh"));
+        // A province cut short: completed where one province starts so, else not given.
+        assert_eq!(place_value("Hải Minh, Hải Hậu, Nam Đi").as_deref(), Some("Hải Minh, Hải Hậu, Nam Định"));
+        assert_eq!(place_value("Hải Minh, Hải Hậu, Nam Đị").as_deref(), Some("Hải Minh, Hải Hậu, Nam Định"));
+        assert_eq!(place_value("Quảng Phú, Quảng Xương, Quảng"), None);
+        assert_eq!(place_value("Quảng Phú, Quảng Xương, Thanh"), None);
+        assert_eq!(place_value("Hải Minh, Hải Hậu, Nam"), None);
+        assert_eq!(place_value("Hai Minh, Hai Hau, Nam Di"), None);
+        assert_eq!(place_value("Quảng Phú, Quảng Xương, Thanh Hóa").as_deref(), Some("Quảng Phú, Quảng Xương, Thanh Hóa"));
+        assert_eq!(place_value("Hải Minh, Hải Hậu, Hà Nam").as_deref(), Some("Hải Minh, Hải Hậu, Hà Nam"));
         // A province that lost its marks gets them back; one spelled otherwise stays.
         assert_eq!(place_value("Phú Mậu, Phú Vang, Thừa Thiên Hue").as_deref(), Some("Phú Mậu, Phú Vang, Thừa Thiên Huế"));
         assert_eq!(place_value("Đình Bảng, Từ Sơn, Bac Ninh").as_deref(), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));

@@ -469,16 +469,23 @@ fn runs_off_card(card_width: u32, value: &str, source: &[&idv_vision::ocr::OcrLi
 }
 
 /// Where two neighbouring words of a one-line value stand further apart than two of
-/// their heights: how many of its words come after the gap. Print spaces a value's
-/// words by a fraction of a height, so a word that far off is something else read into
-/// the line (a card's chip beside the name, read "Lax": "Anjali Bhatt Lax" for "Anjali
-/// Bhatt"). `None` without a gap, or without word boxes.
+/// their heights, or the second is off the first's row (its middle outside the first's
+/// box, or twice its height): how many of its words come after the gap. Print spaces a
+/// value's words by a fraction of a height on one row, so a word that far off is
+/// something else read into the line (a card's chip beside the name, read "Lax":
+/// "Anjali Bhatt Lax" for "Anjali Bhatt"; a PAN's signature under the father's name's
+/// end, read "PAUCLS"). `None` without a gap, or without word boxes.
 fn words_set_apart(value: &str, line: &idv_vision::ocr::OcrLine) -> Option<usize> {
     let [(j, k)] = value_spans(value, &[line])?[..] else { return None };
     let words = line.words.get(j..k)?;
-    let gap = words.windows(2).position(|w| {
-        let height = w[0].bbox.height.max(w[1].bbox.height);
-        height > 0 && w[1].bbox.x > w[0].bbox.right() + 2 * height
+    // The row so far: the words before, together (a hyphen's short box is no row).
+    let row = |i: usize| words[..=i].iter().map(|w| w.bbox).reduce(|a, b| a.union(&b));
+    let gap = (0..words.len().saturating_sub(1)).find(|&i| {
+        let (a, b) = (words[i].bbox, words[i + 1].bbox);
+        let height = a.height.max(b.height);
+        let middle = b.y + b.height / 2;
+        let off_row = row(i).is_some_and(|r| r.height > 0 && (middle < r.y || middle > r.bottom() || b.height > 2 * r.height));
+        height > 0 && (b.x > a.right() + 2 * height || off_row)
     })?;
     Some(words.len() - gap - 1)
 }
@@ -1427,6 +1434,22 @@ mod print_tests {
         let g = PrintedField { value: "Anjali Lax".into(), ..f.clone() };
         assert_eq!(without_words_set_apart(&g, &[short.clone()]), None);
         assert_eq!(words_set_apart("Anjali Lax", &short), Some(1));
+        // A word off the row: the PAN's signature read after the father's name (seed 11:
+        // "DINESH LAL MEHTA PAUCLS", the last word's box below the others and taller).
+        let mut father = line(&[("DINESH", 50), ("LAL", 200), ("MEHTA", 290), ("PAUCLS", 420)]);
+        father.words[3].bbox = TextBox { x: 420, y: 320, width: 200, height: 70 };
+        assert_eq!(words_set_apart("DINESH LAL MEHTA PAUCLS", &father), Some(1));
+        father.words[3].bbox = TextBox { x: 420, y: 300, width: 108, height: 62 };
+        assert_eq!(words_set_apart("DINESH LAL MEHTA PAUCLS", &father), Some(1), "twice the row's height");
+        // Must-fail twins: a taller word on the row (a capital after small letters), a
+        // hyphen's short box before a word, a word a little low.
+        father.words[3].bbox = TextBox { x: 420, y: 296, width: 108, height: 38 };
+        assert_eq!(words_set_apart("DINESH LAL MEHTA PAUCLS", &father), None);
+        let mut part = line(&[("253", 50), ("-", 120), ("Govt.", 150), ("School", 260)]);
+        part.words[1].bbox = TextBox { x: 120, y: 312, width: 12, height: 4 };
+        assert_eq!(words_set_apart("253 - Govt. School", &part), None);
+        part.words[3].bbox.y = 310;
+        assert_eq!(words_set_apart("253 - Govt. School", &part), None);
     }
 
     #[test]
