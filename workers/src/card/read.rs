@@ -428,7 +428,7 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     };
     // Where the value was read: the label before it is no part of it ("Address : 4-3-64,
     // …" under a cut top-left corner lost nothing of the address to the cut).
-    let value_boxes = || value_boxes(&f.value, &source_lines().collect::<Vec<_>>());
+    let value_boxes = || if f.field == "gender" { gender_word_boxes(&f.value, &source_lines().collect::<Vec<_>>()) } else { value_boxes(&f.value, &source_lines().collect::<Vec<_>>()) };
     let cut = hole.is_some_and(|h| value_boxes().iter().any(|b| crosses_disk(b, h)))
         || glared
         || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)))
@@ -449,6 +449,22 @@ fn value_boxes(value: &str, source: &[&idv_vision::ocr::OcrLine]) -> Vec<idv_vis
         .map(|(i, line)| {
             let first = spans.as_ref().and_then(|s| s.get(i)).and_then(|&(j, _)| line.words.get(j..));
             first.and_then(|ws| ws.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b))).unwrap_or(line.bbox)
+        })
+        .collect()
+}
+
+/// Where a gender was read: on each of its lines, the word that says it ("Female" of
+/// "Gender: महिला / Female ©", the value `F` spelled nowhere), the last one where
+/// several do; the line's own box where none does or there are no word boxes. A punch
+/// after the word took nothing of it: a gender is one closed word, and a word it cut
+/// short ("male" of "Female") stands beside the punch.
+fn gender_word_boxes(value: &str, source: &[&idv_vision::ocr::OcrLine]) -> Vec<idv_vision::ocr::TextBox> {
+    source
+        .iter()
+        .map(|line| {
+            let words: Vec<&str> = line.text.split(' ').collect();
+            let says = (words.len() == line.words.len()).then(|| words.iter().rposition(|w| idv_cards::printed::gender_value(w, true) == Some(value))).flatten();
+            says.and_then(|i| line.words.get(i)).map_or(line.bbox, |w| w.bbox)
         })
         .collect()
 }
@@ -1406,6 +1422,23 @@ mod print_tests {
         assert!(crosses_disk(&TextBox { x: 53, y: 593, width: 367, height: 31 }, hole), "through the punch");
         assert!(crosses_disk(&TextBox { x: 170, y: 570, width: 200, height: 30 }, hole), "at its rim");
         assert!(!crosses_disk(&TextBox { x: 190, y: 570, width: 200, height: 30 }, hole));
+    }
+
+    /// A punch after the word that says the gender took nothing of it; one on the word
+    /// did (seed 11, a voter card punched after "Female").
+    #[test]
+    fn a_gender_is_judged_where_its_word_was_read() {
+        let line = worded_line(&[("fert", 351), ("/", 440), ("Gender:", 470), ("afget", 620), ("/", 740), ("Female", 770), ("©", 1100)], 441);
+        let boxes = gender_word_boxes("F", &[&line]);
+        assert_eq!(boxes, vec![line.words[5].bbox]);
+        let hole = (1120.0, 470.0, 40.0);
+        assert!(!crosses_disk(&boxes[0], hole));
+        assert!(crosses_disk(&line.bbox, hole), "the line's box reaches the punch");
+        let cut = (760.0, 455.0, 40.0);
+        assert!(crosses_disk(&boxes[0], cut));
+        // No word says it: the line's box.
+        let other = worded_line(&[("Sexo", 371), ("rE", 440)], 355);
+        assert_eq!(gender_word_boxes("F", &[&other]), vec![other.bbox]);
     }
 
     /// A word of a value at the card's edge may have been cut by it; a word read two
