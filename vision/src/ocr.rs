@@ -237,7 +237,8 @@ fn mean_confidence(words: &[TsvWord]) -> f32 {
 /// little confidence (under [`MARK_MAX_CONFIDENCE`]) and much taller than the line's
 /// other words (at least [`MARK_MIN_HEIGHT_RATIO`] times their median height: the
 /// signatures measured 2.3-2.8, print of one line 1.0-1.3). All three, and only at the
-/// end of a line of other words: print is never taken out of the middle of a line.
+/// end of a line of other words: print is never taken out of the middle of a line. A
+/// longer word is one when taller still and set apart ([`MARK_LONG_MAX_CHARS`]).
 /// The symbols go with their words.
 pub fn without_trailing_marks(mut line: OcrLine) -> OcrLine {
     let kept = {
@@ -254,9 +255,13 @@ pub fn without_trailing_marks(mut line: OcrLine) -> OcrLine {
             let mut others: Vec<u32> = words[..kept - 1].iter().map(|w| w.bbox.height).collect();
             others.sort_unstable();
             let median = others[others.len() / 2] as f32;
-            let mark = letters <= MARK_MAX_CHARS
-                && word.confidence.is_some_and(|c| c < MARK_MAX_CONFIDENCE)
-                && word.bbox.height as f32 >= MARK_MIN_HEIGHT_RATIO * median;
+            let ratio = word.bbox.height as f32 / median.max(1.0);
+            // A longer stroke ("PAUCLS", "Sees") is a mark where it is taller still and
+            // stands apart from the word before by more than two of the print's heights.
+            let apart = word.bbox.x as f32 > words[kept - 2].bbox.right() as f32 + 2.0 * median;
+            let shaped = (letters <= MARK_MAX_CHARS && ratio >= MARK_MIN_HEIGHT_RATIO)
+                || (letters <= MARK_LONG_MAX_CHARS && ratio >= MARK_LONG_MIN_HEIGHT_RATIO && apart);
+            let mark = shaped && word.confidence.is_some_and(|c| c < MARK_MAX_CONFIDENCE);
             if !mark {
                 break;
             }
@@ -285,6 +290,12 @@ pub fn without_trailing_marks(mut line: OcrLine) -> OcrLine {
 pub const MARK_MAX_CHARS: usize = 3;
 pub const MARK_MAX_CONFIDENCE: f32 = 60.0;
 pub const MARK_MIN_HEIGHT_RATIO: f32 = 1.8;
+/// A longer mark ([`without_trailing_marks`]): up to this many letters or digits, at
+/// least [`MARK_LONG_MIN_HEIGHT_RATIO`] times the print's median height and more than two
+/// heights from the word before (seed 11's PAN signatures: "PAUCLS", "Sees", "SINE!",
+/// 2.9-3.2 times the print, 300 px right of the name, confidence 1-41).
+pub const MARK_LONG_MAX_CHARS: usize = 8;
+pub const MARK_LONG_MIN_HEIGHT_RATIO: f32 = 2.3;
 
 /// The lines of Tesseract's hOCR output rendered with `hocr_char_boxes` (one
 /// `ocrx_cinfo` span per character, `x_conf` its confidence): each line's text (its
@@ -641,6 +652,17 @@ mod tests {
             l.words[2] = TsvWord { confidence: Some(conf), chars: text.len(), bbox: TextBox { height, ..l.words[2].bbox } };
             assert_eq!(without_trailing_marks(l.clone()).text, l.text, "{conf} {text} {height}");
         }
+        // A longer stroke: taller still and set apart (seed 11: "PAUCLS", 93 px beside
+        // print 31 px, 186 px after the name); not when near, nor when as tall as 2x.
+        let long = lines_from_tsv("5\t1\t2\t1\t1\t1\t50\t599\t150\t31\t93\tDINESH\n5\t1\t2\t1\t1\t2\t218\t599\t67\t31\t96\tLAL\n5\t1\t2\t1\t1\t3\t301\t599\t138\t31\t96\tMEHTA\n5\t1\t2\t1\t1\t4\t625\t588\t279\t93\t1\tPAUCLS\n").remove(0);
+        assert_eq!(without_trailing_marks(long.clone()).text, "DINESH LAL MEHTA");
+        for (x, height, conf) in [(460, 93, 1.0), (625, 62, 1.0), (625, 93, 75.0)] {
+            let mut l = long.clone();
+            l.words[3] = TsvWord { confidence: Some(conf), bbox: TextBox { x, height, ..l.words[3].bbox }, ..l.words[3] };
+            assert_eq!(without_trailing_marks(l.clone()).text, l.text, "{x} {height} {conf}");
+        }
+        let nine = OcrLine { text: "DINESH LAL MEHTA PAUCLSXYZ".into(), ..long.clone() };
+        assert_eq!(without_trailing_marks(nine.clone()).text, nine.text, "nine letters");
         // Letters and digits are counted: a mark read with a colon after it is one.
         let colon = OcrLine { text: "VENKATESH KULKARNI NY:".into(), ..line.clone() };
         assert_eq!(without_trailing_marks(colon).text, "VENKATESH KULKARNI");

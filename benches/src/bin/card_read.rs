@@ -2,7 +2,8 @@
 //! found: each field with its verdict, the sanity verdict and its measures, the failure
 //! code, whether the card was located, the zone's reading. For looking at photos that are not the
 //! generator's (the evaluation, `card_eval`, only reads generated ones). With
-//! `IDV_CARD_READ_LINES` set, also each side's OCR lines with their labels and boxes, and
+//! `IDV_CARD_READ_LINES` set, also each side's OCR lines with their labels and boxes
+//! (with `IDV_CARD_READ_WORDS` too, their words' boxes and confidences), and
 //! a blurred or soft side's second reading (`reread`: on such a photo only what both
 //! readings agree on is given).
 //!
@@ -44,6 +45,13 @@ fn main() -> Result<(), String> {
             let (photo, scale) = idv_vision::decode_scaled(bytes, &idv_vision::DecodeLimits::cards()).map_err(|e| e.to_string())?;
             let plan = idv_workers::card::scan::ScanPlan::for_card_type(card_type, i == 1, 2026);
             let scan = idv_workers::card::scan::scan_side(&photo, scale, &plan, ocr.as_deref());
+            // `IDV_CARD_READ_WORDS`: each line's words with their boxes and confidences.
+            if let (Some(_), idv_workers::card::scan::OcrOutcome::Lines(lines)) = (std::env::var_os("IDV_CARD_READ_WORDS"), &scan.ocr) {
+                for l in lines {
+                    let words: Vec<String> = l.text.split(' ').zip(&l.words).map(|(t, w)| format!("{t}@{},{} {}x{} c{:.0}", w.bbox.x, w.bbox.y, w.bbox.width, w.bbox.height, w.confidence.unwrap_or(-1.0))).collect();
+                    println!("{} words   {}", if i == 0 { "front" } else { "back" }, words.join(" | "));
+                }
+            }
             if let Some(idv_workers::card::scan::OcrOutcome::Lines(lines)) = scan.reread.as_ref().map(|r| &r.ocr) {
                 for l in lines {
                     println!("{} reread   {:?}", if i == 0 { "front" } else { "back" }, l.text);
