@@ -23,7 +23,17 @@ fn main() {
                 }
                 let s = card_sanity(&card, Some(&loc));
                 let ring = idv_vision::card_sanity::border_inside_card(&loc);
-                println!("{path}\tone\t{:?}\tcoverage {:.2}\thole {:.4}\tring inside the card {ring:.3}", s.verdict, s.measures.corner_coverage, s.measures.hole_share);
+                // How much of the card's box its mask leaves out as background-like: a
+                // card near the table's colour is patchy.
+                let (mut inside, mut table_like) = (0usize, 0usize);
+                let (x0, x1, y0, y1) = loc.mask.enumerate_pixels().filter(|p| p.2 .0[0] != 0).fold((u32::MAX, 0, u32::MAX, 0), |b, p| (b.0.min(p.0), b.1.max(p.0), b.2.min(p.1), b.3.max(p.1)));
+                for (x, y, px) in loc.background_like.enumerate_pixels() {
+                    if x > x0 && x < x1 && y > y0 && y < y1 {
+                        inside += 1;
+                        table_like += usize::from(px.0[0] != 0);
+                    }
+                }
+                println!("{path}\tone\t{:?}\tcoverage {:.2}\thole {:.4}\tring inside the card {ring:.3}\ttable-like inside {:.3}", s.verdict, s.measures.corner_coverage, s.measures.hole_share, table_like as f32 / inside.max(1) as f32);
                 if verbose {
                     let gray = image::DynamicImage::ImageRgb8(card.clone()).into_luma8();
                     println!("  corners {:?}\n  bg {:?} spread {:.1} texture {:.1}\n  light spread {:.3} (OCR thresholds locally past {})\n  {:?}", loc.quad.corners(), loc.background_colors, loc.background_spread, loc.background_texture, idv_vision::ocr::light_spread(&gray), idv_vision::ocr::UNEVEN_LIGHT, s.measures);

@@ -579,9 +579,10 @@ fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
 /// bottom left, beside the signature and above the rounded corner: the page's layout
 /// analysis joins it to both and reads the line as nothing ("ie ee" for "18/01/1972",
 /// the independent card set's seed 11, a clean PAN; 6 of 22 PANs lost their date so).
-/// Read only when no line from the label's to two lines after it holds a date, and kept
+/// Read only when no line from the label's to two lines after it holds a date or a
+/// token of a date's shape, and kept
 /// only when the band holds one (`idv_cards::printed::extract_date`: a day, month and
-/// year that exist); it goes in after the label's line, where the parsers take the date
+/// year that exist) read with confidence ([`BIRTH_BAND_MIN_CONFIDENCE`]); it goes in after the label's line, where the parsers take the date
 /// under a label, its box in the page's pixels so a hole or cut there still voids it.
 fn read_birth_date_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer) {
     let birth_word = |l: &idv_vision::ocr::OcrLine| {
@@ -591,7 +592,14 @@ fn read_birth_date_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
             .flatten()
     };
     let Some((at, birth)) = lines.iter().enumerate().find_map(|(i, l)| birth_word(l).map(|b| (i, b))) else { return };
-    if lines.iter().skip(at).take(3).any(|l| idv_cards::printed::extract_date(&l.text).is_some()) {
+    // A date read, or one misread ("49/08/1992": a date's shape, digits and two
+    // separators): the band is not read then. Read alone, a date the page misread comes
+    // out misread another way ("10/02/1902" for "19/08/1992", seed 8), and nothing tells
+    // which reading is right.
+    let date_shaped = |t: &str| {
+        t.split_whitespace().any(|w| w.chars().filter(char::is_ascii_digit).count() >= 6 && w.chars().filter(|c| matches!(c, '/' | '-' | '.')).count() >= 2)
+    };
+    if lines.iter().skip(at).take(3).any(|l| idv_cards::printed::extract_date(&l.text).is_some() || date_shaped(&l.text)) {
         return;
     }
     let line = lines[at].bbox;
@@ -606,10 +614,15 @@ fn read_birth_date_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
     let params = OcrParams { lang: "eng", char_whitelist: Some("0123456789/-."), layout: Layout::Block };
     let Ok(read) = engine.read_lines(&band, &params) else { return };
-    if let Some(found) = read.into_iter().find(|l| idv_cards::printed::extract_date(&l.text).is_some()) {
+    if let Some(found) = read.into_iter().find(|l| idv_cards::printed::extract_date(&l.text).is_some() && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE) {
         lines.insert(at + 1, found.moved(x0, y0));
     }
 }
+
+/// The least confidence (0-100) a birth date band's reading is kept with
+/// ([`read_birth_date_band`]): the band is read where the page read nothing, so only a
+/// reading the engine is sure of stands in for it.
+const BIRTH_BAND_MIN_CONFIDENCE: f32 = 80.0;
 
 /// `img` resized to `width` (aspect kept), or as is when it already is that wide.
 fn scaled_to_width(img: &RgbImage, width: u32) -> RgbImage {
@@ -737,11 +750,30 @@ mod tests {
         let f = idv_cards::printed::parse_printed("in.pan", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
         assert_eq!(f.iter().find(|x| x.field == "dob").map(|x| x.value.as_str()), Some("18/01/1972"));
 
-        // Not read again where the page read a date after the label.
-        let engine = Band { answer: "18/01/1972", asked: Mutex::new(Vec::new()) };
-        let mut lines = vec![label.clone(), plain("18/01/1972", 694)];
-        super::read_birth_date_band(&page, &mut lines, &engine);
-        assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (2, 0));
+        // Not read again where the page read a date after the label, or misread one
+        // ("49/08/1992", a day no month has: the band's reading may be misread too).
+        for read in ["18/01/1972", "49/08/1992 eeata / Signature"] {
+            let engine = Band { answer: "10/02/1902", asked: Mutex::new(Vec::new()) };
+            let mut lines = vec![label.clone(), plain(read, 694)];
+            super::read_birth_date_band(&page, &mut lines, &engine);
+            assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (2, 0), "{read}");
+        }
+        // A date read with little confidence adds nothing.
+        struct Unsure;
+        impl TextRecognizer for Unsure {
+            fn read_lines(&self, _: &image::GrayImage, _: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
+                Ok(vec![OcrLine { text: "18/01/1972".into(), confidence: 55.0, bbox: TextBox { x: 20, y: 14, width: 180, height: 32 }, symbols: Vec::new(), words: Vec::new() }])
+            }
+            fn has_language(&self, _: &str) -> bool {
+                true
+            }
+            fn describe(&self) -> String {
+                "unsure".into()
+            }
+        }
+        let mut lines = page_lines();
+        super::read_birth_date_band(&page, &mut lines, &Unsure);
+        assert_eq!(lines.len(), 3);
         // A band of no date (a day that does not exist) adds nothing.
         let engine = Band { answer: "38/01/1972", asked: Mutex::new(Vec::new()) };
         let mut lines = page_lines();
