@@ -428,11 +428,12 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     };
     // Where the value was read: the label before it is no part of it ("Address : 4-3-64,
     // …" under a cut top-left corner lost nothing of the address to the cut).
-    let value_boxes = || if f.field == "gender" { gender_word_boxes(&f.value, &source_lines().collect::<Vec<_>>()) } else { value_boxes(&f.value, &source_lines().collect::<Vec<_>>()) };
+    let source: Vec<&idv_vision::ocr::OcrLine> = source_lines().collect();
+    let value_boxes = || if f.field == "gender" { gender_word_boxes(&f.value, &source) } else { value_boxes(&f.value, &source) };
     let cut = hole.is_some_and(|h| value_boxes().iter().any(|b| crosses_disk(b, h)))
         || glared
         || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)))
-        || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source_lines().collect::<Vec<_>>()))
+        || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source))
         || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some()));
     (f.check != FieldCheck::Passed && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
 }
