@@ -644,6 +644,36 @@ fn scaled_to_width(img: &RgbImage, width: u32) -> RgbImage {
 
 #[cfg(test)]
 mod tests {
+    use idv_vision::ocr::{OcrError, OcrLine, OcrParams, TextBox, TextRecognizer};
+    use std::sync::Mutex;
+
+    /// An engine that reads one line, `answer` at `bbox`, from any band it is given, and
+    /// keeps what it was asked (the band's size, the characters allowed).
+    struct Band {
+        answer: &'static str,
+        confidence: f32,
+        bbox: TextBox,
+        asked: Mutex<Vec<(u32, u32, Option<String>)>>,
+    }
+
+    impl Band {
+        fn new(answer: &'static str, confidence: f32, bbox: TextBox) -> Band {
+            Band { answer, confidence, bbox, asked: Mutex::new(Vec::new()) }
+        }
+    }
+
+    impl TextRecognizer for Band {
+        fn read_lines(&self, image: &image::GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
+            self.asked.lock().map_err(|_| OcrError::Failed("lock".into()))?.push((image.width(), image.height(), params.char_whitelist.map(str::to_string)));
+            Ok(vec![OcrLine { text: self.answer.into(), confidence: self.confidence, bbox: self.bbox, symbols: Vec::new(), words: Vec::new() }])
+        }
+        fn has_language(&self, _: &str) -> bool {
+            true
+        }
+        fn describe(&self) -> String {
+            "band".into()
+        }
+    }
 
     /// A PAN whose page reading lost or misread its number ("J wyopsss6sH") gets the band
     /// under "Permanent Account Number" read alone: what that reading holds goes in under
@@ -652,28 +682,12 @@ mod tests {
     /// reading of no PAN's shape adds nothing.
     #[test]
     fn a_pan_number_the_page_missed_is_read_alone_from_its_band() {
-        use idv_vision::ocr::{OcrError, OcrLine, OcrParams, TextBox, TextRecognizer};
-        use std::sync::Mutex;
-        struct Band {
-            answer: &'static str,
-            asked: Mutex<Vec<(u32, u32, Option<String>)>>,
-        }
-        impl TextRecognizer for Band {
-            fn read_lines(&self, image: &image::GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
-                self.asked.lock().map_err(|_| OcrError::Failed("lock".into()))?.push((image.width(), image.height(), params.char_whitelist.map(str::to_string)));
-                Ok(vec![OcrLine { text: self.answer.into(), confidence: 90.0, bbox: TextBox { x: 120, y: 20, width: 480, height: 48 }, symbols: Vec::new(), words: Vec::new() }])
-            }
-            fn has_language(&self, _: &str) -> bool {
-                true
-            }
-            fn describe(&self) -> String {
-                "band".into()
-            }
-        }
+        use idv_vision::ocr::{OcrLine, TextBox};
+        let pan_band = |answer: &'static str| Band::new(answer, 90.0, TextBox { x: 120, y: 20, width: 480, height: 48 });
         let line = |text: &str, y: u32, h: u32| OcrLine { text: text.into(), confidence: 90.0, bbox: TextBox { x: 351, y, width: 487, height: h }, symbols: Vec::new(), words: Vec::new() };
         let page_lines = || vec![line("INCOME TAX DEPARTMENT", 90, 25), line("Permanent Account Number Card", 218, 25), line("J wyopsss6sH", 227, 119), line("ama / Name", 431, 32)];
         let page = image::GrayImage::new(1200, 757);
-        let engine = Band { answer: "WYOPSS8865H", asked: Mutex::new(Vec::new()) };
+        let engine = pan_band("WYOPSS8865H");
         let mut lines = page_lines();
         super::read_pan_number_band(&page, &mut lines, &engine);
         let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
@@ -691,13 +705,13 @@ mod tests {
             vec![line("Permanent Account Number Card", 218, 25), line("WYOPS8865H", 263, 48)],
             vec![line("ELECTION COMMISSION OF INDIA", 90, 25), line("J wyopsss6sH", 227, 119)],
         ] {
-            let engine = Band { answer: "WYOPS8865H", asked: Mutex::new(Vec::new()) };
+            let engine = pan_band("WYOPS8865H");
             let before = lines.len();
             super::read_pan_number_band(&page, &mut lines, &engine);
             assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (before, 0));
         }
         // A band reading of no PAN's shape adds nothing.
-        let engine = Band { answer: "WYOPS 8865", asked: Mutex::new(Vec::new()) };
+        let engine = pan_band("WYOPS 8865");
         let mut lines = page_lines();
         super::read_pan_number_band(&page, &mut lines, &engine);
         assert_eq!(lines.len(), 4);
@@ -709,24 +723,8 @@ mod tests {
     /// nothing.
     #[test]
     fn a_birth_date_the_page_missed_is_read_alone_from_its_band() {
-        use idv_vision::ocr::{OcrError, OcrLine, OcrParams, TextBox, TextRecognizer, TsvWord};
-        use std::sync::Mutex;
-        struct Band {
-            answer: &'static str,
-            asked: Mutex<Vec<(u32, u32, Option<String>)>>,
-        }
-        impl TextRecognizer for Band {
-            fn read_lines(&self, image: &image::GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
-                self.asked.lock().map_err(|_| OcrError::Failed("lock".into()))?.push((image.width(), image.height(), params.char_whitelist.map(str::to_string)));
-                Ok(vec![OcrLine { text: self.answer.into(), confidence: 90.0, bbox: TextBox { x: 20, y: 14, width: 180, height: 32 }, symbols: Vec::new(), words: Vec::new() }])
-            }
-            fn has_language(&self, _: &str) -> bool {
-                true
-            }
-            fn describe(&self) -> String {
-                "band".into()
-            }
-        }
+        use idv_vision::ocr::{OcrLine, TextBox, TsvWord};
+        let date_band = |answer: &'static str, confidence: f32| Band::new(answer, confidence, TextBox { x: 20, y: 14, width: 180, height: 32 });
         let word = |x: u32, width: u32| TsvWord { bbox: TextBox { x, y: 645, width, height: 36 }, confidence: Some(90.0), chars: 4 };
         let label = OcrLine {
             text: "ora at arka / Date of Birth".into(),
@@ -738,7 +736,7 @@ mod tests {
         let plain = |text: &str, y: u32| OcrLine { text: text.into(), confidence: 60.0, bbox: TextBox { x: 0, y, width: 1200, height: 60 }, symbols: Vec::new(), words: Vec::new() };
         let page_lines = || vec![plain("BALAJI VERMA", 585), label.clone(), plain("ie ee", 694)];
         let page = image::GrayImage::new(1200, 757);
-        let engine = Band { answer: "18/01/1972", asked: Mutex::new(Vec::new()) };
+        let engine = date_band("18/01/1972", 90.0);
         let mut lines = page_lines();
         super::read_birth_date_band(&page, &mut lines, &engine);
         let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
@@ -753,29 +751,17 @@ mod tests {
         // Not read again where the page read a date after the label, or misread one
         // ("49/08/1992", a day no month has: the band's reading may be misread too).
         for read in ["18/01/1972", "49/08/1992 eeata / Signature"] {
-            let engine = Band { answer: "10/02/1902", asked: Mutex::new(Vec::new()) };
+            let engine = date_band("10/02/1902", 90.0);
             let mut lines = vec![label.clone(), plain(read, 694)];
             super::read_birth_date_band(&page, &mut lines, &engine);
             assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (2, 0), "{read}");
         }
         // A date read with little confidence adds nothing.
-        struct Unsure;
-        impl TextRecognizer for Unsure {
-            fn read_lines(&self, _: &image::GrayImage, _: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
-                Ok(vec![OcrLine { text: "18/01/1972".into(), confidence: 55.0, bbox: TextBox { x: 20, y: 14, width: 180, height: 32 }, symbols: Vec::new(), words: Vec::new() }])
-            }
-            fn has_language(&self, _: &str) -> bool {
-                true
-            }
-            fn describe(&self) -> String {
-                "unsure".into()
-            }
-        }
         let mut lines = page_lines();
-        super::read_birth_date_band(&page, &mut lines, &Unsure);
+        super::read_birth_date_band(&page, &mut lines, &date_band("18/01/1972", 55.0));
         assert_eq!(lines.len(), 3);
         // A band of no date (a day that does not exist) adds nothing.
-        let engine = Band { answer: "38/01/1972", asked: Mutex::new(Vec::new()) };
+        let engine = date_band("38/01/1972", 90.0);
         let mut lines = page_lines();
         super::read_birth_date_band(&page, &mut lines, &engine);
         assert_eq!(lines.len(), 3);
