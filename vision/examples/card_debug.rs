@@ -15,6 +15,9 @@ fn main() {
             continue;
         };
         let img = img.to_rgb8();
+        if verbose {
+            println!("  working copy's noise σ {:.2} (the hard-smoothed try from {})", idv_vision::card_box::working_noise_sigma(&img).unwrap_or(0.0), idv_vision::card_box::NOISY_FROM_SIGMA);
+        }
         match find_card(&img) {
             CardFind::One(loc) => {
                 let card = rectify(&img, &loc.quad, 1200);
