@@ -259,8 +259,11 @@ pub fn without_trailing_marks(mut line: OcrLine) -> OcrLine {
             // A longer stroke ("PAUCLS", "Sees") is a mark where it is taller still and
             // stands apart from the word before by more than two of the print's heights.
             let apart = word.bbox.x as f32 > words[kept - 2].bbox.right() as f32 + 2.0 * median;
+            // A flat one (a stripe's or a hologram's edge, "aay" 8 px high beside print
+            // of 30) is one where it stands as far apart.
             let shaped = (letters <= MARK_MAX_CHARS && ratio >= MARK_MIN_HEIGHT_RATIO)
-                || (letters <= MARK_LONG_MAX_CHARS && ratio >= MARK_LONG_MIN_HEIGHT_RATIO && apart);
+                || (letters <= MARK_LONG_MAX_CHARS && ratio >= MARK_LONG_MIN_HEIGHT_RATIO && apart)
+                || (letters <= MARK_LONG_MAX_CHARS && ratio <= MARK_FLAT_MAX_HEIGHT_RATIO && apart);
             let mark = shaped && word.confidence.is_some_and(|c| c < MARK_MAX_CONFIDENCE);
             if !mark {
                 break;
@@ -296,6 +299,13 @@ pub const MARK_MIN_HEIGHT_RATIO: f32 = 1.8;
 /// 2.9-3.2 times the print, 300 px right of the name, confidence 1-41).
 pub const MARK_LONG_MAX_CHARS: usize = 8;
 pub const MARK_LONG_MIN_HEIGHT_RATIO: f32 = 2.3;
+/// A flat mark ([`without_trailing_marks`]): at most this share of the print's median
+/// height, more than two heights from the word before (the independent set's seed 12:
+/// "aay", 8 px beside a national identity card's name of 30, 327 px after it, confidence
+/// 45, which made the name one ending in a lowercase word, not given). Print's own
+/// shortest glyphs (a hyphen, a comma) are a half or more of the print's height as OCR
+/// boxes them, or belong to a word.
+pub const MARK_FLAT_MAX_HEIGHT_RATIO: f32 = 0.34;
 
 /// The lines of Tesseract's hOCR output rendered with `hocr_char_boxes` (one
 /// `ocrx_cinfo` span per character, `x_conf` its confidence): each line's text (its
@@ -658,6 +668,15 @@ mod tests {
         assert_eq!(without_trailing_marks(long.clone()).text, "DINESH LAL MEHTA");
         for (x, height, conf) in [(460, 93, 1.0), (625, 62, 1.0), (625, 93, 75.0)] {
             let mut l = long.clone();
+            l.words[3] = TsvWord { confidence: Some(conf), bbox: TextBox { x, height, ..l.words[3].bbox }, ..l.words[3] };
+            assert_eq!(without_trailing_marks(l.clone()).text, l.text, "{x} {height} {conf}");
+        }
+        // A flat mark set apart (seed 12: "aay", 8 px beside print of 30, 327 px after
+        // the name); not near, nor half the print's height, nor confident.
+        let flat = lines_from_tsv("5\t1\t2\t1\t1\t1\t354\t265\t88\t30\t96\tNitin\n5\t1\t2\t1\t1\t2\t454\t266\t127\t29\t96\tKumar\n5\t1\t2\t1\t1\t3\t592\t265\t113\t38\t96\tReddy\n5\t1\t2\t1\t1\t4\t1032\t265\t47\t8\t45\taay\n").remove(0);
+        assert_eq!(without_trailing_marks(flat.clone()).text, "Nitin Kumar Reddy");
+        for (x, height, conf) in [(720, 8, 45.0), (1032, 15, 45.0), (1032, 8, 75.0)] {
+            let mut l = flat.clone();
             l.words[3] = TsvWord { confidence: Some(conf), bbox: TextBox { x, height, ..l.words[3].bbox }, ..l.words[3] };
             assert_eq!(without_trailing_marks(l.clone()).text, l.text, "{x} {height} {conf}");
         }

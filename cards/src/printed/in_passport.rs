@@ -132,8 +132,12 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     if let Some(g) = doc.labelled("gender", 1, |s, col| gender_value(s, col.is_some()).map(str::to_string)) {
         out.push(field("gender", g, na));
     }
+    // The dates up to two lines under their label: the signature beside the labels of
+    // the dates of issue and expiry reads as a line of noise between them and their
+    // dates ("gi AS he WEE", the independent set's seed 12, a clean page). A line with
+    // a label ends the search (`Doc::labelled`), and the zone holds no date.
     for (key, name) in [("dob", "dob"), ("issue_date", "issue_date"), ("expiry_date", "expiry_date")] {
-        if let Some(d) = doc.labelled_date(key, 1) {
+        if let Some(d) = doc.labelled_date(key, 2) {
             out.push(field(name, d, FieldCheck::Passed));
         }
     }
@@ -368,6 +372,20 @@ mod tests {
         let f = parse_printed("in.passport", Side::Back, &l);
         assert_eq!(get(&f, "id"), None, "{f:?}");
         assert_eq!(get(&f, "issue_date"), None, "{f:?}");
+    }
+
+    /// A line of noise (the signature beside the labels) between the labels of the
+    /// dates of issue and expiry and their dates; the dates stay in their columns.
+    #[test]
+    fn dates_a_line_of_noise_below_their_labels_are_read() {
+        let mut page: Vec<&str> = PAGE.to_vec();
+        page.insert(17, "gi AS he WEE");
+        let f = parse_printed("in.passport", Side::Front, &lines(&page));
+        assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (Some("10/01/2015"), Some("09/01/2025")));
+        // Two lines of noise: too far from the label.
+        page.insert(17, "oy BN Gaal");
+        let f = parse_printed("in.passport", Side::Front, &lines(&page));
+        assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (None, None));
     }
 
     #[test]

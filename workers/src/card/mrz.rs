@@ -157,11 +157,16 @@ pub fn misread_header(m: &Mrz) -> bool {
 /// 12-digit number opening the optional data and ending with the document number (the
 /// CCCD's citizen number; the document number is its last 9 digits) becomes `id`; sex is
 /// `M`/`F` (the one gender vocabulary of every card type); `VNM` nationality is written
-/// `Việt Nam` as the card prints it, so the sources compare.
+/// `Việt Nam` as the card prints it, so the sources compare. A document code no
+/// document writes (its first letter none of `I`, `A`, `C`: [`misread_header`]) is a
+/// misread `ID` ("LD", the independent set's seed 12; "L<" under a punch, seed 9) when
+/// the issuing state is `state`'s: no check digit covers the code, and the entries
+/// taken are the ones the check digits cover and the names.
 pub fn td1_fields(m: &Mrz, state: &str) -> Result<Vec<CardField>, String> {
     let code = m.field("document_type").map(|f| f.value.as_str()).unwrap_or("");
     let issuer = m.field("issuing_state").map(|f| f.value.as_str()).unwrap_or("");
-    if m.format != idv_cards::mrz::Format::Td1 || !code.starts_with('I') || issuer != state {
+    let an_id_card = code.starts_with('I') || !code.starts_with(['A', 'C']);
+    if m.format != idv_cards::mrz::Format::Td1 || !an_id_card || issuer != state {
         return Err(format!("the machine-readable zone is not an ID card of {state} ({code:?}, {issuer:?})"));
     }
     let number = m.field("document_number").map(|f| f.value.clone()).unwrap_or_default();
@@ -279,7 +284,18 @@ mod tests {
     fn a_header_no_document_writes_is_misread() -> Result<(), CodecError> {
         let punched = "L<INDVW25810201<<<<<<<<<<<<<<<\n9502264M3512241IND<<<<<<<<<<<2\nDAS<<SURESH<<<<<<<<<<<<<<<<<<<";
         let m = idv_cards::mrz::parse(punched, YEAR)?;
-        assert!(m.all_checks_passed() && misread_header(&m) && td1_fields(&m, "IND").is_err());
+        assert!(m.all_checks_passed() && misread_header(&m));
+        // Its checked entries are the card's (seed 12: "LD" read for "ID"); another
+        // document's code, or another state, is not.
+        for zone in [punched.to_string(), punched.replacen("L<", "LD", 1)] {
+            let f = td1_fields(&idv_cards::mrz::parse(&zone, YEAR)?, "IND").map_err(|e| CodecError::Unsupported(Box::leak(e.into_boxed_str())))?;
+            assert_eq!(entry(&f, "document_number"), Some(("VW2581020", Some(Sure))), "{zone}");
+            assert_eq!(entry(&f, "dob"), Some(("26/02/1995", Some(Sure))), "{zone}");
+        }
+        for zone in [punched.replacen("L<", "AC", 1), punched.replacen("L<", "C<", 1)] {
+            assert!(td1_fields(&idv_cards::mrz::parse(&zone, YEAR)?, "IND").is_err(), "{zone}");
+        }
+        assert!(td1_fields(&m, "VNM").is_err());
         assert!(misread_header(&idv_cards::mrz::parse(&punched.replacen("L<IND", "ID1ND", 1), YEAR)?), "a digit in the state");
         for zone in [punched.replacen("L<", "ID", 1), CCCD.to_string(), punched.replacen("L<IND", "IDUTO", 1), PASSPORT.to_string()] {
             assert!(!misread_header(&idv_cards::mrz::parse(&zone, YEAR)?), "{zone}");

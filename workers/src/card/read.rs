@@ -430,11 +430,11 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     // …" under a cut top-left corner lost nothing of the address to the cut).
     let source: Vec<&idv_vision::ocr::OcrLine> = source_lines().collect();
     let value_boxes = || if f.field == "gender" { gender_word_boxes(&f.value, &source) } else { value_boxes(&f.value, &source) };
-    let cut = hole.is_some_and(|h| value_boxes().iter().any(|b| crosses_disk(b, h)))
+    let cut = hole.is_some_and(|h| value_boxes().iter().chain(word_before_value(&f.value, &source).as_ref()).any(|b| crosses_disk(b, h)))
         || glared
         || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)))
         || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source))
-        || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some()));
+        || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some() || crossed_after(&f.value, l)));
     (f.check != FieldCheck::Passed && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
 }
 
@@ -452,6 +452,18 @@ fn value_boxes(value: &str, source: &[&idv_vision::ocr::OcrLine]) -> Vec<idv_vis
             first.and_then(|ws| ws.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b))).unwrap_or(line.bbox)
         })
         .collect()
+}
+
+/// The word read just before a value on its first line, unless it ends a label ("Name:"):
+/// a punch there may have taken the value's first word, read as noise the parser left
+/// out ("v@@imep Tiwari" for "MOHAMMED TIWARI", the independent set's seed 12, a PAN
+/// punched over the name's start), so the value's own words clear of the punch do not
+/// make it whole. `None` when the value starts its line or its words are not found.
+fn word_before_value(value: &str, source: &[&idv_vision::ocr::OcrLine]) -> Option<idv_vision::ocr::TextBox> {
+    let (j, _) = *value_spans(value, source)?.first()?;
+    let line = source.first()?;
+    let before = line.text.split(' ').nth(j.checked_sub(1)?).filter(|_| line.text.split(' ').count() == line.words.len())?;
+    (!before.ends_with(':')).then(|| line.words.get(j - 1).map(|w| w.bbox)).flatten()
 }
 
 /// Where a gender was read: on each of its lines, the word that says it ("Female" of
@@ -505,6 +517,20 @@ fn words_set_apart(value: &str, line: &idv_vision::ocr::OcrLine) -> Option<usize
         height > 0 && (b.x > a.right() + 2 * height || off_row)
     })?;
     Some(words.len() - gap - 1)
+}
+
+/// Whether the word read right after a one-line value is a stroke across a word of it:
+/// more than twice the value's height, and no further from its last word than a
+/// height (print spaces words by a fraction of one). A PAN's signature drawn across the
+/// father's name's last word reads as one tall word ("ABHISHEK CHANDRA MENTE" for
+/// "ABHISHEK CHANDRA MENON", the independent set's seed 12): the words before it are
+/// no whole value. A signature beside the value stands further off
+/// ("DINESH LAL MEHTA PAUCLS", `words_set_apart`: the value ends before it).
+fn crossed_after(value: &str, line: &idv_vision::ocr::OcrLine) -> bool {
+    let Some(&[(j, k)]) = value_spans(value, &[line]).as_deref() else { return false };
+    let (Some(words), Some(next)) = (line.words.get(j..k), line.words.get(k)) else { return false };
+    let (Some(row), Some(last)) = (words.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)), words.last()) else { return false };
+    row.height > 0 && next.bbox.height > 2 * row.height && next.bbox.x <= last.bbox.right() + row.height
 }
 
 /// `f` without the words read after a wide gap at its end (`words_set_apart`), where
@@ -1479,6 +1505,29 @@ mod print_tests {
         // hyphen's short box before a word, a word a little low.
         father.words[3].bbox = TextBox { x: 420, y: 296, width: 108, height: 38 };
         assert_eq!(words_set_apart("DINESH LAL MEHTA PAUCLS", &father), None);
+        // A punch over the word before the value (seed 12: "v@@imep Tiwari" for
+        // "MOHAMMED TIWARI"): that word is the value's; a label's is not.
+        let punched = line(&[("v@@imep", 44), ("Tiwari", 200)]);
+        assert_eq!(word_before_value("Tiwari", &[&punched]).map(|b| b.x), Some(44));
+        assert_eq!(word_before_value("v@@imep Tiwari", &[&punched]), None, "the value starts its line");
+        let labelled = line(&[("Name:", 44), ("Tiwari", 200)]);
+        assert_eq!(word_before_value("Tiwari", &[&labelled]), None);
+        // A stroke across the value's last word, right after the word before it (seed
+        // 12: "ABHISHEK CHANDRA MENTE", the signature over "MENON"): what is left is no
+        // whole value. Beside the value, or no taller than a word, it is not.
+        let mut crossed = line(&[("ABHISHEK", 55), ("CHANDRA", 220), ("MENTE", 360)]);
+        crossed.words[2].bbox = TextBox { x: 360, y: 280, width: 199, height: 90 };
+        assert_eq!(words_set_apart("ABHISHEK CHANDRA MENTE", &crossed), Some(1));
+        assert!(crossed_after("ABHISHEK CHANDRA", &crossed));
+        assert!(!crossed_after("ABHISHEK CHANDRA MENTE", &crossed), "nothing after the value");
+        crossed.words[2].bbox.x = 340;
+        assert!(crossed_after("ABHISHEK CHANDRA", &crossed), "touching the word before");
+        crossed.words[2].bbox.x = 346 + 31;
+        assert!(!crossed_after("ABHISHEK CHANDRA", &crossed), "more than a height after the word before");
+        crossed.words[2].bbox = TextBox { x: 360, y: 296, width: 199, height: 60 };
+        assert!(!crossed_after("ABHISHEK CHANDRA", &crossed), "no more than twice the value's height");
+        father.words[3].bbox = TextBox { x: 420, y: 320, width: 200, height: 70 };
+        assert!(!crossed_after("DINESH LAL MEHTA", &father), "a signature beside the value");
         let mut part = line(&[("253", 50), ("-", 120), ("Govt.", 150), ("School", 260)]);
         part.words[1].bbox = TextBox { x: 120, y: 312, width: 12, height: 4 };
         assert_eq!(words_set_apart("253 - Govt. School", &part), None);
