@@ -262,8 +262,7 @@ pub fn without_trailing_marks(mut line: OcrLine) -> OcrLine {
             // A flat one (a stripe's or a hologram's edge, "aay" 8 px high beside print
             // of 30) is one where it stands as far apart.
             let shaped = (letters <= MARK_MAX_CHARS && ratio >= MARK_MIN_HEIGHT_RATIO)
-                || (letters <= MARK_LONG_MAX_CHARS && ratio >= MARK_LONG_MIN_HEIGHT_RATIO && apart)
-                || (letters <= MARK_LONG_MAX_CHARS && ratio <= MARK_FLAT_MAX_HEIGHT_RATIO && apart);
+                || (letters <= MARK_LONG_MAX_CHARS && apart && (ratio >= MARK_LONG_MIN_HEIGHT_RATIO || ratio <= MARK_FLAT_MAX_HEIGHT_RATIO));
             let mark = shaped && word.confidence.is_some_and(|c| c < MARK_MAX_CONFIDENCE);
             if !mark {
                 break;
@@ -666,20 +665,21 @@ mod tests {
         // print 31 px, 186 px after the name); not when near, nor when as tall as 2x.
         let long = lines_from_tsv("5\t1\t2\t1\t1\t1\t50\t599\t150\t31\t93\tDINESH\n5\t1\t2\t1\t1\t2\t218\t599\t67\t31\t96\tLAL\n5\t1\t2\t1\t1\t3\t301\t599\t138\t31\t96\tMEHTA\n5\t1\t2\t1\t1\t4\t625\t588\t279\t93\t1\tPAUCLS\n").remove(0);
         assert_eq!(without_trailing_marks(long.clone()).text, "DINESH LAL MEHTA");
-        for (x, height, conf) in [(460, 93, 1.0), (625, 62, 1.0), (625, 93, 75.0)] {
-            let mut l = long.clone();
-            l.words[3] = TsvWord { confidence: Some(conf), bbox: TextBox { x, height, ..l.words[3].bbox }, ..l.words[3] };
-            assert_eq!(without_trailing_marks(l.clone()).text, l.text, "{x} {height} {conf}");
-        }
+        // The line with its last word moved, resized or read more confidently is kept whole.
+        let kept_whole = |line: &OcrLine, cases: [(u32, u32, f32); 3]| {
+            for (x, height, conf) in cases {
+                let mut l = line.clone();
+                let last = l.words.len() - 1;
+                l.words[last] = TsvWord { confidence: Some(conf), bbox: TextBox { x, height, ..l.words[last].bbox }, ..l.words[last] };
+                assert_eq!(without_trailing_marks(l.clone()).text, l.text, "{x} {height} {conf}");
+            }
+        };
+        kept_whole(&long, [(460, 93, 1.0), (625, 62, 1.0), (625, 93, 75.0)]);
         // A flat mark set apart (seed 12: "aay", 8 px beside print of 30, 327 px after
         // the name); not near, nor half the print's height, nor confident.
         let flat = lines_from_tsv("5\t1\t2\t1\t1\t1\t354\t265\t88\t30\t96\tNitin\n5\t1\t2\t1\t1\t2\t454\t266\t127\t29\t96\tKumar\n5\t1\t2\t1\t1\t3\t592\t265\t113\t38\t96\tReddy\n5\t1\t2\t1\t1\t4\t1032\t265\t47\t8\t45\taay\n").remove(0);
         assert_eq!(without_trailing_marks(flat.clone()).text, "Nitin Kumar Reddy");
-        for (x, height, conf) in [(720, 8, 45.0), (1032, 15, 45.0), (1032, 8, 75.0)] {
-            let mut l = flat.clone();
-            l.words[3] = TsvWord { confidence: Some(conf), bbox: TextBox { x, height, ..l.words[3].bbox }, ..l.words[3] };
-            assert_eq!(without_trailing_marks(l.clone()).text, l.text, "{x} {height} {conf}");
-        }
+        kept_whole(&flat, [(720, 8, 45.0), (1032, 15, 45.0), (1032, 8, 75.0)]);
         let nine = OcrLine { text: "DINESH LAL MEHTA PAUCLSXYZ".into(), ..long.clone() };
         assert_eq!(without_trailing_marks(nine.clone()).text, nine.text, "nine letters");
         // Letters and digits are counted: a mark read with a colon after it is one.
