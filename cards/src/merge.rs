@@ -193,7 +193,8 @@ fn after_stray_words(print: &str, zone: &str) -> bool {
 /// last words are the zone's words in order, letters compared and case aside, each of
 /// ASCII letters only, save one mark of a single character read after them (the edge of
 /// a punched hole: "Bhavana Singh a"). Returned as printed ("Hemant Rao"): a zone
-/// writes every name in capitals, the card may not. `None` for a zone name of one word
+/// writes every name in capitals, the card may not. A line whose words mix capitals and
+/// lower case is no spelling (OCR misreads case). `None` for a zone name of one word
 /// (too easily a word of another line), when no line ends so, or when two lines spell
 /// it differently.
 pub fn printed_spelling_of_zone_name<'a>(zone: &str, lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
@@ -209,7 +210,10 @@ pub fn printed_spelling_of_zone_name<'a>(zone: &str, lines: impl IntoIterator<It
         }
         let Some(tail) = words.len().checked_sub(zone_words.len()).map(|at| &words[at..]) else { continue };
         let alike = tail.iter().zip(&zone_words).all(|(p, z)| p.chars().all(|c| c.is_ascii_alphabetic()) && p.to_uppercase() == *z);
-        if !alike {
+        // One case throughout: a word in capitals beside one not (of two letters or
+        // more) is OCR's case misread, not the print's spelling ("Divya RANI" off a
+        // blurred passport printing DIVYA RANI, the independent set's seed 13).
+        if !alike || mixes_case(&tail.join(" ")) {
             continue;
         }
         let spelled = tail.join(" ");
@@ -219,6 +223,14 @@ pub fn printed_spelling_of_zone_name<'a>(zone: &str, lines: impl IntoIterator<It
         }
     }
     found
+}
+
+/// Whether `name`'s words (of two letters or more) mix capitals and lower case: a word
+/// all in capitals beside one that is not ("Divya RANI"). A card prints a name in one
+/// case throughout, so OCR misread the case of one of them.
+fn mixes_case(name: &str) -> bool {
+    let capitals: Vec<bool> = name.split_whitespace().filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() > 1).map(|w| w.chars().filter(|c| c.is_alphabetic()).all(char::is_uppercase)).collect();
+    capitals.contains(&true) && capitals.contains(&false)
 }
 
 /// Whether `short` reads as `long` with letters lost, word order aside (a zone writes
@@ -394,6 +406,16 @@ pub fn merge(readings: &[Reading]) -> Merged {
                 }
             }
         }
+        // A print confirmed by a zone whose words mix capitals and lower case: one of its
+        // words had its case misread (a blurred passport's DIVYA RANI read "Divya RANI",
+        // the independent set's seed 13): the zone's capitals, UNSURE.
+        let mut case_misread = false;
+        if confirmed && chosen.source == Source::Printed && !is_exact_field(name) && mixes_case(&chosen.value) {
+            if let Some(zone) = of_field.iter().find(|r| r.source == Source::Mrz && r.check != Check::Failed && compare(name, &chosen.value, &r.value) == Comparison::Same) {
+                more_complete = Some(zone.value.clone());
+                case_misread = true;
+            }
+        }
         let shown = more_complete.as_ref().unwrap_or(shown);
         // A zone has no diacritics: it vouches for a print's letters, never for its marks
         // ("Nguyên Ngọc Vy" and "Nguyễn Ngọc Vy" are both NGUYEN<<NGOC<VY; the independent
@@ -402,7 +424,7 @@ pub fn merge(readings: &[Reading]) -> Merged {
         // QR's), or two that spell it alike.
         let spelt_alike: Vec<&Reading> = of_field.iter().copied().filter(|r| r.check != Check::Failed && same_spelling(&r.value, shown)).collect();
         let marks_vouched = shown.is_ascii() || spelt_alike.iter().any(|r| r.check == Check::Strong) || spelt_alike.len() >= 2;
-        let sure = chosen.check != Check::Failed && !contradicted && (chosen.check == Check::Strong || confirmed) && marks_vouched;
+        let sure = chosen.check != Check::Failed && !contradicted && (chosen.check == Check::Strong || confirmed) && marks_vouched && !case_misread;
         if chosen.check == Check::Failed {
             score = 0.0;
         }
@@ -447,6 +469,9 @@ mod tests {
         assert_eq!(spelled("RAO", &["Father: Suresh Rao"]), None);
         assert_eq!(spelled("HEMANT RAO", &["Hemant Rao", "HEMANT RAO"]), None);
         assert_eq!(spelled("HEMANT RAO", &["Hemant Rao", "x Hemant Rao"]).as_deref(), Some("Hemant Rao"));
+        // Capitals beside lower case: OCR's case misread (a blurred passport's DIVYA RANI).
+        assert_eq!(spelled("DIVYA RANI", &["beet Divya RANI"]), None);
+        assert_eq!(spelled("DIVYA RANI", &["beet DIVYA RANI"]).as_deref(), Some("DIVYA RANI"));
         // Letters the zone cannot write are no match (a print's digit, diacritics).
         assert_eq!(spelled("HEMANT RAO", &["Hemant Ra0"]), None);
         assert_eq!(spelled("NGUYEN VAN AN", &["Nguyễn Văn An"]), None);
@@ -468,6 +493,14 @@ mod tests {
         let m = merge(&[r(Source::Mrz, "name", "PATEL BALAJI", 0.9, Check::Weak), r(Source::Printed, "name", "S BALAJI PATEL", 0.8, Check::Weak)]);
         assert_eq!(verdict(&m, "name").0, "S BALAJI PATEL");
         assert!(after_stray_words("GES. BALAJI", "balaji") && !after_stray_words("BALAJI", "BALAJI") && !after_stray_words("X BALAJI", ""));
+        // A print whose words mix capitals and lower case, the zone reading the same
+        // words: the zone's capitals, UNSURE (the independent set's seed 13, a blurred
+        // passport); in one case throughout, the print's, SURE.
+        let m = merge(&[r(Source::Mrz, "first_name", "DIVYA RANI", 0.9, Check::Weak), r(Source::Printed, "first_name", "Divya RANI", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "first_name"), ("DIVYA RANI".into(), Some(Unsure)));
+        let m = merge(&[r(Source::Mrz, "first_name", "DIVYA RANI", 0.9, Check::Weak), r(Source::Printed, "first_name", "Divya Rani", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "first_name"), ("Divya Rani".into(), Some(Sure)));
+        assert!(mixes_case("Divya RANI") && !mixes_case("DIVYA RANI K") && !mixes_case("Ravi K") && !mixes_case("McDonald Rao"));
     }
 
     #[test]

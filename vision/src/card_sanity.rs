@@ -10,7 +10,7 @@
 //! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards); and the defocus σ ([`defocus_sigma`]: the same energy after Gaussian blurs of [`DEFOCUS_SCALES`], fitted to E(s) ∝ (σ² + s²)^(−k/2) with the exponent k free) | σ̂ > [`BLUR_SIGMA`], or defocus σ > [`DEFOCUS_SIGMA`] with σ̂ > [`DEFOCUS_EDGE_SIGMA`] and > [`DEFOCUS_PHOTO_SIGMA`] pixels of the photo; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
 //! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] with p90 ≥ [`BRIGHT_PAPER_P90`] and p1 ≥ [`BRIGHT_INK_P1`] (exposure blown everywhere, print faded with it: a pale card with little print has a bright p10 below paper that is not blown, or paper lit white around print that stays dark); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest), or solid saturated blocks of any shape > [`SOLID_GLARE_SHARE`] of it (a reflection running into a QR code or the card's edge; the largest region's box is then the glare box); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
-//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) | a hole with area ≥ [`HOLE_MIN_SHARE`] of the card, ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and the background-like pixels grown into the card's shadow on the table (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened toward the rim, and its lit middle is all the table's colours show of it), no bigger than a punch ([`HOLE_SHADOWED_MAX_SHARE`]), whose shadow-like pixels then count as the table's and whose mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's (a hole shows the grain; a neck of the table's colour in the portrait is flat) |
+//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) ; and those mask holes and shadowed pixels opened by a fifth of the smallest punch's diameter (a punch into a machine-readable zone touches the letters above and below it), an opened region counting only where it holds ≥ [`OPENED_HOLE_MIN_OF_SOURCE`] of the region it was cut from and its mean colour stands more than the table tolerance apart from the median of the card in a ring around it | a hole with area ≥ [`hole_min_share`] of the card ([`HOLE_MIN_SHARE`], a 3 mm punch on an ID-1 card; on a passport page, 2.4 times an ID-1 card's area, that share scaled down), ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and the background-like pixels grown into the card's shadow on the table (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened toward the rim, and its lit middle is all the table's colours show of it), no bigger than a punch ([`HOLE_SHADOWED_MAX_SHARE`]), whose shadow-like pixels then count as the table's and whose mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's (a hole shows the grain; a neck of the table's colour in the portrait is flat) |
 //! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count neither way, and a corner whose triangle is less than half in the photo is not judged | coverage < [`CUT_COVERAGE`] at some judged corner (an intact ID-1 corner, radius 3 mm, covers ~0.87), unless the card's outline still runs into it ([`corner_sides_seen`]: the edge along both of its sides from [`CORNER_SIDE_FROM`] to [`CORNER_SIDE_TO`] of the short side, as strong as further along: a white card's pale corner on white paper is within the paper's colours, but still has its sides) |
 //! | — | `incomplete` | | none failed, but a check did not run ([`CardSanity::not_performed`]) |
 //! | — | `good` | | every check ran, none failed |
@@ -99,6 +99,19 @@ pub const BRIGHT_PAPER_P90: f32 = 249.0;
 pub const BRIGHT_INK_P1: f32 = 150.0;
 /// Smallest hole, share of the card's area.
 pub const HOLE_MIN_SHARE: f32 = 0.0015;
+/// The smallest hole's share of this card. [`HOLE_MIN_SHARE`] is a 3 mm punch's share of
+/// an ID-1 card (85.6 x 54 mm); a passport's data page (ID-3, 125 x 88 mm: the rectified
+/// card's aspect tells which, `card_box::rectified_aspect`) is 2.4 times its area, and
+/// the same punch a smaller share of it (a 5 mm punch into a passport's zone measured
+/// 0.15 %, under the ID-1 minimum).
+pub fn hole_min_share(card: &RgbImage) -> f32 {
+    let aspect = card.width() as f32 / card.height().max(1) as f32;
+    if (aspect - crate::card_box::PASSPORT_ASPECT).abs() < (aspect - crate::card_box::ID1_ASPECT).abs() {
+        HOLE_MIN_SHARE * (85.6 * 54.0) / (125.0 * 88.0)
+    } else {
+        HOLE_MIN_SHARE
+    }
+}
 /// Largest hole, share of the card's area.
 pub const HOLE_MAX_SHARE: f32 = 0.05;
 /// Largest share of the card a hole grown into the table's shadow may have: a punch's
@@ -116,6 +129,9 @@ pub const HOLE_HUE_TOL: f32 = 0.045;
 /// voter card's portrait, 0.24 %; a PAN's code, 0.19 %); smaller punches are found by
 /// the other paths.
 pub const HOLE_CARD_COLOURED_MIN_SHARE: f32 = 0.004;
+/// Least share of the region it was cut from that a region of an opened mask
+/// (`hole_share`'s opened paths: a punch freed of the letters it touches) must hold.
+pub const OPENED_HOLE_MIN_OF_SOURCE: f32 = 0.5;
 /// Most of its box, in the card's own frame, a punched hole fills
 /// (`card_frame_extent`): a disk fills π/4 of it, a rectangle with the card's edges all.
 pub const HOLE_MAX_CARD_EXTENT: f32 = 0.9;
@@ -432,6 +448,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
     let bg: Vec<[f32; 3]> = if loc.background_colors.is_empty() { vec![loc.background.map(f32::from)] } else { loc.background_colors.iter().map(|c| c.map(f32::from)).collect() };
     let dist = |a: [f32; 3], b: [f32; 3]| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
     let bg_tol = (2.0 * loc.background_spread + 10.0).max(24.0);
+    let min_share = hole_min_share(card);
     let mut best = 0f32;
     let mut best_box: Option<[f32; 4]> = None;
     // And the background-like pixels as they are: the closing also joins a hole to
@@ -488,11 +505,34 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
         }
         None => Vec::new(),
     };
-    for (path, cmask) in [cand, mask_holes, raw, shadowed, card_coloured].iter().enumerate() {
+    // And the mask's holes and the shadowed pixels opened by a few print strokes' width: a
+    // punch into a machine-readable zone touches the letters above and below it, and both
+    // join them into one region of no shape (a passport's: 51x30 working pixels for an
+    // 18-pixel disk). A window a fifth of the smallest counted punch's diameter wipes the
+    // letters (a few pixels wide here) and the bridges to them, and keeps the disk; the
+    // opened regions are judged by their own path's rules.
+    let open_r = (2.0 * (HOLE_MIN_SHARE * card_area as f32 / std::f32::consts::PI).sqrt() / 5.0).floor().max(1.0) as usize;
+    let opened = |m: &[u8]| morph(&morph(m, w, h, open_r, false), w, h, open_r, true);
+    let (mask_holes_opened, shadowed_opened) = (opened(&mask_holes), opened(&shadowed));
+    for (path, cmask) in [&cand, &mask_holes, &raw, &shadowed, &card_coloured, &mask_holes_opened, &shadowed_opened].into_iter().enumerate() {
+    // the rules a path's regions are judged by: an opened mask's are its own mask's
+    let rules = match path {
+        5 => 1,
+        6 => 3,
+        p => p,
+    };
     let (labels, comps) = components(cmask, w, h, false);
+    // the regions an opened path's regions were cut from
+    let source = match path {
+        5 => Some(&mask_holes),
+        6 => Some(&shadowed),
+        _ => None,
+    }
+    .filter(|m| m.len() == w * h)
+    .map(|m| components(m, w, h, false));
     for c in &comps {
         let share = c.area as f32 / card_area as f32;
-        if share > HOLE_MAX_SHARE || share < 0.3 * HOLE_MIN_SHARE || c.frame > 0 || (path == 3 && share > HOLE_SHADOWED_MAX_SHARE) || (path == 4 && share < HOLE_CARD_COLOURED_MIN_SHARE) {
+        if share > HOLE_MAX_SHARE || share < 0.3 * min_share || c.frame > 0 || (rules == 3 && share > HOLE_SHADOWED_MAX_SHARE) || (rules == 4 && share < HOLE_CARD_COLOURED_MIN_SHARE) {
             continue;
         }
         let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);
@@ -558,7 +598,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
                 // shadow). Not for a mask hole as a whole: a portrait's grey background
                 // on a pale table is 28 % table-coloured and two thirds shadow-like.
                 let d_card = dist(acc, median_rgb);
-                let shadowed = path == 3 && d_card > bg_tol && bg.iter().any(|b| shadow_like(acc, *b));
+                let shadowed = rules == 3 && d_card > bg_tol && bg.iter().any(|b| shadow_like(acc, *b));
                 near += u32::from((d_bg <= bg_tol && d_bg <= d_card) || shadowed);
                 strict += u32::from(d_bg <= bg_tol && d_bg <= d_card);
                 for c in 0..3 {
@@ -576,7 +616,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
             if loc.background_texture >= TEXTURED_TABLE && texture < FLAT_REGION * loc.background_texture {
                 continue;
             }
-            let needed = if path == 1 { 0.6 } else { 0.9 };
+            let needed = if rules == 1 { 0.6 } else { 0.9 };
             if k > 0 && (near as f32) < needed * k as f32 {
                 continue;
             }
@@ -590,7 +630,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
                 continue;
             }
         }
-        if path == 1 {
+        if rules == 1 {
             let bg_px = (c.y0..=c.y1).flat_map(|y| (c.x0..=c.x1).map(move |x| y * w + x)).filter(|&i| labels[i] == c.label && bgl[i] != 0).count();
             if (bg_px as f32) < 0.5 * c.area as f32 && near_share < MASK_HOLE_NEAR {
                 continue;
@@ -636,6 +676,24 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
         if card_extent > HOLE_MAX_CARD_EXTENT {
             continue;
         }
+        // An opened region is a piece cut out of a bigger one: it counts only where it
+        // stands apart from the card around it, as a punch's edge does (a passport's
+        // punch: the table in shadow 90 levels below the paper a few pixels out; a pale
+        // patch of guilloche on a pale card on a pale table, opened into a disk: 3).
+        // Nor where it is a small part of the region it was cut from: letters and the
+        // bridges to them are little of a punch's region (its disk held 61-92 % of it on
+        // the independent set), a disk's width of a portrait's hair on a dark desk is
+        // little of the hair (12 %).
+        if let Some((source_labels, source_comps)) = &source {
+            let first = (c.y0..=c.y1).flat_map(|y| (c.x0..=c.x1).map(move |x| y * w + x)).find(|&i| labels[i] == c.label);
+            let source_area = first.and_then(|i| source_comps.iter().find(|k| k.label == source_labels[i])).map_or(usize::MAX, |k| k.area);
+            if (c.area as f32) < OPENED_HOLE_MIN_OF_SOURCE * source_area as f32 {
+                continue;
+            }
+        }
+        if path >= 5 && !stands_apart(card, to_card.as_ref(), &labels, w, h, c, open_r + 2, bg_tol) {
+            continue;
+        }
         if share > best {
             best = share;
             // The region's box, its corners taken into the card's pixels.
@@ -651,6 +709,51 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
     }
     }
     (best, best_box)
+}
+
+/// Whether region `c` of `labels` (working frame) differs by more than `tol` (RGB
+/// distance) from the card in a ring `ring` working pixels wide around it: its mean
+/// colour in the rectified card against the ring's per-channel median (the median: a
+/// punch into a line of print has letters in its ring, and the paper between them is
+/// what it is cut out of).
+fn stands_apart(card: &RgbImage, to_card: Option<&Homography>, labels: &[u32], w: usize, h: usize, c: &crate::card_box::Comp, ring: usize, tol: f32) -> bool {
+    let Some(hm) = to_card else {
+        return false;
+    };
+    let (x0, y0) = (c.x0.saturating_sub(ring + 1), c.y0.saturating_sub(ring + 1));
+    let (x1, y1) = ((c.x1 + ring + 1).min(w - 1), (c.y1 + ring + 1).min(h - 1));
+    let (bw, bh) = (x1 - x0 + 1, y1 - y0 + 1);
+    let one: Vec<u8> = (0..bw * bh).map(|i| u8::from(labels[(y0 + i / bw) * w + x0 + i % bw] == c.label)).collect();
+    let (outer, inner) = (morph(&one, bw, bh, ring, true), morph(&one, bw, bh, 1, true));
+    let mut inside = [0f32; 3];
+    let mut n_inside = 0f32;
+    let mut around: [Vec<f32>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+    for i in 0..bw * bh {
+        let is_in = one[i] != 0;
+        if !is_in && (outer[i] == 0 || inner[i] != 0) {
+            continue;
+        }
+        let (u, v) = hm.apply((x0 + i % bw) as f64 + 0.5, (y0 + i / bw) as f64 + 0.5);
+        if !(u.is_finite() && v.is_finite()) {
+            continue;
+        }
+        let p = mean_around(card, u, v);
+        if is_in {
+            (0..3).for_each(|k| inside[k] += p[k]);
+            n_inside += 1.0;
+        } else {
+            (0..3).for_each(|k| around[k].push(p[k]));
+        }
+    }
+    if n_inside == 0.0 || around[0].is_empty() {
+        return false;
+    }
+    let median = around.map(|mut v| {
+        v.sort_unstable_by(f32::total_cmp);
+        v[v.len() / 2]
+    });
+    let mean = inside.map(|v| v / n_inside);
+    ((mean[0] - median[0]).powi(2) + (mean[1] - median[1]).powi(2) + (mean[2] - median[2]).powi(2)).sqrt() > tol
 }
 
 /// The mean colour of the 3x3 pixels of `card` around `(u, v)` (its pixels; clamped to
@@ -1358,7 +1461,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         ),
     ];
     if outline_seen {
-        details.push((V::ImageHasHole, if m.hole_share > 0.0 { ramp(m.hole_share, 0.3 * HOLE_MIN_SHARE, HOLE_MIN_SHARE, 3.0 * HOLE_MIN_SHARE) } else { 0.0 }));
+        details.push((V::ImageHasHole, if m.hole_share > 0.0 { ramp(m.hole_share, 0.3 * hole_min_share(card), hole_min_share(card), 3.0 * hole_min_share(card)) } else { 0.0 }));
         // A cut seen at one corner is a cut whatever the frame hides of another; no cut
         // seen is only a verdict when every corner was in the photo.
         let cut = ramp(m.corner_coverage, CUT_COVERAGE_GOOD, CUT_COVERAGE, 0.2);

@@ -145,3 +145,61 @@ fn a_portraits_grey_background_is_no_hole() {
     let s = judged("cccd_grey_portrait_on_pale_table.jpg");
     assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
 }
+
+/// A passport page punched into its machine-readable zone, one corner cut, on a grey
+/// table (the independent set, seed 12, `in.passport-hole_and_cut-001`, front, re-encoded
+/// at JPEG quality 80): the punch, 5.2 mm across, touches the zone's letters above and
+/// below it, and every region that held it held them too (51 x 30 working pixels for an
+/// 18-pixel disk); it was judged cut only. Opening those regions by a few strokes' width
+/// keeps the disk. Must-fail: hole and cut, the hole where it was punched (41.6 mm from
+/// the left, 80.0 mm from the top), its share a 5 mm punch's of a 125 x 88 mm page.
+#[test]
+fn a_punch_into_a_machine_readable_zone_is_a_hole() {
+    let s = judged("passport_punched_into_its_zone.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::ImageHasHoleAndCut, "{s:?}");
+    let (cx, cy) = hole_centre_mm(&s, 125.0);
+    assert!((cx - 41.6).abs() < 2.0 && (cy - 80.0).abs() < 2.0, "hole centre at {cx:.1}, {cy:.1} mm");
+    assert!((0.0012..0.003).contains(&s.measures.hole_share), "{s:?}");
+}
+
+/// A CCCD with a corner cut, on a pale table of nearly its paper's colour (the
+/// independent set, seed 11, `in.national_id-cut-002`, front, re-encoded at JPEG quality
+/// 80): opened by a few strokes' width, a patch of its pale guilloche next to the bottom
+/// edge is a disk of the table's colour, but it does not stand apart from the paper
+/// around it as a punch's edge does (3 levels, against a punch's 90). Must-pass: cut
+/// only, no hole counted.
+#[test]
+fn a_pale_patch_of_guilloche_is_no_hole() {
+    let s = judged("national_id_pale_guilloche_on_pale_table.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::ImageHasCut, "{s:?}");
+    assert!(s.measures.hole_share < idv_vision::card_sanity::HOLE_MIN_SHARE, "{s:?}");
+}
+
+/// A passport page punched at its zone, one corner cut, small in a photo of a dark desk
+/// (the independent set, seed 12, `in.passport-hole_and_cut-002`, front, re-encoded at
+/// JPEG quality 80): the punch, 5.0 mm across, measured 0.145 % of the page, under the
+/// smallest hole's share of an ID-1 card (`card_sanity::HOLE_MIN_SHARE`, a 3 mm punch there), and
+/// the page was judged cut only. A page of 125 x 88 mm is 2.4 times an ID-1 card's area,
+/// and its smallest hole as much smaller a share. Must-fail: hole and cut, the hole where
+/// it was punched (51.5 mm from the left, 80.7 mm from the top).
+#[test]
+fn a_small_punch_into_a_passport_page_is_a_hole() {
+    let s = judged("passport_small_punch_on_dark_desk.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::ImageHasHoleAndCut, "{s:?}");
+    assert!(s.measures.hole_share < idv_vision::card_sanity::HOLE_MIN_SHARE, "{s:?}");
+    let (cx, cy) = hole_centre_mm(&s, 125.0);
+    assert!((cx - 51.5).abs() < 2.0 && (cy - 80.7).abs() < 2.0, "hole centre at {cx:.1}, {cy:.1} mm");
+}
+
+/// A clean but noisy CCCD on a dark desk (the independent set, seed 13,
+/// `in.national_id-noise-002`, front, re-encoded at JPEG quality 80): its portrait's
+/// dark hair is of the desk's colour and, opened by a few strokes' width, holds a disk
+/// that stands apart from the face beside it; but that disk is 12 % of the hair it was
+/// cut from, and a punch freed of the letters it touches is most of its region. It was
+/// judged punched. Must-pass: `good`.
+#[test]
+fn a_portraits_dark_hair_on_a_dark_desk_is_no_hole() {
+    let s = judged("national_id_dark_hair_on_dark_desk.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
+    assert!(s.measures.hole_share < idv_vision::card_sanity::HOLE_MIN_SHARE, "{s:?}");
+}
