@@ -476,9 +476,9 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
                 u8::from(dist(p, median_rgb) > bg_tol && bg.iter().any(|b| shadow_like(p, *b)))
             })
             .collect(),
-        None => Vec::new(),
+        None => vec![0; w * h],
     };
-    let shadowed: Vec<u8> = if shadowed.is_empty() { shadowed } else { morph(&morph(&shadowed, w, h, 1, true), w, h, 1, false).iter().zip(filled).map(|(&c, &f)| c & f).collect() };
+    let shadowed: Vec<u8> = morph(&morph(&shadowed, w, h, 1, true), w, h, 1, false).iter().zip(filled).map(|(&c, &f)| c & f).collect();
     // And the table's colour as the flattened card shows it, sampled at each working
     // pixel: in the working frame a QR code's modules average to a grey that can be the
     // table's, and a punch into the code (a PAN's, at its corner) joins them into one
@@ -503,7 +503,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
                 .collect();
             morph(&morph(&coloured, w, h, 1, false), w, h, 1, true).iter().zip(filled).map(|(&c, &f)| c & f).collect()
         }
-        None => Vec::new(),
+        None => vec![0; w * h],
     };
     // And the mask's holes and the shadowed pixels opened by a few print strokes' width: a
     // punch into a machine-readable zone touches the letters above and below it, and both
@@ -514,23 +514,17 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
     let open_r = (2.0 * (HOLE_MIN_SHARE * card_area as f32 / std::f32::consts::PI).sqrt() / 5.0).floor().max(1.0) as usize;
     let opened = |m: &[u8]| morph(&morph(m, w, h, open_r, false), w, h, open_r, true);
     let (mask_holes_opened, shadowed_opened) = (opened(&mask_holes), opened(&shadowed));
-    for (path, cmask) in [&cand, &mask_holes, &raw, &shadowed, &card_coloured, &mask_holes_opened, &shadowed_opened].into_iter().enumerate() {
-    // the rules a path's regions are judged by: an opened mask's are its own mask's
-    let rules = match path {
-        5 => 1,
-        6 => 3,
-        p => p,
+    // Every path's regions (a mask of no pixels where the card's frame could not be mapped).
+    let regions: Vec<(Vec<u32>, Vec<crate::card_box::Comp>)> = [&cand, &mask_holes, &raw, &shadowed, &card_coloured, &mask_holes_opened, &shadowed_opened].into_iter().map(|m| components(m, w, h, false)).collect();
+    for (path, (labels, comps)) in regions.iter().enumerate() {
+    // the rules a path's regions are judged by, and the regions an opened path's were cut
+    // from: an opened mask's are its own mask's
+    let (rules, source) = match path {
+        5 => (1, regions.get(1)),
+        6 => (3, regions.get(3)),
+        p => (p, None),
     };
-    let (labels, comps) = components(cmask, w, h, false);
-    // the regions an opened path's regions were cut from
-    let source = match path {
-        5 => Some(&mask_holes),
-        6 => Some(&shadowed),
-        _ => None,
-    }
-    .filter(|m| m.len() == w * h)
-    .map(|m| components(m, w, h, false));
-    for c in &comps {
+    for c in comps {
         let share = c.area as f32 / card_area as f32;
         if share > HOLE_MAX_SHARE || share < 0.3 * min_share || c.frame > 0 || (rules == 3 && share > HOLE_SHADOWED_MAX_SHARE) || (rules == 4 && share < HOLE_CARD_COLOURED_MIN_SHARE) {
             continue;
@@ -684,7 +678,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
         // bridges to them are little of a punch's region (its disk held 61-92 % of it on
         // the independent set), a disk's width of a portrait's hair on a dark desk is
         // little of the hair (12 %).
-        if let Some((source_labels, source_comps)) = &source {
+        if let Some((source_labels, source_comps)) = source {
             let first = (c.y0..=c.y1).flat_map(|y| (c.x0..=c.x1).map(move |x| y * w + x)).find(|&i| labels[i] == c.label);
             let source_area = first.and_then(|i| source_comps.iter().find(|k| k.label == source_labels[i])).map_or(usize::MAX, |k| k.area);
             if (c.area as f32) < OPENED_HOLE_MIN_OF_SOURCE * source_area as f32 {
