@@ -344,7 +344,7 @@ fn box3(px: &[[f32; 3]], w: usize, h: usize) -> Vec<[f32; 3]> {
     out
 }
 
-fn dist2(a: [f32; 3], b: [f32; 3]) -> f32 {
+pub(crate) fn dist2(a: [f32; 3], b: [f32; 3]) -> f32 {
     (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)
 }
 
@@ -1783,11 +1783,17 @@ impl Homography {
 pub fn rectified_aspect(quad: &CardQuad) -> f32 {
     let a = quad.aspect();
     let a = if a > 0.0 { a.max(1.0 / a) } else { ID1_ASPECT };
-    if (a - PASSPORT_ASPECT).abs() < (a - ID1_ASPECT).abs() {
+    if nearer_passport(a) {
         PASSPORT_ASPECT
     } else {
         ID1_ASPECT
     }
+}
+
+/// Whether a card of aspect `a` (width over height) is nearer a passport's data page
+/// than an ID-1 card.
+pub fn nearer_passport(a: f32) -> bool {
+    (a - PASSPORT_ASPECT).abs() < (a - ID1_ASPECT).abs()
 }
 
 /// Bilinear sample at continuous pixel position (x, y) (pixel centres at +0.5), edges

@@ -105,8 +105,7 @@ pub const HOLE_MIN_SHARE: f32 = 0.0015;
 /// the same punch a smaller share of it (a 5 mm punch into a passport's zone measured
 /// 0.15 %, under the ID-1 minimum).
 pub fn hole_min_share(card: &RgbImage) -> f32 {
-    let aspect = card.width() as f32 / card.height().max(1) as f32;
-    if (aspect - crate::card_box::PASSPORT_ASPECT).abs() < (aspect - crate::card_box::ID1_ASPECT).abs() {
+    if crate::card_box::nearer_passport(card.width() as f32 / card.height().max(1) as f32) {
         HOLE_MIN_SHARE * (85.6 * 54.0) / (125.0 * 88.0)
     } else {
         HOLE_MIN_SHARE
@@ -747,7 +746,7 @@ fn stands_apart(card: &RgbImage, to_card: Option<&Homography>, labels: &[u32], w
         v[v.len() / 2]
     });
     let mean = inside.map(|v| v / n_inside);
-    ((mean[0] - median[0]).powi(2) + (mean[1] - median[1]).powi(2) + (mean[2] - median[2]).powi(2)).sqrt() > tol
+    crate::card_box::dist2(mean, median).sqrt() > tol
 }
 
 /// The mean colour of the 3x3 pixels of `card` around `(u, v)` (its pixels; clamped to
@@ -1455,7 +1454,7 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
         ),
     ];
     if outline_seen {
-        details.push((V::ImageHasHole, if m.hole_share > 0.0 { ramp(m.hole_share, 0.3 * hole_min_share(card), hole_min_share(card), 3.0 * hole_min_share(card)) } else { 0.0 }));
+        details.push((V::ImageHasHole, if m.hole_share > 0.0 { { let least = hole_min_share(card); ramp(m.hole_share, 0.3 * least, least, 3.0 * least) } } else { 0.0 }));
         // A cut seen at one corner is a cut whatever the frame hides of another; no cut
         // seen is only a verdict when every corner was in the photo.
         let cut = ramp(m.corner_coverage, CUT_COVERAGE_GOOD, CUT_COVERAGE, 0.2);
