@@ -140,6 +140,18 @@ mod tests {
         // Twelve digits with no label beside or above them are no number.
         let f = parse_printed("in.national_id", Side::Front, &lines(&["National Identity Card", "Name: Swati Rani", "— 350763519397"]));
         assert_eq!(value(&f, "id"), None, "{f:?}");
+        // Split by the reading where the card prints one group (the independent set's seed
+        // 14, a noisy photo): joined under the label when the whole passes Verhoeff.
+        let split = |number: &'static str| parse_printed("in.national_id", Side::Front, &lines(&["National Identity Card", "Uganda / ID-No.", number]));
+        let f = split("_ 6026237771 99");
+        assert_eq!(value(&f, "id"), Some("602623777199"), "{f:?}");
+        assert_eq!(check(&f, "id"), Some(FieldCheck::Passed));
+        // Not when the joined digits fail the check (one digit misread), nor a repaired
+        // piece ("O" read for 0), nor with no label above.
+        assert_eq!(value(&split("_ 6026237771 98"), "id"), None);
+        assert_eq!(value(&split("_ 6O26237771 99"), "id"), None);
+        let f = parse_printed("in.national_id", Side::Front, &lines(&["National Identity Card", "Name: Swati Rani", "_ 6026237771 99"]));
+        assert_eq!(value(&f, "id"), None, "{f:?}");
         // A nationality that reads as no India is none.
         let f = parse_printed("in.national_id", Side::Front, &lines(&["National Identity Card", "Nationality: waitta fat"]));
         assert_eq!(value(&f, "nationality"), None, "{f:?}");

@@ -65,9 +65,10 @@ pub(crate) fn find_pan(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
         let mut readings: Vec<(String, usize)> = Vec::new();
         for (tok, _, end) in tokens(text) {
             readings.push((tok.to_string(), 0));
-            // Tesseract reads a final J as `)` ("GPBPJ5803)"), which `tokens` strips as
+            // Tesseract reads a final J as `)` ("GPBPJ5803)") or `]` ("ULEPR5218]", the
+            // independent set's seed 3, a clean card), which `tokens` strips as
             // punctuation: the token is also tried with the J, as one repair.
-            if text.get(end..).is_some_and(|rest| rest.starts_with(')')) {
+            if text.get(end..).is_some_and(|rest| rest.starts_with([')', ']'])) {
                 readings.push((format!("{tok}J"), 1));
             }
         }
@@ -411,6 +412,8 @@ mod tests {
         assert!(get(&f, "id").map(|x| x.confidence) < get(&whole, "id").map(|x| x.confidence), "a repaired number scores lower");
         // A `)` after a whole PAN adds nothing; after a token that is no PAN, no PAN.
         assert_eq!(get(&read("GPBPJ5803J)"), "id").map(|x| x.value.as_str()), Some("GPBPJ5803J"));
+        assert_eq!(get(&read("ULEPR5218]"), "id").map(|x| x.value.as_str()), Some("ULEPR5218J"));
+        assert_eq!(get(&read("ULEPR5218["), "id"), None, "an opening bracket is no J");
         assert_eq!(get(&read("SHARMA)"), "id"), None);
         assert_eq!(get(&read("GPBP5803)"), "id"), None);
     }

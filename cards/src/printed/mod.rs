@@ -1442,6 +1442,33 @@ pub(crate) fn find_aadhaar_number(doc: &Doc, prefer: Option<&str>) -> Option<(Fo
                 groups.push(toks[k].0.to_string());
             }
         }
+        // Under the label, twelve digits the reading split where the card prints none
+        // ("6026237771 99" for a national identity card's 602623777199, a noisy photo):
+        // joined only when every piece is digits as read and the whole passes Verhoeff.
+        // A split the card prints (four, four, four) is read above; repaired pieces are
+        // not joined, so nothing but the check vouches for the join.
+        let labelled = doc.has(i, "id_label") || (i > 0 && doc.has(i - 1, "id_label"));
+        let mut joined: Vec<String> = Vec::new();
+        if labelled {
+            for k in 0..toks.len() {
+                let mut digits = String::new();
+                for (m, t) in toks.iter().enumerate().skip(k) {
+                    if !t.0.chars().all(|c| c.is_ascii_digit()) || digits.len() + t.0.len() > 12 {
+                        break;
+                    }
+                    digits.push_str(t.0);
+                    let pieces = &toks[k..=m];
+                    if digits.len() == 12 && pieces.len() > 1 && !pieces.iter().all(|p| p.0.len() == 4) && aadhaar_check(&digits) == FieldCheck::Passed {
+                        joined.push(digits.clone());
+                    }
+                }
+            }
+        }
+        for digits in joined {
+            let conf = doc.conf(&[i]) * 0.9;
+            let preferred = prefer.is_some_and(|k| doc.has(i, k));
+            cands.push((preferred, true, Found { value: digits, lines: vec![i], conf, label_line: None }, FieldCheck::Passed));
+        }
         for raw in groups {
             let Some((digits, repairs)) = repair_digits(&raw) else { continue };
             if repairs > 3 {

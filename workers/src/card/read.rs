@@ -686,6 +686,9 @@ fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, line
         "gender" => source.iter().flat_map(|l| l.text.split(' ')).filter(|w| gender_word(w) == Some(f.value.as_str())).last().map(str::to_string),
         _ => Some(f.value.clone()),
     };
+    // A gender printed as its one-letter code ("M") is whole by its form as a date is:
+    // glare that took letters after it leaves it the same code ("M" of "MALE").
+    let one_letter = printed.as_ref().is_some_and(|w| w.chars().count() == 1);
     let Some(spans) = printed.and_then(|v| value_spans(&v, &source)) else { return false };
     // Every word of it read with some confidence: print that glare faded without washing
     // it out is what is misread beside a spot ("ANSAI" for "ANSARI", confidence 30).
@@ -696,7 +699,7 @@ fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, line
     // A value of one word in a fixed form (a date, a card's number) is whole by its form:
     // a word lost beside it would be characters lost from it, and the rest would not
     // have that form (nor be found as that word, `value_spans`).
-    if words().count() == 1 && fixed_form(f.field, &f.value) {
+    if words().count() == 1 && (fixed_form(f.field, &f.value) || one_letter) {
         return true;
     }
     let clear = |zone: [f32; 4]| idv_vision::card_sanity::washed(card, zone, paper).is_none_or(shows_paper);
@@ -710,7 +713,9 @@ fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, line
     for (i, (line, &(j, k))) in source.iter().zip(&spans).enumerate() {
         let words = &line.words[j..k];
         let (Some(first), Some(last)) = (words.first(), words.last()) else { return false };
-        let ends_here = ends_whole && i == last_line;
+        // A gender word loses its meaning only at its start ("MALE" of "FEMALE"): what
+        // glare took after it ("Mal" of "Male") leaves the same gender, or none.
+        let ends_here = (ends_whole && i == last_line) || f.field == "gender";
         let mut heights: Vec<u32> = words.iter().map(|w| w.bbox.height).collect();
         heights.sort_unstable();
         let h = heights[heights.len() / 2] as f32;
@@ -734,7 +739,7 @@ fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, line
         }
         // A mark read right after it ("Meera |" for "Meera Iyer", the rest faded into
         // a stroke): print was there that did not read as letters.
-        if line.text.split(' ').nth(k).is_some_and(|w| !w.chars().any(char::is_alphanumeric)) {
+        if !ends_here && line.text.split(' ').nth(k).is_some_and(|w| !w.chars().any(char::is_alphanumeric)) {
             return false;
         }
         let after = line.words.get(k).map(|n| n.bbox.x as f32);
@@ -1403,6 +1408,33 @@ mod print_tests {
         };
         assert!(judge("Mumbai Suburban, Maharashtra", "House No. 378, Main Road, Mumbai Suburban, Maharashtra"));
         assert!(!judge("Mumbai Suburban, Andheri", "House No. 378, Main Road, Mumbai Suburban, Andheri"));
+    }
+
+    /// A gender printed as its one-letter code at a glare spot's edge (the independent
+    /// set's seed 14, a national identity card: "M" under "Sex", the paper left of it
+    /// washed white): whole by its form. Must-fail: a gender word ("MALE", whose "FE"
+    /// glare may have taken) in the same place is not judged whole, nor a one-letter
+    /// code read with little confidence. Paper washed after a gender word takes nothing
+    /// of it; after a name, it may have.
+    #[test]
+    fn a_one_letter_gender_beside_glare_is_whole() {
+        let card = image::RgbImage::from_fn(1200, 760, |x, _| image::Rgb([if x < 700 { 255 } else { 200 }; 3]));
+        let judge = |word: &str, confidence: f32| {
+            let mut line = worded_line(&[(word, 711)], 376);
+            line.words[0].confidence = Some(confidence);
+            let f = PrintedField { field: "gender", value: "M".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
+            glare_took_nothing(&card, 200.0, &f, &[line])
+        };
+        assert!(judge("M", 93.0));
+        assert!(!judge("MALE", 93.0));
+        assert!(!judge("M", 40.0));
+        // Washed after the word only ("Male" at the spot's left edge, an Aadhaar of seed
+        // 12): a gender word loses its meaning only at its start.
+        let card = image::RgbImage::from_fn(1200, 760, |x, _| image::Rgb([if x > 800 { 255 } else { 200 }; 3]));
+        let f = PrintedField { field: "gender", value: "M".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
+        assert!(glare_took_nothing(&card, 200.0, &f, &[worded_line(&[("/", 690), ("MALE", 711)], 376)]));
+        let name = PrintedField { field: "name", value: "ARJUN".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
+        assert!(!glare_took_nothing(&card, 200.0, &name, &[worded_line(&[("/", 690), ("ARJUN", 711)], 376)]), "a name may have lost a word after it");
     }
 
     /// A line of `words`, each at its x (18 px a character, 30 high) on row `y`.

@@ -528,6 +528,7 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
             if lang == "eng" {
                 read_pan_number_band(&gray, &mut lines, engine);
                 read_birth_date_band(&gray, &mut lines, engine);
+                read_id_number_band(&gray, &mut lines, engine);
             }
             OcrOutcome::Lines(lines)
         }
@@ -547,22 +548,44 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
 /// token of a PAN's shape, and goes in under the label, where the PAN parser
 /// (`idv_cards::printed::in_pan`, its repairs and checks) takes the number nearest its
 /// label first. No other line is touched.
+///
+/// Where the page dropped the label too (its line and the number's read as one, or not
+/// at all: seeds 12 and 14, a clean PAN and one in perspective, 2 of 44), the band is
+/// the card's middle half under the "INCOME TAX DEPARTMENT" header, three tenths of the
+/// page tall, where the number is printed centred; read so, only a PAN as printed
+/// (`idv_cards::printed::printed_pan`, no repair) read with confidence
+/// ([`BIRTH_BAND_MIN_CONFIDENCE`]) is kept, and it goes in after the header.
 fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer) {
     if lines.iter().any(|l| l.text.split(|c: char| !c.is_alphanumeric()).any(idv_cards::printed::printed_pan)) {
         return;
     }
-    let Some(at) = lines.iter().position(|l| {
+    let (pw, ph) = page.dimensions();
+    let labelled = lines.iter().position(|l| {
         let t = l.text.to_lowercase();
         t.contains("permanent") && t.contains("account") && t.contains("number")
-    }) else {
-        return;
+    });
+    let (at, [x0, y0, x1, y1]) = match labelled {
+        Some(at) => {
+            let label = lines[at].bbox;
+            let band = [
+                label.x.saturating_sub(label.width / 4),
+                label.bottom().min(ph),
+                label.right().saturating_add(label.width / 4).min(pw),
+                label.bottom().saturating_add(3 * label.height.max(8)).min(ph),
+            ];
+            (at, band)
+        }
+        None => {
+            let Some(at) = lines.iter().position(|l| {
+                let t = l.text.to_lowercase();
+                t.contains("income tax") || t.contains("tax department")
+            }) else {
+                return;
+            };
+            let header = lines[at].bbox;
+            (at, [pw / 4, header.bottom().min(ph), 3 * pw / 4, header.bottom().saturating_add(3 * ph / 10).min(ph)])
+        }
     };
-    let label = lines[at].bbox;
-    let (pw, ph) = page.dimensions();
-    let x0 = label.x.saturating_sub(label.width / 4);
-    let x1 = label.right().saturating_add(label.width / 4).min(pw);
-    let y0 = label.bottom().min(ph);
-    let y1 = label.bottom().saturating_add(3 * label.height.max(8)).min(ph);
     if x1 <= x0 + 8 || y1 <= y0 + 8 {
         return;
     }
@@ -571,8 +594,10 @@ fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     let Ok(read) = engine.read_lines(&band, &params) else { return };
     // A PAN as printed, or with one glyph read twice ("WYOPSS8865H"): the parser undoes
     // that (`in_pan::undoubled`) and checks the number as it checks any other line's.
-    let pan_like = |t: &str| idv_cards::printed::printed_pan(t) || (t.chars().count() == 11 && t.chars().all(|c| c.is_ascii_alphanumeric()));
-    if let Some(found) = read.into_iter().find(|l| l.text.split_whitespace().any(pan_like)) {
+    // Without the label, only one as printed, read with confidence.
+    let pan_like = |t: &str| idv_cards::printed::printed_pan(t) || (labelled.is_some() && t.chars().count() == 11 && t.chars().all(|c| c.is_ascii_alphanumeric()));
+    let sure_enough = |l: &idv_vision::ocr::OcrLine| labelled.is_some() || l.confidence >= BIRTH_BAND_MIN_CONFIDENCE;
+    if let Some(found) = read.into_iter().find(|l| l.text.split_whitespace().any(pan_like) && sure_enough(l)) {
         lines.insert(at + 1, found.moved(x0, y0));
     }
 }
@@ -628,6 +653,47 @@ fn read_birth_date_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
 /// ([`read_birth_date_band`]): the band is read where the page read nothing, so only a
 /// reading the engine is sure of stands in for it.
 const BIRTH_BAND_MIN_CONFIDENCE: f32 = 80.0;
+
+/// A twelve-digit identity number read again on its own, when the page read none under
+/// its "ID No." label: the band under the label's line, from half its height left of it
+/// to two and a half times its width right of its start, three of its heights tall,
+/// read as one block of digits. The national identity card prints its number in one
+/// bold group at the card's bottom left, under that label; the page's layout analysis
+/// can drop the line whole (the independent card set's seed 14, a card in perspective:
+/// the label read, no digit under it). Read only when no line from the label's to two
+/// after it holds ten digits or more (a number read, or misread: the parser judges that
+/// one), and kept only when the band holds twelve digits that pass Verhoeff
+/// (`idv_cards::printed::aadhaar_check`), read with confidence
+/// ([`BIRTH_BAND_MIN_CONFIDENCE`]); it goes in after the label's line, where the
+/// parser takes a number under its label, its box in the page's pixels so a hole or cut
+/// there still voids it.
+fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer) {
+    let id_label = |l: &idv_vision::ocr::OcrLine| {
+        let folded: String = l.text.to_lowercase().chars().filter(char::is_ascii_alphanumeric).collect();
+        folded.contains("idno") || folded.contains("idnumber")
+    };
+    let Some(at) = lines.iter().position(id_label) else { return };
+    let digits = |t: &str| t.chars().filter(char::is_ascii_digit).count();
+    if lines.iter().skip(at).take(3).any(|l| digits(&l.text) >= 10) {
+        return;
+    }
+    let label = lines[at].bbox;
+    let (pw, ph) = page.dimensions();
+    let x0 = label.x.saturating_sub(label.height / 2);
+    let x1 = label.x.saturating_add(5 * label.width / 2).min(pw);
+    let y0 = label.bottom().min(ph);
+    let y1 = y0.saturating_add(3 * label.height.max(8)).min(ph);
+    if x1 <= x0 + 8 || y1 <= y0 + 8 {
+        return;
+    }
+    let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
+    let params = OcrParams { lang: "eng", char_whitelist: Some("0123456789"), layout: Layout::Block };
+    let Ok(read) = engine.read_lines(&band, &params) else { return };
+    let number = |l: &idv_vision::ocr::OcrLine| l.text.split_whitespace().any(|t| idv_cards::printed::aadhaar_check(t) == idv_cards::printed::FieldCheck::Passed);
+    if let Some(found) = read.into_iter().find(|l| number(l) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE) {
+        lines.insert(at + 1, found.moved(x0, y0));
+    }
+}
 
 /// `img` resized to `width` (aspect kept), or as is when it already is that wide.
 fn scaled_to_width(img: &RgbImage, width: u32) -> RgbImage {
@@ -720,6 +786,27 @@ mod tests {
         let mut lines = page_lines();
         super::read_pan_number_band(&page, &mut lines, &engine);
         assert_eq!(lines.len(), 4);
+
+        // The label dropped too (seed 12's clean PAN): the middle half under the header,
+        // three tenths of the page tall; a PAN as printed, read with confidence, goes in
+        // after the header.
+        let header = OcrLine { text: "INCOME TAX DEPARTMENT = GOVT. OF INDIA".into(), confidence: 90.0, bbox: TextBox { x: 51, y: 80, width: 1097, height: 33 }, symbols: Vec::new(), words: Vec::new() };
+        let unlabelled = || vec![header.clone(), line("eet cat Seat ars", 170, 44), line("ama / Name", 436, 35)];
+        let sure = |answer: &'static str, confidence: f32| Band::new(answer, confidence, TextBox { x: 150, y: 160, width: 310, height: 40 });
+        let engine = sure("WVBPJ8759Y", 90.0);
+        let mut lines = unlabelled();
+        super::read_pan_number_band(&page, &mut lines, &engine);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["INCOME TAX DEPARTMENT = GOVT. OF INDIA", "WVBPJ8759Y", "eet cat Seat ars", "ama / Name"]);
+        assert_eq!(lines[1].bbox, TextBox { x: 300 + 150, y: 113 + 160, width: 310, height: 40 });
+        let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+        assert_eq!((asked[0].0, asked[0].1), (600, 227), "the middle half, three tenths of the page");
+        // Without the label: not one read with little confidence, nor one glyph doubled.
+        for engine in [sure("WVBPJ8759Y", 55.0), sure("WVBPJJ8759Y", 90.0)] {
+            let mut lines = unlabelled();
+            super::read_pan_number_band(&page, &mut lines, &engine);
+            assert_eq!(lines.len(), 3);
+        }
     }
 
     /// A date of birth the page read as nothing under its label (a PAN's, beside the
@@ -770,6 +857,44 @@ mod tests {
         let mut lines = page_lines();
         super::read_birth_date_band(&page, &mut lines, &engine);
         assert_eq!(lines.len(), 3);
+    }
+
+    /// A national identity card whose page reading dropped the number under "ID No." gets
+    /// the band under the label read alone; kept only as twelve digits passing Verhoeff.
+    /// Must-fail: a page that read ten digits or more there is not read again; a band of
+    /// digits failing the check, or read with little confidence, adds nothing.
+    #[test]
+    fn an_identity_number_the_page_missed_is_read_alone_from_its_band() {
+        use idv_vision::ocr::{OcrLine, TextBox};
+        let id_band = |answer: &'static str, confidence: f32| Band::new(answer, confidence, TextBox { x: 10, y: 12, width: 358, height: 41 });
+        let line = |text: &str, x: u32, y: u32, width: u32, h: u32| OcrLine { text: text.into(), confidence: 80.0, bbox: TextBox { x, y, width, height: h }, symbols: Vec::new(), words: Vec::new() };
+        let page_lines = || vec![line("IND 27/03/2033", 357, 443, 574, 30), line("ued tan / ID No.", 51, 643, 215, 32)];
+        let page = image::GrayImage::new(1200, 845);
+        let engine = id_band("671940561717", 90.0);
+        let mut lines = page_lines();
+        super::read_id_number_band(&page, &mut lines, &engine);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["IND 27/03/2033", "ued tan / ID No.", "671940561717"]);
+        assert_eq!(lines[2].bbox, TextBox { x: 51 - 16 + 10, y: 675 + 12, width: 358, height: 41 }, "the band's box in the page's pixels");
+        let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+        assert_eq!((asked.len(), asked[0].0, asked[0].1), (1, 16 + 5 * 215 / 2, 96), "from left of the label to two and a half of its widths, three heights");
+        assert!(asked[0].2.as_deref().is_some_and(|w| w.contains('9') && !w.contains('A')), "digits");
+        let f = idv_cards::printed::parse_printed("in.national_id", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
+        assert_eq!(f.iter().find(|x| x.field == "id").map(|x| x.value.as_str()), Some("671940561717"));
+
+        // Not read again where the page read a number (or misread one) under the label.
+        for read in ["671940561717", "_ 6026237771 98"] {
+            let engine = id_band("671940561717", 90.0);
+            let mut lines = vec![line("ued tan / ID No.", 51, 643, 215, 32), line(read, 53, 690, 358, 41)];
+            super::read_id_number_band(&page, &mut lines, &engine);
+            assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (2, 0), "{read}");
+        }
+        // Digits failing Verhoeff, or read with little confidence, add nothing.
+        for engine in [id_band("671940561718", 90.0), id_band("671940561717", 55.0)] {
+            let mut lines = page_lines();
+            super::read_id_number_band(&page, &mut lines, &engine);
+            assert_eq!(lines.len(), 2);
+        }
     }
 
     /// detect_id_card_tampering_sync's first scan (a passport's plan, QR codes searched)
