@@ -12,7 +12,7 @@
 //!
 //! What each card type's scan does is one table, [`ScanPlan::for_card_type`].
 
-use idv_vision::card_box::{CardFind, CardQuad};
+use idv_vision::card_box::{CardFind, CardFormat, CardQuad};
 use idv_vision::card_sanity::CardSanity;
 use idv_vision::mrz::ZoneRead;
 use idv_vision::ocr::{Layout, OcrError, OcrLine, OcrParams, TextRecognizer};
@@ -54,6 +54,11 @@ pub struct ScanPlan {
     /// (`detect_id_card_tampering_sync`). Another type's code would be found and then
     /// never read: the search cost 70 ms a side at 1,400 px, 110-150 at 12 megapixels.
     pub qr: bool,
+    /// The card's physical format where its type has one: the flattened card's aspect
+    /// (`idv_vision::card_box::rectify_as`), not the quad's proportions, which
+    /// perspective bends. `None`: measured (a type to be recognised; an Aadhaar, a PVC
+    /// card or a letter's cut-out or a whole page).
+    pub format: Option<CardFormat>,
 }
 
 impl ScanPlan {
@@ -69,17 +74,23 @@ impl ScanPlan {
             _ => (Some("eng"), false),
         };
         let qr = matches!(card_type, "in.aadhaar" | "vn.national_id");
-        ScanPlan { ocr_lang, mrz, year, qr }
+        let format = match card_type {
+            "in.passport" => Some(CardFormat::PassportPage),
+            "in.pan" | "in.voter" | "in.national_id" | "vn.national_id" => Some(CardFormat::Id1),
+            _ => None,
+        };
+        ScanPlan { ocr_lang, mrz, year, qr, format }
     }
 
     /// The plan of a photo whose card type is to be recognised: a Latin-script card with
     /// a zone (`in.passport`'s plan), its QR codes searched too.
     pub fn for_recognition(year: u32) -> ScanPlan {
-        ScanPlan { qr: true, ..ScanPlan::for_card_type("in.passport", false, year) }
+        ScanPlan { qr: true, format: None, ..ScanPlan::for_card_type("in.passport", false, year) }
     }
 
     /// Whether a scan made with this plan read everything `other` reads: the same OCR
-    /// language and year, and the zone and QR codes searched where `other` searches them.
+    /// language and year, and the zone and QR codes searched where `other` searches them
+    /// (a card flattened at its measured aspect reads as one flattened at its type's).
     pub fn covers(&self, other: &ScanPlan) -> bool {
         self.ocr_lang == other.ocr_lang && self.year == other.year && (self.mrz || !other.mrz) && (self.qr || !other.qr)
     }
@@ -195,7 +206,7 @@ pub struct SecondReading {
 /// `crate::card::mrz::judge`).
 /// `upload_scale`: the upload's pixels per `photo` pixel ([`SideScan::upload_scale`]).
 pub fn scan_side(photo: &RgbImage, upload_scale: f32, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> SideScan {
-    let judged = locate_and_judge(photo);
+    let judged = locate_and_judge_as(photo, plan.format);
     let location = judged.location.clone();
     let first = read_judged(photo, upload_scale, judged, None, plan, ocr);
     // A card photographed upside down (or turned a quarter and flattened the wrong way
@@ -204,7 +215,7 @@ pub fn scan_side(photo: &RgbImage, upload_scale: f32, plan: &ScanPlan, ocr: Opti
     // recognises a card better is kept.
     let evidence = type_evidence(&first);
     if matches!(first.ocr, OcrOutcome::Lines(_)) && evidence < TURN_BELOW_EVIDENCE {
-        if let Some(turned) = judged_other_way_up(photo, &first, location) {
+        if let Some(turned) = judged_other_way_up(photo, &first, location, plan.format) {
             let second = read_judged(photo, upload_scale, turned, Some(first.qr_texts.clone()), plan, ocr);
             if type_evidence(&second) > evidence {
                 return second;
@@ -236,11 +247,11 @@ fn type_evidence(scan: &SideScan) -> f32 {
 
 /// The side's card judged again the other way up (its corners named from the opposite
 /// one); `None` when no card was found in the photo.
-fn judged_other_way_up(photo: &RgbImage, first: &SideScan, location: Option<idv_vision::card_box::CardLocation>) -> Option<Judged> {
+fn judged_other_way_up(photo: &RgbImage, first: &SideScan, location: Option<idv_vision::card_box::CardLocation>, format: Option<CardFormat>) -> Option<Judged> {
     match (&first.located, location) {
         (Located::Card(_), Some(mut loc)) => {
             loc.quad = loc.quad.turned(2);
-            Some(judged_card(photo, loc))
+            Some(judged_card(photo, loc, format))
         }
         (Located::FillsFrame, _) => first.flat.as_ref().map(|flat| judged_fill(image::imageops::rotate180(flat))),
         _ => None,
@@ -463,10 +474,15 @@ fn no_card_page_width(photo_width: u32) -> u32 {
     FLAT_WIDTH.max(photo_width.min(1600))
 }
 
-/// Finds the card in `photo`, flattens it ([`FLAT_WIDTH`] wide) and judges its sanity:
-/// the first stage of every card read, and all that `mix_compare_faces_sync`'s
-/// `card_sanity` needs.
+/// Finds the card in `photo`, flattens it ([`FLAT_WIDTH`] wide, at its measured aspect)
+/// and judges its sanity: all that `mix_compare_faces_sync`'s `card_sanity` needs.
 pub fn locate_and_judge(photo: &RgbImage) -> Judged {
+    locate_and_judge_as(photo, None)
+}
+
+/// [`locate_and_judge`] with the card's format known ([`ScanPlan::format`]): the first
+/// stage of every card read.
+fn locate_and_judge_as(photo: &RgbImage, format: Option<CardFormat>) -> Judged {
     match idv_vision::card_box::find_card(photo) {
         CardFind::One(mut loc) => {
             // A card photographed turned a quarter stands on a short side: it is
@@ -475,7 +491,7 @@ pub fn locate_and_judge(photo: &RgbImage) -> Judged {
             if loc.quad.aspect() < 1.0 {
                 loc.quad = loc.quad.turned(1);
             }
-            return judged_card(photo, loc);
+            return judged_card(photo, loc, format);
         }
         CardFind::FillsFrame => return judged_fill(scaled_to_width(photo, FLAT_WIDTH)),
         CardFind::Several(n) => {
@@ -510,9 +526,11 @@ fn judged_fill(flat: RgbImage) -> Judged {
     Judged { located: Located::FillsFrame, flat: Some(flat), sanity: Some(sanity), photo_blur_sigma: None, photo_glare_box: None, photo_exposure: None, location: None }
 }
 
-/// A found card flattened along its corners as named (`loc.quad`) and judged.
-fn judged_card(photo: &RgbImage, loc: idv_vision::card_box::CardLocation) -> Judged {
-    let flat = idv_vision::card_box::rectify(photo, &loc.quad, FLAT_WIDTH);
+/// A found card flattened along its corners as named (`loc.quad`), at its format's
+/// aspect where known, and judged.
+fn judged_card(photo: &RgbImage, loc: idv_vision::card_box::CardLocation, format: Option<CardFormat>) -> Judged {
+    let aspect = format.map_or_else(|| idv_vision::card_box::rectified_aspect(&loc.quad), CardFormat::aspect);
+    let flat = idv_vision::card_box::rectify_as(photo, &loc.quad, FLAT_WIDTH, aspect);
     let sanity = idv_vision::card_sanity::card_sanity(&flat, Some(&loc));
     Judged { located: Located::Card(loc.quad), flat: Some(flat), sanity: Some(sanity), photo_blur_sigma: None, photo_glare_box: None, photo_exposure: None, location: Some(loc) }
 }
@@ -895,6 +913,24 @@ mod tests {
             super::read_id_number_band(&page, &mut lines, &engine);
             assert_eq!(lines.len(), 2);
         }
+    }
+
+    /// The flattened card's format comes from its type where the type has one; an
+    /// Aadhaar (a PVC card, a letter's cut-out or a whole page) and a type to be
+    /// recognised are flattened at their measured aspect.
+    #[test]
+    fn a_card_type_with_one_format_is_flattened_at_it() {
+        use idv_vision::card_box::CardFormat;
+        for t in ["in.pan", "in.voter", "in.national_id", "vn.national_id"] {
+            for back in [false, true] {
+                assert_eq!(ScanPlan::for_card_type(t, back, 2026).format, Some(CardFormat::Id1), "{t}");
+            }
+        }
+        assert_eq!(ScanPlan::for_card_type("in.passport", false, 2026).format, Some(CardFormat::PassportPage));
+        assert_eq!(ScanPlan::for_card_type("in.aadhaar", false, 2026).format, None);
+        assert_eq!(ScanPlan::for_recognition(2026).format, None);
+        // A recognition scan still stands in for a typed one (it read the same).
+        assert!(ScanPlan::for_recognition(2026).covers(&ScanPlan::for_card_type("in.pan", false, 2026)));
     }
 
     /// detect_id_card_tampering_sync's first scan (a passport's plan, QR codes searched)
