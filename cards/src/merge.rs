@@ -225,6 +225,43 @@ pub fn printed_spelling_of_zone_name<'a>(zone: &str, lines: impl IntoIterator<It
     found
 }
 
+/// The print's spelling of a zone's value that no check digit covers (a name, a
+/// nationality code), where a printed line holds its words: one word (`DAS`, `IND`) as a
+/// word of a line in capitals; several (`RAHUL SHAH`) as consecutive words of a line, in
+/// the zone's capitals or in one case throughout (`Rahul Shah`, returned so). Each of
+/// the zone's words has two letters or more (a single letter, a sex or a document code,
+/// is too easily a speck read as a letter) and letters only. `None` when no line holds
+/// them, or when two lines spell them differently. Unlike
+/// [`printed_spelling_of_zone_name`], the words may stand anywhere in the line: on a
+/// blurred card the labels around a value are read as noise ("DAS ae"), so a line
+/// neither starts nor ends with its value.
+pub fn printed_words_of_zone_value<'a>(zone: &str, lines: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let zone_words: Vec<&str> = zone.split_whitespace().collect();
+    if zone_words.is_empty() || zone_words.iter().any(|w| w.chars().count() < 2 || !w.chars().all(|c| c.is_ascii_uppercase())) {
+        return None;
+    }
+    let mut found: Option<String> = None;
+    for line in lines {
+        let words: Vec<&str> = line.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())).filter(|w| !w.is_empty()).collect();
+        for run in words.windows(zone_words.len()) {
+            let alike = if zone_words.len() == 1 {
+                run[0] == zone_words[0]
+            } else {
+                run.iter().zip(&zone_words).all(|(p, z)| p.chars().all(|c| c.is_ascii_alphabetic()) && p.to_uppercase() == *z) && !mixes_case(&run.join(" "))
+            };
+            if !alike {
+                continue;
+            }
+            let spelled = run.join(" ");
+            match &found {
+                Some(other) if *other != spelled => return None,
+                _ => found = Some(spelled),
+            }
+        }
+    }
+    found
+}
+
 /// Whether `name`'s words (of two letters or more) mix capitals and lower case: a word
 /// all in capitals beside one that is not ("Divya RANI"). A card prints a name in one
 /// case throughout, so OCR misread the case of one of them.
@@ -445,6 +482,27 @@ pub fn merge(readings: &[Reading]) -> Merged {
 mod tests {
     use super::*;
     use ConfidenceVerdict::{Sure, Unsure};
+
+    #[test]
+    fn a_zone_value_is_found_in_the_words_of_a_printed_line() {
+        // One word, anywhere in a line, in capitals.
+        assert_eq!(printed_words_of_zone_value("DAS", ["REPUBLIC OF INDIA", "DAS ae"]), Some("DAS".into()));
+        assert_eq!(printed_words_of_zone_value("IND", ["Pp IND S6088s63"]), Some("IND".into()));
+        // Several, consecutive, in the zone's capitals or in one case throughout.
+        assert_eq!(printed_words_of_zone_value("RAHUL SHAH", ["eee RAHUL SHAH ;"]), Some("RAHUL SHAH".into()));
+        assert_eq!(printed_words_of_zone_value("RAHUL SHAH", ["Rahul Shah"]), Some("Rahul Shah".into()));
+        // Must not: a word inside another, a single letter, case mixed or misread, the
+        // words apart or in another order, a digit in the zone's value, two spellings.
+        assert_eq!(printed_words_of_zone_value("DAS", ["DASH ae", "das"]), None);
+        assert_eq!(printed_words_of_zone_value("M", ["INDIAN M 28/10/2005"]), None);
+        assert_eq!(printed_words_of_zone_value("RAHUL SHAH", ["Rahul SHAH"]), None);
+        assert_eq!(printed_words_of_zone_value("RAHUL SHAH", ["RAMUL SHAH"]), None);
+        assert_eq!(printed_words_of_zone_value("RAHUL SHAH", ["RAHUL", "SHAH"]), None);
+        assert_eq!(printed_words_of_zone_value("RAHUL SHAH", ["SHAH RAHUL"]), None);
+        assert_eq!(printed_words_of_zone_value("RAHU1 SHAH", ["RAHU1 SHAH"]), None);
+        assert_eq!(printed_words_of_zone_value("RAHUL SHAH", ["RAHUL SHAH", "Rahul Shah"]), None);
+        assert_eq!(printed_words_of_zone_value("", ["RAHUL SHAH"]), None);
+    }
 
     fn r(source: Source, field: &str, value: &str, confidence: f32, check: Check) -> Reading {
         Reading { source, field: field.into(), value: value.into(), confidence, check, digits: None, overlong_line: false }

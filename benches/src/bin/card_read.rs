@@ -32,6 +32,7 @@ fn main() -> Result<(), String> {
             println!("{side} mrz {}", image["mrz"]);
         }
         if std::env::var_os("IDV_CARD_READ_LINES").is_some() {
+            println!("{side} ocr.parsed {}", image["ocr"]["parsed"]);
             for b in image["ocr"]["raw"].as_array().into_iter().flatten() {
                 let at = |k: usize, axis: &str| b["bounding_box"][k][axis].as_f64().unwrap_or_default();
                 println!("{side}   {:?} [{}] x {:.0}-{:.0} y {:.0}-{:.0}", b["text"].as_str().unwrap_or_default(), b["label"].as_str().unwrap_or_default(), at(0, "x"), at(2, "x"), at(0, "y"), at(2, "y"));

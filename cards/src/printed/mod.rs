@@ -1431,6 +1431,7 @@ pub(crate) fn find_aadhaar_number(doc: &Doc, prefer: Option<&str>) -> Option<(Fo
             .collect();
         let digitish = |t: &str| t.chars().all(|c| digit_for(c).is_some()) && t.chars().any(|c| c.is_ascii_digit());
         let four = |k: usize| toks.get(k).is_some_and(|t| t.0.chars().count() == 4 && digitish(t.0));
+        let labelled = doc.has(i, "id_label") || (i > 0 && doc.has(i - 1, "id_label"));
         let mut groups: Vec<String> = Vec::new();
         for k in 0..toks.len() {
             if four(k) && four(k + 1) && four(k + 2) && !four(k + 3) && !(k > 0 && four(k - 1)) {
@@ -1438,7 +1439,7 @@ pub(crate) fn find_aadhaar_number(doc: &Doc, prefer: Option<&str>) -> Option<(Fo
             }
             // Twelve digits in one group only under a label ("ID No." beside or above
             // them): alone, any twelve digits could be another number.
-            if toks[k].0.chars().count() == 12 && digitish(toks[k].0) && (doc.has(i, "id_label") || (i > 0 && doc.has(i - 1, "id_label"))) {
+            if toks[k].0.chars().count() == 12 && digitish(toks[k].0) && labelled {
                 groups.push(toks[k].0.to_string());
             }
         }
@@ -1447,7 +1448,6 @@ pub(crate) fn find_aadhaar_number(doc: &Doc, prefer: Option<&str>) -> Option<(Fo
         // joined only when every piece is digits as read and the whole passes Verhoeff.
         // A split the card prints (four, four, four) is read above; repaired pieces are
         // not joined, so nothing but the check vouches for the join.
-        let labelled = doc.has(i, "id_label") || (i > 0 && doc.has(i - 1, "id_label"));
         let mut joined: Vec<String> = Vec::new();
         if labelled {
             for k in 0..toks.len() {

@@ -151,6 +151,10 @@ struct SideRead {
     /// The values of the side's second reading (`SideScan::reread`): its printed fields
     /// whose own check did not fail, its zone's fields when every check digit passed.
     reread: Vec<(String, String)>,
+    /// A blurred or soft side's zone entries that no check digit covers and that the
+    /// side's second reading did not read alike: given only where the card's print reads
+    /// them too (`read_card`).
+    zone_unconfirmed: Vec<Reading>,
     /// The side's card sanity: its card's, or for a card the finder missed whose print or
     /// codes were read, the whole photo's exposure checks (`incomplete`: blur, holes and
     /// cuts not judged).
@@ -204,6 +208,9 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
 
     // The machine-readable zone.
     let mut mrz = Value::Null;
+    // A blurred or soft side's zone entries that no check digit covers and its second
+    // reading did not read alike (`SideRead::zone_unconfirmed`).
+    let mut zone_unconfirmed: Vec<Reading> = Vec::new();
     match &scan.mrz {
         MrzOutcome::NotSearched => {}
         MrzOutcome::NotFound => out.mrz_searched = true,
@@ -267,8 +274,8 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 let failed = m.check_digits.iter().filter(|c| !c.passed).count();
                 failed * 2 > m.check_digits.len() || (failed > 0 && blurred_photo)
             });
-            let (fields, shown) = if misread {
-                (Vec::new(), Some(shown.unwrap_or(fields)))
+            let (fields, unconfirmed, shown) = if misread {
+                (Vec::new(), Vec::new(), Some(shown.unwrap_or(fields)))
             } else if blurred_photo || input.scan.sanity.as_ref().is_some_and(crate::card::scan::reads_soft) {
                 // Even a zone whose check digits pass, on such a photo, vouches only for
                 // what they cover (a name or nationality beside them may be misread),
@@ -286,11 +293,11 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                     _ => Vec::new(),
                 };
                 let all = fields.clone();
-                let kept = fields.into_iter().filter(|f| f.confidence_verdict == Some(ConfidenceVerdict::Sure) || second.iter().any(|(field, value)| *field == f.field && *value == f.value)).collect();
+                let (kept, unconfirmed) = fields.into_iter().partition(|f| f.confidence_verdict == Some(ConfidenceVerdict::Sure) || second.iter().any(|(field, value)| *field == f.field && *value == f.value));
                 out.reread.extend(second);
-                (kept, Some(shown.unwrap_or(all)))
+                (kept, unconfirmed, Some(shown.unwrap_or(all)))
             } else {
-                (fields, shown)
+                (fields, Vec::new(), shown)
             };
             if misread {
                 // Its check digits say nothing about the card (tampering: not performed).
@@ -300,19 +307,20 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             // than its format (`Reading::overlong_line`).
             let name_line = if zone.zone.lines.len() == 3 { 2 } else { 0 };
             let names_overlong = zone.zone.read.get(name_line).zip(zone.zone.lines.get(name_line)).is_some_and(|(read, fitted)| read.len() > fitted.len());
-            for f in &fields {
-                if f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) {
-                    out.ids.push(f.value.clone());
-                }
+            let zone_reading = |f: &CardField| {
                 let name = matches!(f.field.as_str(), "name" | "first_name" | "last_name");
                 // A zone spells names in letters and fillers only: one read with a digit
                 // is its fillers misread ("REKHA DEVI 4 SMEHTA" for "MEHTA<<REKHA<DEVI" on
                 // a card photographed small), no name. Shown in `mrz.parsed`, not merged.
-                if name && f.value.chars().any(|c| c.is_ascii_digit()) {
-                    continue;
+                (!(name && f.value.chars().any(|c| c.is_ascii_digit()))).then(|| Reading::mrz(f, confidence, name && names_overlong))
+            };
+            for f in &fields {
+                if f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) {
+                    out.ids.push(f.value.clone());
                 }
-                out.readings.push(Reading::mrz(f, confidence, name && names_overlong));
+                out.readings.extend(zone_reading(f));
             }
+            zone_unconfirmed = unconfirmed.iter().filter_map(zone_reading).collect();
             out.anything_read |= !fields.is_empty();
             mrz = mrz_json(zone, year_parsed.as_ref().ok(), shown.as_deref().unwrap_or(&fields));
         }
@@ -380,6 +388,8 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             }
         }
     }
+
+    out.zone_unconfirmed = zone_unconfirmed;
 
     // A card the finder did not find but whose print or codes were read (a photo cut to a
     // card turned too little for its outline to show against the slivers of table) still
@@ -942,6 +952,61 @@ pub fn read_card(
         // "Hồ Thành Quang"): it can confirm the QR's or the print's, never stand in for them.
         readings.retain(|r| !(r.field == "name" && r.source == Source::Mrz));
     }
+    // A blurred or soft card's zone entry that no check digit covers (a name, the
+    // nationality), from a zone whose check digits all pass, is given where the card's
+    // print, in either reading, holds the same words: the zone and the print are two
+    // places on the card in two typefaces, read by two models, and a misreading of
+    // each that comes out alike is far less likely than one place misread alike twice
+    // (which is how the second reading vouches). Blur takes the small labels first, so
+    // the print's parser, which finds a value by its label, took none of these: the
+    // independent set's seed 15 blurred passport read "DAS ae" and "NITIN ae" where
+    // its zone read DAS<<NITIN, and its zone's second reading misread the given names
+    // (`idv_cards::merge::printed_words_of_zone_value`). The print's spelling goes in
+    // as a printed reading the zone's then confirms. Not a CCCD's name (its zone drops
+    // the diacritics the card prints).
+    let mut confirmed_by_print: Vec<(String, String)> = Vec::new();
+    {
+        let both_readings: Vec<&str> = std::iter::once(front.scan)
+            .chain(back.map(|b| b.scan))
+            .flat_map(|scan| [Some(&scan.ocr), scan.reread.as_ref().map(|r| &r.ocr)])
+            .flatten()
+            .flat_map(|ocr| match ocr {
+                OcrOutcome::Lines(lines) => lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(),
+                OcrOutcome::NotPerformed(_) => Vec::new(),
+            })
+            .collect();
+        for zone in sides.iter().flat_map(|s| s.zone_unconfirmed.iter()) {
+            if card_type == "vn.national_id" && zone.field == "name" {
+                continue;
+            }
+            let Some(spelled) = idv_cards::merge::printed_words_of_zone_value(&zone.value, both_readings.iter().copied()) else { continue };
+            if spelled != zone.value {
+                readings.push(Reading { source: Source::Printed, field: zone.field.clone(), value: spelled.clone(), confidence: zone.confidence, check: Check::Weak, digits: None, overlong_line: false });
+            }
+            readings.push(zone.clone());
+            confirmed_by_print.push((zone.field.clone(), zone.value.clone()));
+            confirmed_by_print.push((zone.field.clone(), spelled));
+        }
+        // The zone's whole name (surname, then given names), where both its parts are
+        // given: a passport prints them on two lines, never together.
+        let vouched = |field: &str, value: &str| sides.iter().flat_map(|s| s.reread.iter()).chain(&confirmed_by_print).any(|(f, v)| f == field && v == value);
+        let parts: Vec<(String, String)> = sides.iter().flat_map(|s| s.readings.iter().chain(&s.zone_unconfirmed)).filter(|r| r.source == Source::Mrz && matches!(r.field.as_str(), "last_name" | "first_name")).map(|r| (r.field.clone(), r.value.clone())).collect();
+        let whole_names: Vec<Reading> = sides
+            .iter()
+            .flat_map(|s| s.zone_unconfirmed.iter())
+            .filter(|zone| card_type != "vn.national_id" && zone.field == "name" && !vouched("name", &zone.value))
+            .filter(|zone| {
+                parts.iter().filter(|(f, _)| f == "last_name").any(|(_, last)| {
+                    parts.iter().filter(|(f, _)| f == "first_name").any(|(_, first)| zone.value == format!("{last} {first}") && vouched("last_name", last) && vouched("first_name", first))
+                })
+            })
+            .cloned()
+            .collect();
+        for zone in whole_names {
+            confirmed_by_print.push((zone.field.clone(), zone.value.clone()));
+            readings.push(zone);
+        }
+    }
     // A name only the zone gave, though a printed line ends with it (its label misread,
     // so no parser took it): the print's spelling, as a printed reading the zone's then
     // confirms (`idv_cards::merge::printed_spelling_of_zone_name`). Not for a CCCD,
@@ -1097,7 +1162,7 @@ pub fn read_card(
     // both readings give (print, or a zone whose check digits pass) is no misread of one
     // of them, and is given, still `UNSURE` (two readings of one photo, not two sources).
     let read_twice = |f: &CardField| {
-        sides.iter().flat_map(|s| s.reread.iter()).any(|(field, value)| {
+        sides.iter().flat_map(|s| s.reread.iter()).chain(&confirmed_by_print).any(|(field, value)| {
             // A CCCD's name in the form the merged one takes (above).
             *field == f.field && (*value == f.value || (card_type == "vn.national_id" && field == "name" && idv_cards::vn_cccd::name_in_written_form(value) == f.value))
         })
@@ -1777,6 +1842,26 @@ mod print_tests {
         let differently = read(&passport(Some(MISREAD)));
         assert_eq!(value(&differently, "last_name"), Some("SHARMA"));
         assert_eq!(value(&differently, "first_name"), None, "{:?}", differently.card_information);
+
+        // The second zone misread the given names, but the print (one reading of it)
+        // reads the surname and the given names as the first zone does: those are given;
+        // a print that read the given names otherwise confirms nothing.
+        let page = |given: &str| {
+            let text = ["REPUBLIC OF INDIA", "Surname", "SHARMA", "Given Name(s)", given];
+            let lines = text.iter().enumerate().map(|(i, t)| OcrLine { text: (*t).to_string(), confidence: 60.0, bbox: TextBox { x: 300, y: 40 + 50 * i as u32, width: 600, height: 30 }, symbols: Vec::new(), words: Vec::new() }).collect();
+            OcrOutcome::Lines(lines)
+        };
+        let printed_alike = read(&SideScan { ocr: page("PRIYA KUMARI"), ..passport(Some(MISREAD)) });
+        assert_eq!(value(&printed_alike, "first_name"), Some("PRIYA KUMARI"), "{:?}", printed_alike.card_information);
+        assert_eq!(value(&printed_alike, "name"), Some("SHARMA PRIYA KUMARI"), "{:?}", printed_alike.card_information);
+        let printed_otherwise = read(&SideScan { ocr: page("PRIYA KUMAR"), ..passport(Some(MISREAD)) });
+        assert_eq!(value(&printed_otherwise, "first_name"), None, "{:?}", printed_otherwise.card_information);
+        assert_eq!(value(&printed_otherwise, "last_name"), Some("SHARMA"));
+        // Nor does the print confirm a zone some of whose check digits fail on a blurred
+        // photo (misread throughout): nothing of it is given.
+        const FAILING: &str = "P<INDSHARMA<<PRIYA<KUMARI<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103143<<<<<<<<<<<<<<<0";
+        let failing = read(&SideScan { ocr: page("PRIYA KUMARI"), mrz: zone(FAILING), ..passport(None) });
+        assert!(failing.card_information.iter().all(|f| f.value != "PRIYA KUMARI" && f.value != "SHARMA PRIYA KUMARI"), "{:?}", failing.card_information);
 
         // A CCCD's zone read alike twice: its sex is given, its name (spelt without the
         // card's diacritics) is not.

@@ -582,7 +582,7 @@ fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
         let t = l.text.to_lowercase();
         t.contains("permanent") && t.contains("account") && t.contains("number")
     });
-    let (at, [x0, y0, x1, y1]) = match labelled {
+    let (at, area) = match labelled {
         Some(at) => {
             let label = lines[at].bbox;
             let band = [
@@ -604,20 +604,13 @@ fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
             (at, [pw / 4, header.bottom().min(ph), 3 * pw / 4, header.bottom().saturating_add(3 * ph / 10).min(ph)])
         }
     };
-    if x1 <= x0 + 8 || y1 <= y0 + 8 {
-        return;
-    }
-    let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
-    let params = OcrParams { lang: "eng", char_whitelist: Some("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), layout: Layout::Block };
-    let Ok(read) = engine.read_lines(&band, &params) else { return };
     // A PAN as printed, or with one glyph read twice ("WYOPSS8865H"): the parser undoes
     // that (`in_pan::undoubled`) and checks the number as it checks any other line's.
     // Without the label, only one as printed, read with confidence.
     let pan_like = |t: &str| idv_cards::printed::printed_pan(t) || (labelled.is_some() && t.chars().count() == 11 && t.chars().all(|c| c.is_ascii_alphanumeric()));
     let sure_enough = |l: &idv_vision::ocr::OcrLine| labelled.is_some() || l.confidence >= BIRTH_BAND_MIN_CONFIDENCE;
-    if let Some(found) = read.into_iter().find(|l| l.text.split_whitespace().any(pan_like) && sure_enough(l)) {
-        lines.insert(at + 1, found.moved(x0, y0));
-    }
+    let band = Reread { after: at, area, whitelist: "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" };
+    band.read_into(page, lines, engine, |l| l.text.split_whitespace().any(pan_like) && sure_enough(l));
 }
 
 /// A date of birth read again on its own, when the page read none under its label: the
@@ -656,15 +649,8 @@ fn read_birth_date_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     let x1 = birth.right().saturating_add(birth.right().saturating_sub(line.x) / 4).min(pw);
     let y0 = birth.bottom().min(ph);
     let y1 = y0.saturating_add(5 * birth.height.max(8) / 2).min(ph);
-    if x1 <= x0 + 8 || y1 <= y0 + 8 {
-        return;
-    }
-    let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
-    let params = OcrParams { lang: "eng", char_whitelist: Some("0123456789/-."), layout: Layout::Block };
-    let Ok(read) = engine.read_lines(&band, &params) else { return };
-    if let Some(found) = read.into_iter().find(|l| idv_cards::printed::extract_date(&l.text).is_some() && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE) {
-        lines.insert(at + 1, found.moved(x0, y0));
-    }
+    let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: "0123456789/-." };
+    band.read_into(page, lines, engine, |l| idv_cards::printed::extract_date(&l.text).is_some() && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
 }
 
 /// The least confidence (0-100) a birth date band's reading is kept with
@@ -701,15 +687,35 @@ fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr:
     let x1 = label.x.saturating_add(5 * label.width / 2).min(pw);
     let y0 = label.bottom().min(ph);
     let y1 = y0.saturating_add(3 * label.height.max(8)).min(ph);
-    if x1 <= x0 + 8 || y1 <= y0 + 8 {
-        return;
-    }
-    let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
-    let params = OcrParams { lang: "eng", char_whitelist: Some("0123456789"), layout: Layout::Block };
-    let Ok(read) = engine.read_lines(&band, &params) else { return };
     let number = |l: &idv_vision::ocr::OcrLine| l.text.split_whitespace().any(|t| idv_cards::printed::aadhaar_check(t) == idv_cards::printed::FieldCheck::Passed);
-    if let Some(found) = read.into_iter().find(|l| number(l) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE) {
-        lines.insert(at + 1, found.moved(x0, y0));
+    let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: "0123456789" };
+    band.read_into(page, lines, engine, |l| number(l) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
+}
+
+/// A band of the page read again on its own (the band readers above): its area in the
+/// page's pixels `[x0, y0, x1, y1]`, the characters it may hold, and the line after
+/// which its reading goes in.
+struct Reread {
+    after: usize,
+    area: [u32; 4],
+    whitelist: &'static str,
+}
+
+impl Reread {
+    /// Reads the band as one block and puts its first line that `keep` accepts after
+    /// line `self.after`, its box moved into the page's pixels (so a hole or cut there
+    /// still voids what it holds). A band under 9 pixels either way is not read.
+    fn read_into(&self, page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer, keep: impl Fn(&idv_vision::ocr::OcrLine) -> bool) {
+        let [x0, y0, x1, y1] = self.area;
+        if x1 <= x0 + 8 || y1 <= y0 + 8 {
+            return;
+        }
+        let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
+        let params = OcrParams { lang: "eng", char_whitelist: Some(self.whitelist), layout: Layout::Block };
+        let Ok(read) = engine.read_lines(&band, &params) else { return };
+        if let Some(found) = read.into_iter().find(|l| keep(l)) {
+            lines.insert(self.after + 1, found.moved(x0, y0));
+        }
     }
 }
 
