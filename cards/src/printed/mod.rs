@@ -997,7 +997,9 @@ fn in_capitals_trimmed(words: &[&str]) -> Option<String> {
     if long_capitals == 0 {
         return Some(words.join(" "));
     }
-    let mark = |w: &&str| !capitals(w) && w.chars().count() <= 3;
+    // A word that ends with a colon is a label's end ("TAS:" before a passport's given
+    // names under JPEG 35, the Hindi label read as Latin), never a word of a name.
+    let mark = |w: &&str| (!capitals(w) && w.chars().count() <= 3) || w.ends_with(':');
     let start = words.iter().position(|w| !mark(w)).unwrap_or(words.len());
     let end = words.iter().rposition(|w| !mark(w)).map_or(start, |e| e + 1);
     let kept = words.get(start..end.max(start)).unwrap_or_default();
@@ -1637,6 +1639,11 @@ mod tests {
         assert_eq!(name_value("Fen FARHAN ANSARI").as_deref(), Some("FARHAN ANSARI"));
         assert_eq!(name_value("O° ABHISHEK").as_deref(), Some("ABHISHEK"));
         assert_eq!(name_value("ASHA JOSHI Ee)").as_deref(), Some("ASHA JOSHI"));
+        // A label's end (a word closing with a colon) before it, whatever its length;
+        // the same word without the colon is kept.
+        assert_eq!(name_value("TAS: ROHIT LAL").as_deref(), Some("ROHIT LAL"));
+        assert_eq!(name_value("Nmae: ROHIT LAL").as_deref(), Some("ROHIT LAL"));
+        assert_eq!(name_value("TASK ROHIT LAL").as_deref(), Some("TASK ROHIT LAL"));
         assert_eq!(name_value("Gy _sCNUISHA DEVI VERMA"), None);
         assert_eq!(name_value("KARTHIK KUMAR S").as_deref(), Some("KARTHIK KUMAR S"));
         assert_eq!(name_value("D'SOUZA MARIA").as_deref(), Some("D'SOUZA MARIA"));
