@@ -209,20 +209,35 @@ pub fn printed_spelling_of_zone_name<'a>(zone: &str, lines: impl IntoIterator<It
             words.pop();
         }
         let Some(tail) = words.len().checked_sub(zone_words.len()).map(|at| &words[at..]) else { continue };
-        let alike = tail.iter().zip(&zone_words).all(|(p, z)| p.chars().all(|c| c.is_ascii_alphabetic()) && p.to_uppercase() == *z);
-        // One case throughout: a word in capitals beside one not (of two letters or
-        // more) is OCR's case misread, not the print's spelling ("Divya RANI" off a
-        // blurred passport printing DIVYA RANI, the independent set's seed 13).
-        if !alike || mixes_case(&tail.join(" ")) {
+        if !spell_zone_words(tail, &zone_words) {
             continue;
         }
-        let spelled = tail.join(" ");
-        match &found {
-            Some(other) if *other != spelled => return None,
-            _ => found = Some(spelled),
+        if !one_spelling(&mut found, tail.join(" ")) {
+            return None;
         }
     }
     found
+}
+
+/// Whether printed `words` are the zone's `zone_words` (in capitals) letter for letter,
+/// in capitals or in one case throughout: a word in capitals beside one not (of two
+/// letters or more) is OCR's case misread, not the print's spelling ("Divya RANI" off a
+/// blurred passport printing DIVYA RANI, the independent set's seed 13).
+fn spell_zone_words<P: AsRef<str>, Z: AsRef<str>>(words: &[P], zone_words: &[Z]) -> bool {
+    words.len() == zone_words.len()
+        && words.iter().zip(zone_words).all(|(p, z)| p.as_ref().chars().all(|c| c.is_ascii_alphabetic()) && p.as_ref().to_uppercase() == z.as_ref())
+        && !mixes_case(&words.iter().map(AsRef::as_ref).collect::<Vec<&str>>().join(" "))
+}
+
+/// Keeps `spelled` as the one spelling found so far; false when another was found before.
+fn one_spelling(found: &mut Option<String>, spelled: String) -> bool {
+    match found {
+        Some(other) if *other != spelled => false,
+        _ => {
+            *found = Some(spelled);
+            true
+        }
+    }
 }
 
 /// The print's spelling of a zone's value that no check digit covers (a name, a
@@ -244,18 +259,9 @@ pub fn printed_words_of_zone_value<'a>(zone: &str, lines: impl IntoIterator<Item
     for line in lines {
         let words: Vec<&str> = line.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric())).filter(|w| !w.is_empty()).collect();
         for run in words.windows(zone_words.len()) {
-            let alike = if zone_words.len() == 1 {
-                run[0] == zone_words[0]
-            } else {
-                run.iter().zip(&zone_words).all(|(p, z)| p.chars().all(|c| c.is_ascii_alphabetic()) && p.to_uppercase() == *z) && !mixes_case(&run.join(" "))
-            };
-            if !alike {
-                continue;
-            }
-            let spelled = run.join(" ");
-            match &found {
-                Some(other) if *other != spelled => return None,
-                _ => found = Some(spelled),
+            let alike = if zone_words.len() == 1 { run[0] == zone_words[0] } else { spell_zone_words(run, &zone_words) };
+            if alike && !one_spelling(&mut found, run.join(" ")) {
+                return None;
             }
         }
     }

@@ -1014,23 +1014,45 @@ fn ink_black_inside(image: &RgbImage, labels: &[u32], gw: usize, c: &crate::card
     let (bw, bh) = (c.x1 - c.x0 + 1, c.y1 - c.y0 + 1);
     let sub: Vec<u8> = (0..bw * bh).map(|i| u8::from(labels[(c.y0 + i / bw) * gw + c.x0 + i % bw] == c.label)).collect();
     let filled = fill_holes(&sub, bw, bh);
-    let mut hist = [0u64; 256];
-    let mut n = 0u64;
+    let mut lumas = BlockLuma::new();
     for (i, (&f, &r)) in filled.iter().zip(&sub).enumerate() {
         if f == 0 || r != 0 {
             continue;
         }
         let (gx, gy) = (c.x0 + i % bw, c.y0 + i / bw);
+        lumas.add_block(image, gx, gy, b);
+    }
+    lumas.p2().is_some_and(|p2| p2 <= SOLID_INK_BLACK)
+}
+
+/// A luminance histogram of whole blocks of an image ([`ink_black_inside`],
+/// [`ink_dark_around`]).
+struct BlockLuma {
+    hist: [u64; 256],
+    n: u64,
+}
+
+impl BlockLuma {
+    fn new() -> BlockLuma {
+        BlockLuma { hist: [0; 256], n: 0 }
+    }
+
+    /// Adds the pixels of block (`gx`, `gy`) of side `b` that lie in `image`.
+    fn add_block(&mut self, image: &RgbImage, gx: usize, gy: usize, b: usize) {
         for y in gy * b..(gy + 1) * b {
             for x in gx * b..(gx + 1) * b {
                 if let Some(p) = image.get_pixel_checked(x as u32, y as u32) {
-                    hist[(luma(&p.0).round() as usize).min(255)] += 1;
-                    n += 1;
+                    self.hist[(luma(&p.0).round() as usize).min(255)] += 1;
+                    self.n += 1;
                 }
             }
         }
     }
-    n > 0 && histogram_percentile(&hist, n, 0.02) <= SOLID_INK_BLACK
+
+    /// The 2nd percentile, or `None` when no pixel was added.
+    fn p2(&self) -> Option<f32> {
+        (self.n > 0).then(|| histogram_percentile(&self.hist, self.n, 0.02))
+    }
 }
 
 /// Luminance at or under which the darkest print just around a region of saturated
@@ -1066,24 +1088,16 @@ fn ink_dark_around(image: &RgbImage, labels: &[u32], gw: usize, gh: usize, c: &c
         let (y0, y1) = (gy.saturating_sub(AROUND_BLOCKS), (gy + AROUND_BLOCKS).min(gh - 1));
         (y0..=y1).any(|y| (x0..=x1).any(|x| gx.abs_diff(x) + gy.abs_diff(y) <= AROUND_BLOCKS && labels[y * gw + x] == c.label))
     };
-    let mut hist = [0u64; 256];
-    let mut n = 0u64;
+    let mut lumas = BlockLuma::new();
     for gy in c.y0.saturating_sub(AROUND_BLOCKS).max(my)..=(c.y1 + AROUND_BLOCKS).min(gh - 1 - my) {
         for gx in c.x0.saturating_sub(AROUND_BLOCKS).max(mx)..=(c.x1 + AROUND_BLOCKS).min(gw - 1 - mx) {
             if labels[gy * gw + gx] != 0 || !near(gx, gy) {
                 continue;
             }
-            for y in gy * b..(gy + 1) * b {
-                for x in gx * b..(gx + 1) * b {
-                    if let Some(p) = image.get_pixel_checked(x as u32, y as u32) {
-                        hist[(luma(&p.0).round() as usize).min(255)] += 1;
-                        n += 1;
-                    }
-                }
-            }
+            lumas.add_block(image, gx, gy, b);
         }
     }
-    n > 0 && histogram_percentile(&hist, n, 0.02) <= SOLID_INK_AROUND
+    lumas.p2().is_some_and(|p2| p2 <= SOLID_INK_AROUND)
 }
 
 /// `image` in blocks of ~1/150 of its width (at least 2 px): 1 where ≥ [`GLARE_SOLID`] of
