@@ -27,6 +27,12 @@ pub enum SealError {
 /// Prefix of a sealed value carried as text: `sealed:v1:<base64 of the sealed bytes>`.
 pub const SEALED_TEXT_PREFIX: &str = "sealed:v1:";
 
+/// Whether `text` is a sealed value ([`SEALED_TEXT_PREFIX`]): what a reader without the
+/// master key must not take for the value itself.
+pub fn is_sealed_text(text: &str) -> bool {
+    text.starts_with(SEALED_TEXT_PREFIX)
+}
+
 /// A job payload sealed for the bus (`sealed:v1:…`), bound to its request id: jobs whose
 /// whole request is personal data (SIM: phone numbers, OTP codes, KYC statements) travel
 /// and rest in the topic this way, and only a process with the master key reads them.

@@ -427,7 +427,7 @@ pub fn policy_decision(
             for (k, v) in obj.iter_mut() {
                 *v = match sealer {
                     Some(sealer) => open_field(sealer, k, v),
-                    None if v.as_str().is_some_and(|s| s.starts_with("sealed:v1:")) => Value::Null,
+                    None if v.as_str().is_some_and(idv_crypto::sealed::is_sealed_text) => Value::Null,
                     None => v.clone(),
                 };
             }

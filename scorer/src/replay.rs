@@ -180,7 +180,7 @@ impl Replay {
         let challenge_id = req.challenge_id.clone();
         let transaction_sealed = self.sealer.is_none()
             && req.transaction_data.as_ref().and_then(|t| serde_json::to_value(t).ok()).is_some_and(|t| {
-                t.as_object().is_some_and(|o| o.values().any(|v| v.as_str().is_some_and(|s| s.starts_with("sealed:v1:"))))
+                t.as_object().is_some_and(|o| o.values().any(|v| v.as_str().is_some_and(idv_crypto::sealed::is_sealed_text)))
             });
         let mut line = ReplayLine {
             request_id: job.request_id.clone(),

@@ -60,7 +60,7 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     };
     // The portrait's edge read in front of a name under its label ("LE RAJESH NATH
     // MISHRA", "La Imran Naidu" on the independent card set's seed 4) is dropped.
-    if let Some(n) = doc.labelled_name("name", 1).map(|n| without_words_left_of_label(doc, n)).or_else(split) {
+    if let Some(n) = doc.labelled_name("name", 1).map(|n| without_words_left_of_label(doc, n, 2)).or_else(split) {
         out.push(field("name", n, na));
     }
     if let Some(d) = doc.labelled_date("dob", 1) {

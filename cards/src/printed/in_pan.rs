@@ -275,14 +275,14 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         }
         _ => Vec::new(),
     };
-    let father = doc.labelled("father_name", 2, |s, _| labelled_latin(s)).map(|f| without_words_left_of_label(doc, f));
-    let mother = doc.labelled("mother_name", 2, |s, _| labelled_latin(s)).map(|f| without_words_left_of_label(doc, f));
+    let father = doc.labelled("father_name", 2, |s, _| labelled_latin(s)).map(|f| without_words_left_of_label(doc, f, 2));
+    let mother = doc.labelled("mother_name", 2, |s, _| labelled_latin(s)).map(|f| without_words_left_of_label(doc, f, 2));
     // The parent's name read at its label in Title Case: the card prints its names so.
     let title_case_card = [&father, &mother].into_iter().flatten().any(|f| in_title_case(&f.value) && !in_capitals(&f.value));
     let name = doc
         .labelled("name", 2, |s, _| labelled_latin(s))
         .filter(|f| !f.label_line.is_some_and(|i| parents_label(doc, i) || name_line_above(doc, pan_line, i)))
-        .map(|f| without_words_left_of_label(doc, f))
+        .map(|f| without_words_left_of_label(doc, f, 2))
         .and_then(|f| if incorporated { whole_organisation_name(doc, f) } else { Some(f) })
         // An organisation's name may wrap onto a second line: its first line alone is
         // no name.

@@ -1022,15 +1022,18 @@ pub(crate) fn read_left_of_label(doc: &Doc, label: usize, line: usize) -> bool {
 /// its label (by more than 1.5 label heights) holds something else first: the portrait's
 /// edge beside the name, read as "EZ" in "EZ SURESH KUMAR YADAV" (evaluation seed 29, a
 /// PAN with a cut corner; the label and the other values start within 1 px of each other).
-/// Leading words of one or two characters are dropped while two words remain; a line that
-/// starts at its label's column is never touched ("MD SHAHID KHAN" stays whole).
-pub(crate) fn without_words_left_of_label(doc: &Doc, f: Found<String>) -> Found<String> {
+/// Leading words of one or two characters are dropped while `min_words` words remain (two
+/// for a whole name; one for a passport's surname or given names, each on a line of its
+/// own: "GR MUKHERJEE" under "Surname", the portrait's edge read as "GR", the independent
+/// set's seed 15); a line that starts at its label's column is never touched ("MD SHAHID
+/// KHAN" stays whole).
+pub(crate) fn without_words_left_of_label(doc: &Doc, f: Found<String>, min_words: usize) -> Found<String> {
     let (Some(label), [line]) = (f.label_line, f.lines.as_slice()) else { return f };
     if !read_left_of_label(doc, label, *line) {
         return f;
     }
     let words: Vec<&str> = f.value.split_whitespace().collect();
-    let lead = words.iter().take_while(|w| w.chars().count() <= 2).count().min(words.len().saturating_sub(2));
+    let lead = words.iter().take_while(|w| w.chars().count() <= 2).count().min(words.len().saturating_sub(min_words.max(1)));
     if lead == 0 {
         return f;
     }
