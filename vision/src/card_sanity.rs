@@ -134,6 +134,13 @@ pub const OPENED_HOLE_MIN_OF_SOURCE: f32 = 0.5;
 /// Most of its box, in the card's own frame, a punched hole fills
 /// (`card_frame_extent`): a disk fills π/4 of it, a rectangle with the card's edges all.
 pub const HOLE_MAX_CARD_EXTENT: f32 = 0.9;
+/// A candidate filling more than this of its box in the card's frame and running along
+/// more than [`CHIP_MIN_SIDE_SPAN`] of its sides (`card_frame_side_span`) is a rounded
+/// rectangle set square with the card (a chip found in part), no punch: a disk fills π/4
+/// of its box and spans 0.6 of each side within a tenth of it.
+pub const CHIP_MIN_CARD_EXTENT: f32 = 0.86;
+/// See [`CHIP_MIN_CARD_EXTENT`].
+pub const CHIP_MIN_SIDE_SPAN: f32 = 0.88;
 /// A hole of the card's mask whose pixels are mostly not background-like by the finder's
 /// tight measure is still a hole when at least this share of them, as 3x3 means in the
 /// rectified card, are within the looser tolerance of a background colour (and nearer to
@@ -669,6 +676,14 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
         if card_extent > HOLE_MAX_CARD_EXTENT {
             continue;
         }
+        // Nor a rectangle with rounded corners set square with the card, found in part
+        // (a CCCD's gold chip on a wood table, the independent set's seed 15: 0.886 of its
+        // box, where that seed's Aadhaar punches measure up to 0.885): it runs along its
+        // box's sides (0.939), a punch only where its curve meets them (0.57 at the
+        // median of the set's punch candidates, 0.78 at most among those that count).
+        if card_extent > CHIP_MIN_CARD_EXTENT && card_frame_side_span(&labels, w, c, to_card.as_ref()) > CHIP_MIN_SIDE_SPAN {
+            continue;
+        }
         // An opened region is a piece cut out of a bigger one: it counts only where it
         // stands apart from the card around it, as a punch's edge does (a passport's
         // punch: the table in shadow 90 levels below the paper a few pixels out; a pale
@@ -797,6 +812,43 @@ fn card_frame_extent(labels: &[u32], w: usize, c: &crate::card_box::Comp, to_car
         return f32::NAN;
     }
     (c.area as f64 * f64::from(card_px_per_px) / box_area) as f32
+}
+
+/// How much of its box's sides, in the card's own frame, region `c` runs along: for each
+/// side, the span (share of the side's length) of the region's pixels within a tenth of
+/// the box from that side, the four averaged. A disk or an ellipse (a punch, flattened
+/// with any aspect) spans 0.6 of each side there; a rectangle with rounded corners set
+/// square with the card (a chip) nearly all. NaN where the frame cannot be mapped.
+fn card_frame_side_span(labels: &[u32], w: usize, c: &crate::card_box::Comp, to_card: Option<&Homography>) -> f32 {
+    let Some(hm) = to_card else { return f32::NAN };
+    let mut points: Vec<(f64, f64)> = Vec::with_capacity(c.area);
+    for y in c.y0..=c.y1 {
+        for x in c.x0..=c.x1 {
+            if labels[y * w + x] == c.label {
+                let (u, v) = hm.apply(x as f64 + 0.5, y as f64 + 0.5);
+                if !(u.is_finite() && v.is_finite()) {
+                    return f32::NAN;
+                }
+                points.push((u, v));
+            }
+        }
+    }
+    let (u0, v0, u1, v1) = points.iter().fold((f64::MAX, f64::MAX, f64::MIN, f64::MIN), |(a, b, c, d), &(u, v)| (a.min(u), b.min(v), c.max(u), d.max(v)));
+    let (bw, bh) = (u1 - u0, v1 - v0);
+    if !(bw > 0.0 && bh > 0.0) {
+        return f32::NAN;
+    }
+    let span = |near: &dyn Fn(f64, f64) -> bool, along: &dyn Fn(f64, f64) -> f64, length: f64| {
+        let (lo, hi) = points.iter().filter(|&&(u, v)| near(u, v)).fold((f64::MAX, f64::MIN), |(lo, hi), &(u, v)| (lo.min(along(u, v)), hi.max(along(u, v))));
+        if hi >= lo { (hi - lo) / length } else { 0.0 }
+    };
+    let sides = [
+        span(&|_, v| v <= v0 + 0.1 * bh, &|u, _| u, bw),
+        span(&|_, v| v >= v1 - 0.1 * bh, &|u, _| u, bw),
+        span(&|u, _| u <= u0 + 0.1 * bw, &|_, v| v, bh),
+        span(&|u, _| u >= u1 - 0.1 * bw, &|_, v| v, bh),
+    ];
+    (sides.iter().sum::<f64>() / 4.0) as f32
 }
 
 /// Lowest corner-triangle coverage of the filled mask (1 when it cannot be measured).
@@ -1908,14 +1960,32 @@ mod tests {
             let (labels, comps) = components(&mask, w, h, false);
             let src = [(0.0, 0.0), (200.0, 0.0), (200.0, 200.0), (0.0, 200.0)];
             let hm = Homography::from_points(src, src.map(|(x, y)| to_card_pt(x, y))).expect("a homography");
-            card_frame_extent(&labels, w, &comps[0], Some(&hm), 1.0)
+            (card_frame_extent(&labels, w, &comps[0], Some(&hm), 1.0), card_frame_side_span(&labels, w, &comps[0], Some(&hm)))
         };
         let disk = |x: f32, y: f32| (x - 100.0).powi(2) + (y - 100.0).powi(2) <= 30.0f32.powi(2);
         let chip = |x: f32, y: f32| (70.0..130.0).contains(&x) && (80.0..125.0).contains(&y);
+        // A chip with rounded corners (radius 8 of its 60 x 45), as one found in part.
+        let rounded = |x: f32, y: f32| {
+            let (cx, cy) = (x.clamp(78.0, 122.0), y.clamp(88.0, 117.0));
+            chip(x, y) && (x - cx).powi(2) + (y - cy).powi(2) <= 64.0
+        };
+        // An ellipse (a punch flattened with another aspect), turned in the card.
+        let ellipse = |x: f32, y: f32| {
+            let (u, v) = (0.8 * (x - 100.0) + 0.6 * (y - 100.0), -0.6 * (x - 100.0) + 0.8 * (y - 100.0));
+            (u / 34.0).powi(2) + (v / 26.0).powi(2) <= 1.0
+        };
         for turn in [0.0, 12.0, 40.0] {
-            let (d, r) = (extent_of(&disk, turn), extent_of(&chip, turn));
+            let (d, r) = (extent_of(&disk, turn).0, extent_of(&chip, turn).0);
             assert!((0.72..0.85).contains(&d) && d <= HOLE_MAX_CARD_EXTENT, "disk at {turn}°: {d}");
             assert!(r > HOLE_MAX_CARD_EXTENT, "chip at {turn}°: {r}");
+            // A rounded chip fills less of its box, but runs along its sides; a disk or an
+            // ellipse does not.
+            let (extent, sides) = extent_of(&rounded, turn);
+            assert!(extent > CHIP_MIN_CARD_EXTENT && sides > CHIP_MIN_SIDE_SPAN, "rounded chip at {turn}°: {extent} {sides}");
+            for (name, punch) in [("disk", &disk as &dyn Fn(f32, f32) -> bool), ("ellipse", &ellipse)] {
+                let (extent, sides) = extent_of(punch, turn);
+                assert!(extent <= CHIP_MIN_CARD_EXTENT && sides <= 0.7, "{name} at {turn}°: {extent} {sides}");
+            }
         }
     }
 

@@ -203,3 +203,29 @@ fn a_portraits_dark_hair_on_a_dark_desk_is_no_hole() {
     assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
     assert!(s.measures.hole_share < idv_vision::card_sanity::HOLE_MIN_SHARE, "{s:?}");
 }
+
+/// A white Aadhaar front exposed brightly on a dark desk, JPEG quality 35 (the independent
+/// set, seed 15, `in.aadhaar-jpeg35-001`, front, as generated). Its paper clips in wide
+/// blank areas between the print (a fifth of the card in solid saturated blocks, and one
+/// compact "spot" right of the name), but the print beside them stays as dark as anywhere:
+/// no light was added, nothing is washed out. It was judged too bright. Must-pass: good,
+/// the glare and solid saturated shares under their thresholds (a small spot beside the
+/// portrait, 0.4 % of the card, is still measured, and the reader is careful beside it).
+#[test]
+fn white_paper_clipped_by_the_exposure_is_no_glare() {
+    let s = judged("aadhaar_white_paper_clipped_jpeg35.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
+    assert!(s.measures.glare_share < GLARE_SHARE && s.measures.solid_saturated_share < SOLID_GLARE_SHARE, "{s:?}");
+}
+
+/// A CCCD's back on a wood table, JPEG quality 35 (the independent set, seed 15,
+/// `vn.national_id-jpeg35-001`, back, as generated): its gold chip, in the table's colour,
+/// was found in part as a region filling 0.886 of its box in the card's frame, under the
+/// 0.9 that parts a chip from a punch, and judged a punched hole. It runs along its box's
+/// sides as no disk does. Must-pass: good, no hole.
+#[test]
+fn a_chip_in_the_tables_colour_is_no_punch() {
+    let s = judged("cccd_back_chip_on_wood_jpeg35.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
+    assert!(s.measures.hole_box.is_none(), "{s:?}");
+}
