@@ -208,9 +208,6 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
 
     // The machine-readable zone.
     let mut mrz = Value::Null;
-    // A blurred or soft side's zone entries that no check digit covers and its second
-    // reading did not read alike (`SideRead::zone_unconfirmed`).
-    let mut zone_unconfirmed: Vec<Reading> = Vec::new();
     match &scan.mrz {
         MrzOutcome::NotSearched => {}
         MrzOutcome::NotFound => out.mrz_searched = true,
@@ -320,7 +317,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 }
                 out.readings.extend(zone_reading(f));
             }
-            zone_unconfirmed = unconfirmed.iter().filter_map(zone_reading).collect();
+            out.zone_unconfirmed = unconfirmed.iter().filter_map(zone_reading).collect();
             out.anything_read |= !fields.is_empty();
             mrz = mrz_json(zone, year_parsed.as_ref().ok(), shown.as_deref().unwrap_or(&fields));
         }
@@ -388,8 +385,6 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             }
         }
     }
-
-    out.zone_unconfirmed = zone_unconfirmed;
 
     // A card the finder did not find but whose print or codes were read (a photo cut to a
     // card turned too little for its outline to show against the slivers of table) still
@@ -965,7 +960,7 @@ pub fn read_card(
     // as a printed reading the zone's then confirms. Not a CCCD's name (its zone drops
     // the diacritics the card prints).
     let mut confirmed_by_print: Vec<(String, String)> = Vec::new();
-    {
+    if sides.iter().any(|s| !s.zone_unconfirmed.is_empty()) {
         let both_readings: Vec<&str> = std::iter::once(front.scan)
             .chain(back.map(|b| b.scan))
             .flat_map(|scan| [Some(&scan.ocr), scan.reread.as_ref().map(|r| &r.ocr)])
