@@ -462,11 +462,14 @@ pub fn merge(readings: &[Reading]) -> Merged {
         let shown = more_complete.as_ref().unwrap_or(shown);
         // A zone has no diacritics: it vouches for a print's letters, never for its marks
         // ("Nguyên Ngọc Vy" and "Nguyễn Ngọc Vy" are both NGUYEN<<NGOC<VY; the independent
-        // set's seed 8 had the first given SURE). A value shown with marks is SURE only
-        // where a reading spelt with the same marks vouches for it: a checked one (the
-        // QR's), or two that spell it alike.
+        // set's seed 8 had the first given SURE). Nor punctuation, which a zone does not
+        // write either: a noisy passport's "IMRAN." was SURE on the zone's IMRAN (seed
+        // 16). A value shown with marks or punctuation is SURE only where a reading spelt
+        // with the same marks vouches for it: a checked one (the QR's), or two that spell
+        // it alike.
         let spelt_alike: Vec<&Reading> = of_field.iter().copied().filter(|r| r.check != Check::Failed && same_spelling(&r.value, shown)).collect();
-        let marks_vouched = shown.is_ascii() || spelt_alike.iter().any(|r| r.check == Check::Strong) || spelt_alike.len() >= 2;
+        let plain = is_exact_field(name) || shown.chars().all(|c| c.is_ascii_alphanumeric() || c == ' ');
+        let marks_vouched = plain || spelt_alike.iter().any(|r| r.check == Check::Strong) || spelt_alike.len() >= 2;
         let sure = chosen.check != Check::Failed && !contradicted && (chosen.check == Check::Strong || confirmed) && marks_vouched && !case_misread;
         if chosen.check == Check::Failed {
             score = 0.0;
@@ -611,6 +614,12 @@ mod tests {
         let m = merge(&[r(Source::Qr, "name", "Nguyễn Ngọc Vy", 1.0, Check::Strong), r(Source::Mrz, "name", "NGUYEN NGOC VY", 0.9, Check::Weak)]);
         assert_eq!(verdict(&m, "name"), ("Nguyễn Ngọc Vy".into(), Some(Sure)));
         assert!(same_spelling("NGUYỄN  NGỌC VY", "Nguyễn Ngọc Vy") && !same_spelling("Nguyên Ngọc Vy", "Nguyễn Ngọc Vy"));
+        // Nor for punctuation it does not write (seed 16's noisy passport: "IMRAN."),
+        // unless two readings spell it alike.
+        let m = merge(&[r(Source::Mrz, "first_name", "IMRAN", 0.9, Check::Weak), r(Source::Printed, "first_name", "IMRAN.", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "first_name"), ("IMRAN.".into(), Some(Unsure)));
+        let m = merge(&[r(Source::Qr, "name", "K. RAMESH", 1.0, Check::Weak), r(Source::Printed, "name", "K. RAMESH", 0.8, Check::Weak)]);
+        assert_eq!(verdict(&m, "name"), ("K. RAMESH".into(), Some(Sure)));
     }
 
     #[test]

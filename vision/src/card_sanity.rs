@@ -10,7 +10,7 @@
 //! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards); and the defocus σ ([`defocus_sigma`]: the same energy after Gaussian blurs of [`DEFOCUS_SCALES`], fitted to E(s) ∝ (σ² + s²)^(−k/2) with the exponent k free) | σ̂ > [`BLUR_SIGMA`], or defocus σ > [`DEFOCUS_SIGMA`] with σ̂ > [`DEFOCUS_EDGE_SIGMA`] and > [`DEFOCUS_PHOTO_SIGMA`] pixels of the photo; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
 //! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] with p90 ≥ [`BRIGHT_PAPER_P90`] and p1 ≥ [`BRIGHT_INK_P1`] (exposure blown everywhere, print faded with it: a pale card with little print has a bright p10 below paper that is not blown, or paper lit white around print that stays dark); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest), or solid saturated blocks of any shape > [`SOLID_GLARE_SHARE`] of it (a reflection running into a QR code or the card's edge; the largest region's box is then the glare box); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
-//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) ; and those mask holes and shadowed pixels opened by a fifth of the smallest punch's diameter (a punch into a machine-readable zone touches the letters above and below it), an opened region counting only where it holds ≥ [`OPENED_HOLE_MIN_OF_SOURCE`] of the region it was cut from and its mean colour stands more than the table tolerance apart from the median of the card in a ring around it | a hole with area ≥ [`hole_min_share`] of the card ([`HOLE_MIN_SHARE`], a 3 mm punch on an ID-1 card; on a passport page, 2.4 times an ID-1 card's area, that share scaled down), ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and the background-like pixels grown into the card's shadow on the table (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened toward the rim, and its lit middle is all the table's colours show of it), no bigger than a punch ([`HOLE_SHADOWED_MAX_SHARE`]), whose shadow-like pixels then count as the table's and whose mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's (a hole shows the grain; a neck of the table's colour in the portrait is flat) |
+//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) ; and those mask holes and shadowed pixels opened by a fifth of the smallest punch's diameter (a punch into a machine-readable zone touches the letters above and below it), an opened region counting only where it holds ≥ [`OPENED_HOLE_MIN_OF_SOURCE`] of the region it was cut from and its mean colour stands more than the table tolerance apart from the median of the card in a ring around it | a hole with area ≥ [`hole_min_share`] of the card ([`HOLE_MIN_SHARE`], a 3 mm punch on an ID-1 card; on a passport page, 2.4 times an ID-1 card's area, that share scaled down), ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and the background-like pixels grown into the card's shadow on the table (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened toward the rim, and its lit middle is all the table's colours show of it), no bigger than a punch ([`HOLE_SHADOWED_MAX_SHARE`]), whose shadow-like pixels then count as the table's and whose mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's and its median deviation ≥ [`FLAT_REGION_ROBUST`] of it (a hole shows the grain; a neck or a face of the table's colour in the portrait is flat, a face's eyes and mouth aside) |
 //! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count neither way, and a corner whose triangle is less than half in the photo is not judged | coverage < [`CUT_COVERAGE`] at some judged corner (an intact ID-1 corner, radius 3 mm, covers ~0.87), unless the card's outline still runs into it ([`corner_sides_seen`]: the edge along both of its sides from [`CORNER_SIDE_FROM`] to [`CORNER_SIDE_TO`] of the short side, as strong as further along: a white card's pale corner on white paper is within the paper's colours, but still has its sides) |
 //! | — | `incomplete` | | none failed, but a check did not run ([`CardSanity::not_performed`]) |
 //! | — | `good` | | every check ran, none failed |
@@ -157,6 +157,14 @@ pub const TEXTURED_TABLE: f32 = 3.0;
 /// 99 holes on textured tables (nine seeds; 1.2-2 times the table's). Portrait skin of the
 /// table's colour, judged a hole before: 0.11 (twice), 0.51, 0.59, 0.85.
 pub const FLAT_REGION: f32 = 0.6;
+/// And its robust texture (the median absolute deviation of those means, times 1.4826:
+/// a normal spread's σ) is at least this share of the table's: a portrait's face of the
+/// table's colour is flat skin with a few dark strokes (eyes, brows, mouth) that lift its
+/// standard deviation past the table's (1.65 times, a clean voter card on wood, the
+/// independent set's seed 16) while its median deviation stays at the skin's (0.19
+/// times); a punch shows the grain throughout (0.58 at the least of the 363 punch
+/// candidates on textured tables of seeds 3-16, 0.66-0.85 for most).
+pub const FLAT_REGION_ROBUST: f32 = 0.35;
 /// Legs of the corner triangle, share of the quad's short side.
 pub const CUT_LEG: f32 = 0.10;
 /// Corner coverage below which the corner is cut.
@@ -571,6 +579,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
             let (mut near, mut k, mut strict) = (0u32, 0u32, 0u32);
             let mut mean = [0f32; 3];
             let (mut lsum, mut lsq, mut ln) = (0f64, 0f64, 0f64);
+            let mut inner_luma: Vec<f32> = Vec::new();
             let step = (c.area / 300).max(1);
             let pixels = (c.y0..=c.y1).flat_map(|y| (c.x0..=c.x1).map(move |x| (x, y))).filter(|&(x, y)| labels[y * w + x] == c.label);
             for (x, y) in pixels.step_by(step) {
@@ -585,7 +594,9 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
                     xx >= 0 && yy >= 0 && (xx as usize) < w && (yy as usize) < h && labels[yy as usize * w + xx as usize] == c.label
                 });
                 if inner {
-                    let l = f64::from(0.299 * acc[0] + 0.587 * acc[1] + 0.114 * acc[2]);
+                    let l = 0.299 * acc[0] + 0.587 * acc[1] + 0.114 * acc[2];
+                    inner_luma.push(l);
+                    let l = f64::from(l);
                     lsum += l;
                     lsq += l * l;
                     ln += 1.0;
@@ -613,7 +624,7 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
             // A hole shows the table's texture too: a region of a textured table's colour
             // that is flat (a neck in the portrait on a wood table) is the card's print.
             let texture = if ln >= 8.0 { (((lsq / ln) - (lsum / ln).powi(2)).max(0.0)).sqrt() as f32 } else { f32::NAN };
-            if loc.background_texture >= TEXTURED_TABLE && texture < FLAT_REGION * loc.background_texture {
+            if loc.background_texture >= TEXTURED_TABLE && (texture < FLAT_REGION * loc.background_texture || robust_spread(&mut inner_luma) < FLAT_REGION_ROBUST * loc.background_texture) {
                 continue;
             }
             let needed = if rules == 1 { 0.6 } else { 0.9 };
@@ -717,6 +728,20 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
     }
     }
     (best, best_box)
+}
+
+/// The spread of `values` robust to a few outliers: their median absolute deviation
+/// times 1.4826 (a normal distribution's σ); NaN under 8 values (as the texture's
+/// standard deviation, so a region too small to measure is not judged flat).
+fn robust_spread(values: &mut [f32]) -> f32 {
+    if values.len() < 8 {
+        return f32::NAN;
+    }
+    values.sort_unstable_by(f32::total_cmp);
+    let median = values[values.len() / 2];
+    let mut deviations: Vec<f32> = values.iter().map(|v| (v - median).abs()).collect();
+    deviations.sort_unstable_by(f32::total_cmp);
+    1.4826 * deviations[deviations.len() / 2]
 }
 
 /// Whether region `c` of `labels` (working frame) differs by more than `tol` (RGB

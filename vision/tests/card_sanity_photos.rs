@@ -229,3 +229,16 @@ fn a_chip_in_the_tables_colour_is_no_punch() {
     assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
     assert!(s.measures.hole_box.is_none(), "{s:?}");
 }
+
+/// A clean voter card on a wood table (the independent set, seed 16,
+/// `in.voter-clean-001`, front, as generated): its portrait's face is the table's tan,
+/// and opened by a few strokes' width it is a disk of the table's colour whose standard
+/// deviation (the eyes, brows and mouth) passes the table's grain. It was judged
+/// punched. Its skin is flat: the median deviation is a fifth of the table's, where a
+/// punch shows the grain throughout (`FLAT_REGION_ROBUST`). Must-pass: good, no hole.
+#[test]
+fn a_portraits_face_in_the_tables_colour_is_no_hole() {
+    let s = judged("voter_portrait_skin_on_wood.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
+    assert!(s.measures.hole_box.is_none(), "{s:?}");
+}

@@ -1051,7 +1051,7 @@ pub(crate) fn latin_name(s: &str, conf: f32) -> Option<String> {
 /// read by the `eng` model): only Latin letters, spaces and `.'-`; 1-6 words, each
 /// capitalized (Title Case or all caps), one of at least three letters; a single
 /// letter only as an initial; confidence at least 0.4.
-pub(crate) fn plausible_latin_name(s: &str, conf: f32) -> bool {
+pub fn plausible_latin_name(s: &str, conf: f32) -> bool {
     let v = clean(s);
     let words: Vec<&str> = v.split_whitespace().collect();
     conf >= 0.4

@@ -547,6 +547,7 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
                 read_pan_number_band(&gray, &mut lines, engine);
                 read_birth_date_band(&gray, &mut lines, engine);
                 read_id_number_band(&gray, &mut lines, engine);
+                read_name_bands(&gray, &mut lines, engine);
             }
             OcrOutcome::Lines(lines)
         }
@@ -690,6 +691,80 @@ fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr:
     let number = |l: &idv_vision::ocr::OcrLine| l.text.split_whitespace().any(|t| idv_cards::printed::aadhaar_check(t) == idv_cards::printed::FieldCheck::Passed);
     let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: "0123456789" };
     band.read_into(page, lines, engine, |l| number(l) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
+}
+
+/// Least confidence (0-100) of a word of a name the page read, below which the name's
+/// line is read again on its own ([`read_name_bands`]).
+const NAME_WORD_DOUBT: f32 = 60.0;
+
+/// Whether `line` is a name's label alone on its line ("ama / Name", "fat ar ara /
+/// Father's Name", "Given Name(s)"): its last word "Name", "Names" or "Surname", nothing
+/// but punctuation after it.
+fn name_label_line(line: &idv_vision::ocr::OcrLine) -> bool {
+    let last = line.text.split_whitespace().rev().find(|w| w.chars().any(char::is_alphanumeric));
+    last.is_some_and(|w| {
+        let letters: String = w.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+        letters.ends_with("name") || letters.ends_with("names") || letters == "surname"
+    })
+}
+
+/// A name under its label read again on its own, when the page read a word of it with
+/// little confidence ([`NAME_WORD_DOUBT`]) or with a character no name holds: the
+/// words of the line under a name's label alone on its line ([`name_label_line`]) that
+/// start right of the label's start (the portrait left of it joins the line: "Gy
+/// _C«DEEEPIKA BANERJEE", the independent card set's seed 16, a clean national identity
+/// card), their box grown by a third of its height, read as one block (no character
+/// whitelist: with one, Tesseract drops the spaces between words, "MAHESHLALMISHRA" at
+/// confidence 0). The page's layout analysis reads a name beside the portrait or the
+/// signature with what is around it ("MAHESH LAL MISHRA)", seed 16, a clean PAN): alone,
+/// both read as printed, at confidence 96. The reading replaces the line only when the
+/// engine is sure of it ([`BIRTH_BAND_MIN_CONFIDENCE`]), it holds a name's words
+/// (`idv_cards::printed::plausible_latin_name`) and, where the page read a name with an
+/// unsure word (no character a name does not hold), it has that name's letters; the
+/// parsers then judge it as any line.
+fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLine], engine: &dyn TextRecognizer) {
+    const LETTERS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.'-";
+    let (pw, ph) = page.dimensions();
+    for i in 1..lines.len() {
+        if !name_label_line(&lines[i - 1]) {
+            continue;
+        }
+        let label = lines[i - 1].bbox;
+        let value = &lines[i];
+        let texts: Vec<&str> = value.text.split(' ').collect();
+        if texts.len() != value.words.len() {
+            continue;
+        }
+        let start = label.x.saturating_sub(label.height);
+        let words: Vec<(&str, &idv_vision::ocr::TsvWord)> = texts.into_iter().zip(&value.words).filter(|(_, w)| w.bbox.x >= start).collect();
+        let garbled = words.iter().any(|(t, _)| t.chars().any(|c| !(c.is_alphabetic() || LETTERS.contains(c))));
+        let doubtful = words.iter().any(|(_, w)| w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT));
+        let Some(first) = words.first().map(|(_, w)| w.bbox) else { continue };
+        if !garbled && !doubtful {
+            continue;
+        }
+        let letters_of = |text: &str| -> String { text.chars().filter(|c| c.is_alphabetic()).flat_map(char::to_uppercase).collect() };
+        let read_letters = letters_of(&words.iter().map(|(t, _)| *t).collect::<Vec<_>>().join(" "));
+        let b = words.iter().fold(first, |b, (_, w)| b.union(&w.bbox));
+        let pad = b.height / 3;
+        let area = [b.x.saturating_sub(pad), b.y.saturating_sub(pad), b.right().saturating_add(pad).min(pw), b.bottom().saturating_add(pad).min(ph)];
+        let [x0, y0, x1, y1] = area;
+        if x1 <= x0 + 8 || y1 <= y0 + 8 {
+            continue;
+        }
+        let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
+        let params = OcrParams { lang: "eng", char_whitelist: None, layout: Layout::Block };
+        let Ok(read) = engine.read_lines(&band, &params) else { continue };
+        // A name read with a character no name holds is no name as read: a sure reading
+        // stands for it. One read as a name, a word of it unsure, only loses its marks
+        // ("IMRAN." of IMRAN, seed 16's noisy passport): its letters must stay, since a
+        // blurred name read alone is no surer than on the page ("CHAUBAN" of CHAUHAN,
+        // seed 15's blurred voter card, at confidence 80 or more).
+        let kept = |l: &idv_vision::ocr::OcrLine| garbled || letters_of(&l.text) == read_letters;
+        if let Some(found) = read.into_iter().find(|l| l.confidence >= BIRTH_BAND_MIN_CONFIDENCE && idv_cards::printed::plausible_latin_name(&l.text, l.confidence / 100.0) && kept(l)) {
+            lines[i] = found.moved(x0, y0);
+        }
+    }
 }
 
 /// A band of the page read again on its own (the band readers above): its area in the
@@ -918,6 +993,69 @@ mod tests {
             let mut lines = page_lines();
             super::read_id_number_band(&page, &mut lines, &engine);
             assert_eq!(lines.len(), 2);
+        }
+    }
+
+    /// A name the page read with a doubtful word under its label alone on its line is
+    /// read again from the words' own box, right of the label's start, and replaces the
+    /// line when read surely as a name. Must-fail: a name read surely, or one under no
+    /// label, is not read again; a doubtful or unnamelike reading changes nothing.
+    #[test]
+    fn a_doubtful_name_under_its_label_is_read_alone_from_its_words() {
+        use idv_vision::ocr::{OcrLine, TextBox, TsvWord};
+        let word = |x: u32, y: u32, width: u32, height: u32, confidence: f32| TsvWord { bbox: TextBox { x, y, width, height }, confidence: Some(confidence), chars: 4 };
+        let line = |text: &str, words: Vec<TsvWord>| {
+            let bbox = words.iter().skip(1).fold(words[0].bbox, |b, w| b.union(&w.bbox));
+            OcrLine { text: text.into(), confidence: 60.0, bbox, symbols: Vec::new(), words }
+        };
+        let label = line("ama / Name", vec![word(353, 241, 42, 14, 57.0), word(394, 235, 12, 27, 86.0), word(408, 239, 59, 17, 97.0)]);
+        // The portrait's edge ("Gy", left of the label) joined to the name's line.
+        let name = line("Gy _C«DEEEPIKA BANERJEE", vec![word(121, 253, 136, 58, 34.0), word(354, 278, 191, 29, 8.0), word(554, 278, 221, 29, 8.0)]);
+        let page = image::GrayImage::new(1200, 757);
+        let band = |answer: &'static str, confidence: f32| Band::new(answer, confidence, TextBox { x: 9, y: 9, width: 420, height: 30 });
+        let engine = band("DEEPIKA BANERJEE", 96.0);
+        let mut lines = vec![label.clone(), name.clone()];
+        super::read_name_bands(&page, &mut lines, &engine);
+        assert_eq!(lines[1].text, "DEEPIKA BANERJEE");
+        assert_eq!(lines[1].bbox, TextBox { x: 354 - 9 + 9, y: 278 - 9 + 9, width: 420, height: 30 }, "the band's box in the page's pixels");
+        let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+        assert_eq!(asked, [(775 + 9 - (354 - 9), 307 + 9 - (278 - 9), None)], "the name's words right of the label, a third of their height around");
+        let f = idv_cards::printed::parse_printed("in.national_id", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
+        assert_eq!(f.iter().find(|x| x.field == "name").map(|x| x.value.as_str()), Some("DEEPIKA BANERJEE"));
+
+        // A stray mark read into a name: "MISHRA)" at confidence 27.
+        let father = line("fat ar ara / Father's Name", vec![word(61, 553, 43, 24, 19.0), word(205, 556, 95, 21, 96.0), word(310, 556, 70, 21, 96.0)]);
+        let stray = |confidence: f32| line("MAHESH LAL MISHRA)", vec![word(64, 598, 185, 33, 95.0), word(268, 598, 79, 32, 83.0), word(364, 598, 172, 33, confidence)]);
+        let mut lines = vec![father.clone(), stray(27.0)];
+        super::read_name_bands(&page, &mut lines, &band("MAHESH LAL MISHRA", 96.0));
+        assert_eq!(lines[1].text, "MAHESH LAL MISHRA");
+
+        // A name read as one, a word of it unsure: the reading alone may drop marks,
+        // never change letters (a blurred "CHAUBAN" for CHAUHAN).
+        let given = line("Given Name(s)", vec![word(385, 269, 60, 30, 96.0), word(450, 269, 90, 30, 96.0)]);
+        let unsure = |text: &str| line(text, vec![word(407, 309, 193, 26, 96.0), word(646, 309, 141, 26, 40.0)]);
+        for (page_read, alone, want) in [("MOHAMMED CHAUHAN", "MOHAMMED CHAUBAN", "MOHAMMED CHAUHAN"), ("IMRAN KHAN.", "IMRAN KHAN", "IMRAN KHAN")] {
+            let mut lines = vec![given.clone(), unsure(page_read)];
+            super::read_name_bands(&page, &mut lines, &band(alone, 96.0));
+            assert_eq!(lines[1].text, want);
+        }
+
+        // Not read again: a name read surely (every word confident, only a name's
+        // characters), or a doubtful line under no name's label.
+        let sure = line("DEEPIKA BANERJEE", vec![word(354, 278, 191, 29, 95.0), word(554, 278, 221, 29, 96.0)]);
+        let date_label = line("Date of Birth", vec![word(353, 241, 42, 14, 97.0), word(400, 241, 20, 14, 97.0), word(430, 241, 50, 14, 97.0)]);
+        for mut lines in [vec![label.clone(), sure], vec![date_label, name.clone()]] {
+            let engine = band("DEEPIKA BANERJEE", 96.0);
+            let before: Vec<String> = lines.iter().map(|l| l.text.clone()).collect();
+            super::read_name_bands(&page, &mut lines, &engine);
+            assert_eq!(lines.iter().map(|l| l.text.clone()).collect::<Vec<_>>(), before);
+            assert!(engine.asked.lock().map(|a| a.is_empty()).unwrap_or(false));
+        }
+        // A reading the engine is unsure of, or one no name is, changes nothing.
+        for engine in [band("DEEPIKA BANERJEE", 55.0), band("DEEPIKA 8ANERJEE", 96.0), band("deepika banerjee", 96.0)] {
+            let mut lines = vec![label.clone(), name.clone()];
+            super::read_name_bands(&page, &mut lines, &engine);
+            assert_eq!(lines[1].text, name.text);
         }
     }
 
