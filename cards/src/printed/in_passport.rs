@@ -139,10 +139,25 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     // the dates of issue and expiry reads as a line of noise between them and their
     // dates ("gi AS he WEE", the independent set's seed 12, a clean page). A line with
     // a label ends the search (`Doc::labelled`), and the zone holds no date.
-    for (key, name) in [("dob", "dob"), ("issue_date", "issue_date"), ("expiry_date", "expiry_date")] {
+    for (key, name) in [("dob", "dob"), ("issue_date", "issue_date")] {
         if let Some(d) = doc.labelled_date(key, 2) {
             out.push(field(name, d, FieldCheck::Passed));
         }
+    }
+    // The expiry is printed right of the date of issue, on its row. Where the issue's
+    // label was not read (washed out by an overexposed photo, the independent set's seed
+    // 13: "sit e of Expiry" over "09/01/2016 08/01/2026"), the expiry's label is the
+    // row's first and its date is still the row's second, not its first.
+    let expiry = doc.labelled("expiry_date", 2, |s, col| match col {
+        None => super::extract_date(s),
+        Some(0) => {
+            let slots = super::date_slots(s);
+            if slots.len() >= 2 { slots.last().cloned().flatten() } else { slots.into_iter().next().flatten() }
+        }
+        Some(n) => super::date_slots(s).into_iter().nth(n).flatten(),
+    });
+    if let Some(d) = expiry {
+        out.push(field("expiry_date", d, FieldCheck::Passed));
     }
     out
 }
@@ -413,6 +428,20 @@ mod tests {
         assert_eq!(value(&f, "name"), Some("MUKHERJEE PRADEEP"));
         let f = parse_printed("in.passport", Side::Front, &page(("DE SOUZA", 386)));
         assert_eq!(value(&f, "last_name"), Some("DE SOUZA"), "{f:?}");
+    }
+
+    /// The date of issue's label washed out (seed 13's overexposed page): the expiry's
+    /// label alone on its row still takes the row's second date. Must-fail: the first.
+    #[test]
+    fn the_expiry_is_the_second_date_of_its_row_when_the_issues_label_is_lost() {
+        let mut page: Vec<&str> = PAGE.to_vec();
+        page[16] = "sit e of Expiry";
+        let f = parse_printed("in.passport", Side::Front, &lines(&page));
+        assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (None, Some("09/01/2025")), "{f:?}");
+        // One date on the row: that one.
+        page[17] = "09/01/2025";
+        let f = parse_printed("in.passport", Side::Front, &lines(&page));
+        assert_eq!(value(&f, "expiry_date"), Some("09/01/2025"));
     }
 
     #[test]

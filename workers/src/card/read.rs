@@ -426,9 +426,12 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     let near = |spot: Option<[f32; 4]>| washed_out(spot).is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)));
     let glared = match (card_glare, scan.flat.as_ref(), scan.sanity.as_ref()) {
         (Some(spot), Some(card), Some(judged)) => {
-            (near(Some(spot)) || idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5)
-                && !glare_took_nothing(card, idv_vision::card_sanity::paper_luma(card, Some(grown(spot, GLARE_FADE_SHARE))), f, lines)
+            let paper = idv_vision::card_sanity::paper_luma(card, Some(grown(spot, GLARE_FADE_SHARE)));
+            (near(Some(spot)) || idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5) && !glare_took_nothing(card, Lit::Spot { paper }, f, lines)
         }
+        // A card lit bright all over, no spot found in it (its paper clipped nearly
+        // everywhere): every value is judged by its own print and the paper beside it.
+        (None, Some(card), Some(judged)) if idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5 => !glare_took_nothing(card, Lit::Overexposed, f, lines),
         _ => near(card_glare.or(scan.photo_glare_box)),
     };
     // Where the value was read: the label before it is no part of it ("Address : 4-3-64,
@@ -683,7 +686,7 @@ fn shows_paper(w: idv_vision::card_sanity::Washed) -> bool {
 /// Only a value whose words are found on its lines (`value_spans`) can be judged:
 /// another is not given. `paper`: the card's paper away from the spot
 /// (`idv_vision::card_sanity::paper_luma`).
-fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine]) -> bool {
+fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine]) -> bool {
     let source: Vec<&idv_vision::ocr::OcrLine> = f.lines.iter().filter_map(|&i| lines.get(i)).collect();
     // A gender is found as the word it was read from ("FEMALE" for F): the word whose
     // start glare could take ("MALE" of "FEMALE").
@@ -701,13 +704,21 @@ fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, line
     if words().any(|w| w.confidence.is_none_or(|c| c < GLARE_MIN_CONFIDENCE)) {
         return false;
     }
+    // On a card lit bright all over, its own print still dark: the light that would
+    // have washed a word beside it out fades its words too.
+    if lit == Lit::Overexposed && !words().all(|w| dark_ink(card, w.bbox)) {
+        return false;
+    }
     // A value of one word in a fixed form (a date, a card's number) is whole by its form:
     // a word lost beside it would be characters lost from it, and the rest would not
     // have that form (nor be found as that word, `value_spans`).
     if words().count() == 1 && (fixed_form(f.field, &f.value) || one_letter) {
         return true;
     }
-    let clear = |zone: [f32; 4]| idv_vision::card_sanity::washed(card, zone, paper).is_none_or(shows_paper);
+    let clear = |zone: [f32; 4]| match lit {
+        Lit::Spot { paper } => idv_vision::card_sanity::washed(card, zone, paper).is_none_or(shows_paper),
+        Lit::Overexposed => !faded_print_in(card, zone),
+    };
     // An Indian place that ends with its state ends there: nothing of it can follow on
     // its last line or below it (`idv_cards::printed::ends_with_indian_state`).
     let ends_whole = WRAPPING_FIELDS.contains(&f.field) && idv_cards::printed::ends_with_indian_state(&f.value);
@@ -762,6 +773,72 @@ fn glare_took_nothing(card: &image::RgbImage, paper: f32, f: &PrintedField, line
         }
     }
     zones.into_iter().all(clear)
+}
+
+/// How a card was lit too bright, for [`glare_took_nothing`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Lit {
+    /// A glare spot: the paper beside a value, away from the spot, is at `paper`
+    /// (`idv_vision::card_sanity::paper_luma`); a zone lit well past it is washed out.
+    Spot { paper: f32 },
+    /// Overexposed all over (`idv_vision::card_sanity::overexposure` ≥ 0.5) with no spot
+    /// found: the paper is clipped everywhere, so clipped paper beside a value says
+    /// nothing. What does: the value's own print stays dark ([`dark_ink`]), and nothing
+    /// beside it is print faded to grey ([`faded_print_in`]). A flash's hotspot fades
+    /// print gradually (seed 16's overexposed PAN: its number's strokes from luma 65 to
+    /// 243 over a sixth of the card), so a word washed out beside a value whose strokes
+    /// stay black leaves grey strokes between them.
+    Overexposed,
+}
+
+/// Darkest luma (0-255) of the strokes of a word of unfaded print on an overexposed card
+/// ([`dark_ink`]): black print read there measures 1-20, a number a hotspot fades 65 and
+/// lighter.
+const OVEREXPOSED_INK: f32 = 50.0;
+
+/// Luma under which a pixel beside a value on an overexposed card is print, faded or
+/// not ([`faded_print_in`]): clipped paper there reads 245-255.
+const OVEREXPOSED_PRINT: f32 = 215.0;
+
+/// Share of a zone's pixels that may be print ([`OVEREXPOSED_PRINT`]) and the zone still
+/// hold no word: noise and a stray mark (a word's strokes fill 15-25 % of its box).
+const OVEREXPOSED_PRINT_SHARE: f32 = 0.02;
+
+/// Whether a word's box (`[x, y, w, h]` in the card's pixels) holds strokes as dark as
+/// unfaded print: its 2nd-percentile luma at most [`OVEREXPOSED_INK`].
+fn dark_ink(card: &image::RgbImage, b: idv_vision::ocr::TextBox) -> bool {
+    let mut lumas: Vec<u8> = Vec::new();
+    for y in b.y..b.bottom().min(card.height()) {
+        for x in b.x..b.right().min(card.width()) {
+            let [r, g, bl] = card.get_pixel(x, y).0;
+            lumas.push((0.299 * f32::from(r) + 0.587 * f32::from(g) + 0.114 * f32::from(bl)).round() as u8);
+        }
+    }
+    if lumas.is_empty() {
+        return false;
+    }
+    lumas.sort_unstable();
+    f32::from(lumas[lumas.len() / 50]) <= OVEREXPOSED_INK
+}
+
+/// Whether a zone (`[x0, y0, x1, y1]`, cut to the card) holds print, faded or not: more
+/// than [`OVEREXPOSED_PRINT_SHARE`] of its pixels under [`OVEREXPOSED_PRINT`]. A zone
+/// off the card holds none.
+fn faded_print_in(card: &image::RgbImage, zone: [f32; 4]) -> bool {
+    let (w, h) = card.dimensions();
+    let cut = |v: f32, max: u32| v.clamp(0.0, max as f32).round() as u32;
+    let (x0, x1, y0, y1) = (cut(zone[0], w), cut(zone[2], w), cut(zone[1], h), cut(zone[3], h));
+    if x1 <= x0 || y1 <= y0 {
+        return false;
+    }
+    let mut print = 0u32;
+    for y in y0..y1 {
+        for x in x0..x1 {
+            let [r, g, b] = card.get_pixel(x, y).0;
+            print += u32::from(0.299 * f32::from(r) + 0.587 * f32::from(g) + 0.114 * f32::from(b) < OVEREXPOSED_PRINT);
+        }
+    }
+    print as f32 > OVEREXPOSED_PRINT_SHARE * ((x1 - x0) * (y1 - y0)) as f32
 }
 
 /// The gender a printed word says: an English or Hindi word (`gender_value`) or
@@ -1145,7 +1222,11 @@ pub fn read_card(
     // ever, and a value glare may have taken a word of is not given
     // (`glare_took_nothing`, on the flattened card's pixels), however much of the card
     // the spot saturates.
-    let judged_by_pixels = std::iter::once(front.scan).chain(back.map(|b| b.scan)).any(|scan| scan.flat.is_some() && scan.sanity.as_ref().is_some_and(|s| s.measures.glare_box.is_some()));
+    // Nor is a card found and overexposed all over: each value is judged by its own
+    // print and the paper beside it (`Lit::Overexposed`).
+    let judged_by_pixels = std::iter::once(front.scan)
+        .chain(back.map(|b| b.scan))
+        .all(|scan| scan.flat.is_some() || !scan.sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBright));
     let unreadable = blurred_without_card
         || soft_side
         || sanity.as_ref().is_some_and(|s| match s.verdict {
@@ -1464,7 +1545,7 @@ mod print_tests {
             let end = lines[1].bbox.right();
             let card = image::RgbImage::from_fn(1200, 760, |x, y| image::Rgb([if x > end + 4 && (111..400).contains(&y) || (160..400).contains(&y) { 255 } else { 200 }; 3]));
             let f = PrintedField { field: "address", value: value.into(), confidence: 0.95, check: FieldCheck::NotApplicable, lines: vec![0, 1] };
-            glare_took_nothing(&card, 200.0, &f, &lines)
+            glare_took_nothing(&card, Lit::Spot { paper: 200.0 }, &f, &lines)
         };
         assert!(judge("Mumbai Suburban, Maharashtra", "House No. 378, Main Road, Mumbai Suburban, Maharashtra"));
         assert!(!judge("Mumbai Suburban, Andheri", "House No. 378, Main Road, Mumbai Suburban, Andheri"));
@@ -1483,7 +1564,7 @@ mod print_tests {
             let mut line = worded_line(&[(word, 711)], 376);
             line.words[0].confidence = Some(confidence);
             let f = PrintedField { field: "gender", value: "M".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
-            glare_took_nothing(&card, 200.0, &f, &[line])
+            glare_took_nothing(&card, Lit::Spot { paper: 200.0 }, &f, &[line])
         };
         assert!(judge("M", 93.0));
         assert!(!judge("MALE", 93.0));
@@ -1492,9 +1573,38 @@ mod print_tests {
         // 12): a gender word loses its meaning only at its start.
         let card = image::RgbImage::from_fn(1200, 760, |x, _| image::Rgb([if x > 800 { 255 } else { 200 }; 3]));
         let f = PrintedField { field: "gender", value: "M".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
-        assert!(glare_took_nothing(&card, 200.0, &f, &[worded_line(&[("/", 690), ("MALE", 711)], 376)]));
+        assert!(glare_took_nothing(&card, Lit::Spot { paper: 200.0 }, &f, &[worded_line(&[("/", 690), ("MALE", 711)], 376)]));
         let name = PrintedField { field: "name", value: "ARJUN".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
-        assert!(!glare_took_nothing(&card, 200.0, &name, &[worded_line(&[("/", 690), ("ARJUN", 711)], 376)]), "a name may have lost a word after it");
+        assert!(!glare_took_nothing(&card, Lit::Spot { paper: 200.0 }, &name, &[worded_line(&[("/", 690), ("ARJUN", 711)], 376)]), "a name may have lost a word after it");
+    }
+
+    /// On a card overexposed all over (its paper clipped everywhere, seed 16's PAN), a
+    /// name is judged by its own print and the paper beside it: black strokes with
+    /// clipped paper around them are given. Must-fail: the name's last word's strokes
+    /// faded to grey (the flash's hotspot reaching it), grey strokes of a faded word
+    /// just after it, or a word read with little confidence.
+    #[test]
+    fn a_value_on_an_overexposed_card_is_judged_by_its_own_print() {
+        let line = worded_line(&[("ARJUN", 300), ("KUMAR", 420)], 376);
+        let name = PrintedField { field: "name", value: "ARJUN KUMAR".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
+        // Clipped paper, with strokes (every fourth column of a box's middle rows) of the
+        // given luma in each box.
+        let card_with = |strokes: &[(u32, u32, u8)]| {
+            image::RgbImage::from_fn(1200, 760, |x, y| {
+                let ink = strokes.iter().find(|&&(x0, x1, _)| (x0..x1).contains(&x) && x % 4 == 0 && (380..402).contains(&y)).map(|s| s.2);
+                image::Rgb([ink.unwrap_or(255); 3])
+            })
+        };
+        let judge = |card: &image::RgbImage, line: &OcrLine| glare_took_nothing(card, Lit::Overexposed, &name, std::slice::from_ref(line));
+        assert!(judge(&card_with(&[(300, 390, 12), (420, 510, 12)]), &line));
+        assert!(!judge(&card_with(&[(300, 390, 12), (420, 510, 150)]), &line), "its last word faded");
+        assert!(!judge(&card_with(&[(300, 390, 12), (420, 510, 12), (530, 580, 190)]), &line), "a faded word after it");
+        let mut unsure = line.clone();
+        unsure.words[1].confidence = Some(40.0);
+        assert!(!judge(&card_with(&[(300, 390, 12), (420, 510, 12)]), &unsure));
+        // The same card judged as one with a glare spot would refuse the name: the paper
+        // beside it is clipped.
+        assert!(!glare_took_nothing(&card_with(&[(300, 390, 12), (420, 510, 12)]), Lit::Spot { paper: 200.0 }, &name, std::slice::from_ref(&line)));
     }
 
     /// A line of `words`, each at its x (18 px a character, 30 high) on row `y`.
