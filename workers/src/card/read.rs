@@ -1224,9 +1224,9 @@ pub fn read_card(
     // the spot saturates.
     // Nor is a card found and overexposed all over: each value is judged by its own
     // print and the paper beside it (`Lit::Overexposed`).
-    let judged_by_pixels = std::iter::once(front.scan)
-        .chain(back.map(|b| b.scan))
-        .all(|scan| scan.flat.is_some() || !scan.sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBright));
+    let sides_scanned = || std::iter::once(front.scan).chain(back.map(|b| b.scan));
+    let judged_by_pixels = sides_scanned().any(|scan| scan.flat.is_some() && scan.sanity.as_ref().is_some_and(|s| s.measures.glare_box.is_some()))
+        || sides_scanned().all(|scan| scan.flat.is_some() || !scan.sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBright));
     let unreadable = blurred_without_card
         || soft_side
         || sanity.as_ref().is_some_and(|s| match s.verdict {

@@ -709,7 +709,8 @@ fn name_label_line(line: &idv_vision::ocr::OcrLine) -> bool {
 }
 
 /// A name under its label read again on its own, when the page read a word of it with
-/// little confidence ([`NAME_WORD_DOUBT`]) or with a character no name holds: the
+/// little confidence ([`NAME_WORD_DOUBT`]), with a character no name holds, or with a
+/// signature after it ([`signature_after`], left out of the band): the
 /// words of the line under a name's label alone on its line ([`name_label_line`]) that
 /// start right of the label's start (the portrait left of it joins the line: "Gy
 /// _C«DEEEPIKA BANERJEE", the independent card set's seed 16, a clean national identity
@@ -736,11 +737,14 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
             continue;
         }
         let start = label.x.saturating_sub(label.height);
-        let words: Vec<(&str, &idv_vision::ocr::TsvWord)> = texts.into_iter().zip(&value.words).filter(|(_, w)| w.bbox.x >= start).collect();
+        let mut words: Vec<(&str, &idv_vision::ocr::TsvWord)> = texts.into_iter().zip(&value.words).filter(|(_, w)| w.bbox.x >= start).collect();
+        let signature = signature_after(&words);
+        let signed = signature < words.len();
+        words.truncate(signature);
         let garbled = words.iter().any(|(t, _)| t.chars().any(|c| !(c.is_alphabetic() || LETTERS.contains(c))));
         let doubtful = words.iter().any(|(_, w)| w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT));
         let Some(first) = words.first().map(|(_, w)| w.bbox) else { continue };
-        if !garbled && !doubtful {
+        if !garbled && !doubtful && !signed {
             continue;
         }
         let letters_of = |text: &str| -> String { text.chars().filter(|c| c.is_alphabetic()).flat_map(char::to_uppercase).collect() };
@@ -764,6 +768,36 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
         if let Some(found) = read.into_iter().find(|l| l.confidence >= BIRTH_BAND_MIN_CONFIDENCE && idv_cards::printed::plausible_latin_name(&l.text, l.confidence / 100.0) && kept(l)) {
             lines[i] = found.moved(x0, y0);
         }
+    }
+}
+
+/// Where a signature beside a name starts among the name's words as the page read them
+/// (a PAN's, right of the father's name: "HARPREET DESHMUKH yssv", "GOPAL BHATT eS
+/// Wels", the independent set's seed 16, noisy and in perspective); `words.len()` when
+/// none does. A signature is the words at the line's end that are each read with little
+/// confidence ([`NAME_WORD_DOUBT`]) and half as tall again as the name's words or more,
+/// the first of them set apart from the name by more than the name's height (a name's
+/// words are half a height apart). Such words are no words of the name, and, that far
+/// from it, no word of the name is hidden in them: a word printed after the name at its
+/// usual spacing would have been read into the signature's box, and the box would start
+/// at it.
+fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
+    let mut start = words.len();
+    let mut h = 0.0;
+    while start > 1 {
+        let mut heights: Vec<u32> = words[..start - 1].iter().map(|(_, w)| w.bbox.height).collect();
+        heights.sort_unstable();
+        h = heights[heights.len() / 2] as f32;
+        let (_, w) = words[start - 1];
+        if w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && w.bbox.height as f32 >= 1.5 * h {
+            start -= 1;
+        } else {
+            break;
+        }
+    }
+    match (start.checked_sub(1).and_then(|i| words.get(i)), words.get(start)) {
+        (Some((_, name_end)), Some((_, first))) if first.bbox.x as f32 > name_end.bbox.right() as f32 + h => start,
+        _ => words.len(),
     }
 }
 
@@ -1039,6 +1073,26 @@ mod tests {
             super::read_name_bands(&page, &mut lines, &band(alone, 96.0));
             assert_eq!(lines[1].text, want);
         }
+
+        // A signature read after the father's name (seed 16's noisy PAN): left out of
+        // the band, and the name read alone. Near the name, it may hide a word: kept.
+        let father_label = line("tar ar ata / Father's Name", vec![word(52, 562, 46, 24, 40.0), word(203, 564, 100, 21, 93.0), word(314, 564, 74, 20, 97.0)]);
+        let signed = |x: u32| line("HARPREET DESHMUKH yssv", vec![word(55, 609, 245, 33, 93.0), word(316, 607, 254, 33, 95.0), word(x, 594, 272, 88, 0.0)]);
+        let engine = band("HARPREET DESHMUKH", 96.0);
+        let mut lines = vec![father_label.clone(), signed(629)];
+        super::read_name_bands(&page, &mut lines, &engine);
+        assert_eq!(lines[1].text, "HARPREET DESHMUKH");
+        let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].0, 570 + 11 - (55 - 11), "the band ends at the name's last word");
+        // Read as two words.
+        let two = line("GOPAL BHATT eS Wels", vec![word(61, 571, 139, 29, 93.0), word(217, 571, 138, 29, 96.0), word(625, 566, 153, 87, 12.0), word(806, 566, 102, 87, 19.0)]);
+        let mut lines = vec![father_label.clone(), two];
+        super::read_name_bands(&page, &mut lines, &band("GOPAL BHATT", 96.0));
+        assert_eq!(lines[1].text, "GOPAL BHATT");
+        let mut lines = vec![father_label, signed(590)];
+        super::read_name_bands(&page, &mut lines, &band("HARPREET DESHMUKH", 96.0));
+        assert_eq!(lines[1].text, "HARPREET DESHMUKH yssv");
 
         // Not read again: a name read surely (every word confident, only a name's
         // characters), or a doubtful line under no name's label.
