@@ -147,12 +147,20 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     // The expiry is printed right of the date of issue, on its row. Where the issue's
     // label was not read (washed out by an overexposed photo, the independent set's seed
     // 13: "sit e of Expiry" over "09/01/2016 08/01/2026"), the expiry's label is the
-    // row's first and its date is still the row's second, not its first.
+    // row's first and its date is still the row's second, not its first; where the
+    // second lost its day and month to glare ("09/10/2019 2029", seed 16), the first is
+    // still the issue's, and the expiry is not read.
     let expiry = doc.labelled("expiry_date", 2, |s, col| match col {
         None => super::extract_date(s),
         Some(0) => {
             let slots = super::date_slots(s);
-            if slots.len() >= 2 { slots.last().cloned().flatten() } else { slots.into_iter().next().flatten() }
+            if slots.len() >= 2 {
+                slots.last().cloned().flatten()
+            } else if date_remnant_after_first_date(s) {
+                None
+            } else {
+                slots.into_iter().next().flatten()
+            }
         }
         Some(n) => super::date_slots(s).into_iter().nth(n).flatten(),
     });
@@ -160,6 +168,14 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         out.push(field("expiry_date", d, FieldCheck::Passed));
     }
     out
+}
+
+/// Whether a row holds, after its first date, a word of four digits or more: what is
+/// left of a second date whose day and month were lost ("09/10/2019 2029").
+fn date_remnant_after_first_date(row: &str) -> bool {
+    let words: Vec<&str> = row.split_whitespace().collect();
+    let Some(first) = words.iter().position(|w| super::extract_date(w).is_some()) else { return false };
+    words[first + 1..].iter().any(|w| w.chars().filter(char::is_ascii_digit).count() >= 4)
 }
 
 #[cfg(test)]
@@ -438,6 +454,10 @@ mod tests {
         page[16] = "sit e of Expiry";
         let f = parse_printed("in.passport", Side::Front, &lines(&page));
         assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (None, Some("09/01/2025")), "{f:?}");
+        // The second date's day and month lost: no expiry (the first is the issue's).
+        page[17] = "10/01/2015 2025";
+        let f = parse_printed("in.passport", Side::Front, &lines(&page));
+        assert_eq!(value(&f, "expiry_date"), None, "{f:?}");
         // One date on the row: that one.
         page[17] = "09/01/2025";
         let f = parse_printed("in.passport", Side::Front, &lines(&page));
