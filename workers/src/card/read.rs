@@ -151,6 +151,10 @@ struct SideRead {
     /// The values of the side's second reading (`SideScan::reread`): its printed fields
     /// whose own check did not fail, its zone's fields when every check digit passed.
     reread: Vec<(String, String)>,
+    /// A blurred or soft side's zone entries held between characters its check digits
+    /// verify (`between_checked_characters`), given as read though no check digit covers
+    /// them.
+    zone_between_checks: Vec<(String, String)>,
     /// A blurred or soft side's zone entries that no check digit covers and that the
     /// side's second reading did not read alike: given only where the card's print reads
     /// them too (`read_card`).
@@ -290,7 +294,11 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                     _ => Vec::new(),
                 };
                 let all = fields.clone();
-                let (kept, unconfirmed) = fields.into_iter().partition(|f| f.confidence_verdict == Some(ConfidenceVerdict::Sure) || second.iter().any(|(field, value)| *field == f.field && *value == f.value));
+                let between: Vec<(String, String)> = fields.iter().filter(|f| between_checked_characters(card_type, f)).map(|f| (f.field.clone(), f.value.clone())).collect();
+                let (kept, unconfirmed) = fields.into_iter().partition(|f| {
+                    f.confidence_verdict == Some(ConfidenceVerdict::Sure) || second.iter().chain(&between).any(|(field, value)| *field == f.field && *value == f.value)
+                });
+                out.zone_between_checks.extend(between);
                 out.reread.extend(second);
                 (kept, unconfirmed, Some(shown.unwrap_or(all)))
             } else {
@@ -775,6 +783,18 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
     zones.into_iter().all(clear)
 }
 
+/// Whether a zone entry no check digit covers is held between characters that check
+/// digits verify, in a zone on a blurred photo whose check digits all pass: the sex
+/// (`M`, `F`), one character between the date of birth's check digit and the expiry
+/// date in every format (TD1, TD2, TD3), both verified; blur that left every verified
+/// character right around it would have to turn one letter into another sex's. And a
+/// passport's document code `P`, the one the zone was accepted as a passport's for
+/// (`crate::card::mrz::not_an_indian_passport`). Given as read, `UNSURE` (seed 16's
+/// blurred passports read both, all five check digits passing, and gave neither).
+fn between_checked_characters(card_type: &str, f: &CardField) -> bool {
+    (f.field == "gender" && matches!(f.value.as_str(), "M" | "F")) || (card_type == "in.passport" && f.field == "document_type" && f.value == "P")
+}
+
 /// How a card was lit too bright, for [`glare_took_nothing`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Lit {
@@ -1061,7 +1081,7 @@ pub fn read_card(
         }
         // The zone's whole name (surname, then given names), where both its parts are
         // given: a passport prints them on two lines, never together.
-        let vouched = |field: &str, value: &str| sides.iter().flat_map(|s| s.reread.iter()).chain(&confirmed_by_print).any(|(f, v)| f == field && v == value);
+        let vouched = |field: &str, value: &str| sides.iter().flat_map(|s| s.reread.iter().chain(&s.zone_between_checks)).chain(&confirmed_by_print).any(|(f, v)| f == field && v == value);
         let parts: Vec<(String, String)> = sides.iter().flat_map(|s| s.readings.iter().chain(&s.zone_unconfirmed)).filter(|r| r.source == Source::Mrz && matches!(r.field.as_str(), "last_name" | "first_name")).map(|r| (r.field.clone(), r.value.clone())).collect();
         let whole_names: Vec<Reading> = sides
             .iter()
@@ -1238,7 +1258,7 @@ pub fn read_card(
     // both readings give (print, or a zone whose check digits pass) is no misread of one
     // of them, and is given, still `UNSURE` (two readings of one photo, not two sources).
     let read_twice = |f: &CardField| {
-        sides.iter().flat_map(|s| s.reread.iter()).chain(&confirmed_by_print).any(|(field, value)| {
+        sides.iter().flat_map(|s| s.reread.iter().chain(&s.zone_between_checks)).chain(&confirmed_by_print).any(|(field, value)| {
             // A CCCD's name in the form the merged one takes (above).
             *field == f.field && (*value == f.value || (card_type == "vn.national_id" && field == "name" && idv_cards::vn_cccd::name_in_written_form(value) == f.value))
         })
@@ -1938,6 +1958,10 @@ mod print_tests {
         let once = read(&passport(None));
         assert_eq!(value(&once, "id"), Some("Z1234567"));
         assert_eq!(value(&once, "last_name"), None, "{:?}", once.card_information);
+        // And what lies between characters they verify: the sex, and the passport's code.
+        let sex = once.card_information.iter().find(|f| f.field == "gender").unwrap_or_else(|| panic!("{:?}", once.card_information));
+        assert_eq!((sex.value.as_str(), sex.confidence_verdict), ("F", Some(ConfidenceVerdict::Unsure)));
+        assert_eq!(value(&once, "document_type"), Some("P"));
         // Read twice alike: the surname and the nationality too, UNSURE.
         let twice = read(&passport(Some(READ)));
         let surname = twice.card_information.iter().find(|f| f.field == "last_name").unwrap_or_else(|| panic!("{:?}", twice.card_information));
@@ -1967,6 +1991,7 @@ mod print_tests {
         const FAILING: &str = "P<INDSHARMA<<PRIYA<KUMARI<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103143<<<<<<<<<<<<<<<0";
         let failing = read(&SideScan { ocr: page("PRIYA KUMARI"), mrz: zone(FAILING), ..passport(None) });
         assert!(failing.card_information.iter().all(|f| f.value != "PRIYA KUMARI" && f.value != "SHARMA PRIYA KUMARI"), "{:?}", failing.card_information);
+        assert_eq!(value(&failing, "gender"), None, "{:?}", failing.card_information);
 
         // A CCCD's zone read alike twice: its sex is given, its name (spelt without the
         // card's diacritics) is not.
