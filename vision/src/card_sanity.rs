@@ -254,7 +254,8 @@ fn ramp(x: f32, good: f32, thr: f32, bad: f32) -> f32 {
     }
 }
 
-fn luma(p: &[u8]) -> f32 {
+/// A pixel's luminance (ITU-R BT.601 weights), 0-255.
+pub fn luma(p: &[u8]) -> f32 {
     0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2])
 }
 
@@ -1021,12 +1022,7 @@ pub struct Washed {
 /// `None` when less than a pixel of the zone is on the card. `paper`: the card's paper
 /// away from glare ([`paper_luma`]).
 pub fn washed(card: &RgbImage, zone: [f32; 4], paper: f32) -> Option<Washed> {
-    let (w, h) = card.dimensions();
-    let cut = |v: f32, max: u32| v.clamp(0.0, max as f32).round() as u32;
-    let (x0, x1, y0, y1) = (cut(zone[0], w), cut(zone[2], w), cut(zone[1], h), cut(zone[3], h));
-    if x1 <= x0 || y1 <= y0 {
-        return None;
-    }
+    let [x0, y0, x1, y1] = zone_on_card(card, zone)?;
     let level = (paper + FADED_HEADROOM * (255.0 - paper)).min(f32::from(SATURATED));
     let (mut faded, mut saturated) = (0u32, 0u32);
     for y in y0..y1 {
@@ -1038,6 +1034,15 @@ pub fn washed(card: &RgbImage, zone: [f32; 4], paper: f32) -> Option<Washed> {
     }
     let n = ((x1 - x0) * (y1 - y0)) as f32;
     Some(Washed { faded: faded as f32 / n, saturated: saturated as f32 / n })
+}
+
+/// `zone` (`[x0, y0, x1, y1]` in the card's pixels) cut to the card, in whole pixels;
+/// `None` when less than a pixel of it is on the card.
+pub fn zone_on_card(card: &RgbImage, zone: [f32; 4]) -> Option<[u32; 4]> {
+    let (w, h) = card.dimensions();
+    let cut = |v: f32, max: u32| v.clamp(0.0, max as f32).round() as u32;
+    let (x0, x1, y0, y1) = (cut(zone[0], w), cut(zone[2], w), cut(zone[1], h), cut(zone[3], h));
+    (x1 > x0 && y1 > y0).then_some([x0, y0, x1, y1])
 }
 
 /// A region of [`saturated_blocks`]' grid (blocks of side `b`) as a box in the image's

@@ -827,16 +827,9 @@ const OVEREXPOSED_PRINT_SHARE: f32 = 0.02;
 /// Whether a word's box (`[x, y, w, h]` in the card's pixels) holds strokes as dark as
 /// unfaded print: its 2nd-percentile luma at most [`OVEREXPOSED_INK`].
 fn dark_ink(card: &image::RgbImage, b: idv_vision::ocr::TextBox) -> bool {
-    let mut lumas: Vec<u8> = Vec::new();
-    for y in b.y..b.bottom().min(card.height()) {
-        for x in b.x..b.right().min(card.width()) {
-            let [r, g, bl] = card.get_pixel(x, y).0;
-            lumas.push((0.299 * f32::from(r) + 0.587 * f32::from(g) + 0.114 * f32::from(bl)).round() as u8);
-        }
-    }
-    if lumas.is_empty() {
-        return false;
-    }
+    use idv_vision::card_sanity::{luma, zone_on_card};
+    let Some([x0, y0, x1, y1]) = zone_on_card(card, [b.x as f32, b.y as f32, b.right() as f32, b.bottom() as f32]) else { return false };
+    let mut lumas: Vec<u8> = (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y))).map(|(x, y)| luma(&card.get_pixel(x, y).0).round() as u8).collect();
     lumas.sort_unstable();
     f32::from(lumas[lumas.len() / 50]) <= OVEREXPOSED_INK
 }
@@ -845,19 +838,9 @@ fn dark_ink(card: &image::RgbImage, b: idv_vision::ocr::TextBox) -> bool {
 /// than [`OVEREXPOSED_PRINT_SHARE`] of its pixels under [`OVEREXPOSED_PRINT`]. A zone
 /// off the card holds none.
 fn faded_print_in(card: &image::RgbImage, zone: [f32; 4]) -> bool {
-    let (w, h) = card.dimensions();
-    let cut = |v: f32, max: u32| v.clamp(0.0, max as f32).round() as u32;
-    let (x0, x1, y0, y1) = (cut(zone[0], w), cut(zone[2], w), cut(zone[1], h), cut(zone[3], h));
-    if x1 <= x0 || y1 <= y0 {
-        return false;
-    }
-    let mut print = 0u32;
-    for y in y0..y1 {
-        for x in x0..x1 {
-            let [r, g, b] = card.get_pixel(x, y).0;
-            print += u32::from(0.299 * f32::from(r) + 0.587 * f32::from(g) + 0.114 * f32::from(b) < OVEREXPOSED_PRINT);
-        }
-    }
+    use idv_vision::card_sanity::{luma, zone_on_card};
+    let Some([x0, y0, x1, y1]) = zone_on_card(card, zone) else { return false };
+    let print = (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y))).filter(|&(x, y)| luma(&card.get_pixel(x, y).0) < OVEREXPOSED_PRINT).count();
     print as f32 > OVEREXPOSED_PRINT_SHARE * ((x1 - x0) * (y1 - y0)) as f32
 }
 
