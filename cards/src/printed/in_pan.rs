@@ -487,6 +487,47 @@ mod tests {
         assert_eq!(name(("EZ YADAV", 90)).as_deref(), Some("EZ YADAV"));
     }
 
+    /// A value is the line under its label, not the next line in the OCR's reading
+    /// order. The independent set's seed 18, as read: a dark PAN's header "भारत सरकार"
+    /// ("UA AHR", top right) was read right after "Father's Name" (given as the father);
+    /// under a cut corner the date's line came before the mother's name above it ("EPMO",
+    /// the signature beside the date, given as the mother). Must-fail: the same lines
+    /// without their boxes (reading order alone) give those wrong names.
+    #[test]
+    fn a_value_is_the_line_under_its_label_not_the_next_one_read() {
+        let dark = [
+            ("INCOME TAX DEPARTMENT", 50, 520, 86, 112),
+            ("Permanent Account Number Card", 342, 859, 220, 247),
+            ("OGWPA4528Q", 384, 816, 268, 327),
+            ("ama / Name", 44, 175, 435, 469),
+            ("VIJAY ANSARI", 45, 322, 481, 511),
+            ("fer cr ara / Father's Name", 45, 362, 538, 576),
+            ("UA AHR", 976, 1152, 23, 72),
+            ("GOVT. OF INDIA", 829, 1149, 81, 111),
+            ("SANJAY ANSARI", 45, 369, 588, 618),
+            ("ora cht ata / Date of Birth", 41, 358, 641, 681),
+        ];
+        let cut = [
+            ("INCOME TAX DEPARTMENT ~~ GOVT. OF INDIA", 51, 1149, 74, 112),
+            ("Permanent Account Number Card", 383, 831, 223, 247),
+            ("EOMPR3428C", 415, 800, 277, 317),
+            ("ama / Name", 54, 168, 440, 471),
+            ("FARHAN LAL RAO", 57, 381, 480, 508),
+            ("Fret 1 aT4 / Mother's Name", 54, 338, 535, 567),
+            ("5/02/1976 EPMO :", 78, 1199, 655, 704),
+            ("gear / Signature", 677, 863, 703, 735),
+            ("SUNITA RAO", 56, 284, 576, 604),
+            (". wt ai ante / Date of Birth", 0, 325, 625, 757),
+        ];
+        let f = parse_printed("in.pan", Side::Front, &boxed(&dark));
+        assert_eq!((value(&f, "name"), value(&f, "father_name")), (Some("VIJAY ANSARI"), Some("SANJAY ANSARI")), "{f:?}");
+        let f = parse_printed("in.pan", Side::Front, &boxed(&cut));
+        assert_eq!((value(&f, "name"), value(&f, "mother_name")), (Some("FARHAN LAL RAO"), Some("SUNITA RAO")), "{f:?}");
+        let unboxed = |rows: &[(&str, u32, u32, u32, u32)]| lines(&rows.iter().map(|r| r.0).collect::<Vec<_>>());
+        assert_eq!(value(&parse_printed("in.pan", Side::Front, &unboxed(&dark)), "father_name"), Some("UA AHR"));
+        assert_ne!(value(&parse_printed("in.pan", Side::Front, &unboxed(&cut)), "mother_name"), Some("SUNITA RAO"));
+    }
+
     /// Tesseract lost the "नाम / Name" label line of a clean generated PAN (seed-shifted
     /// evaluation): the name is the one name line between the number and the father's
     /// label. Must-fail: two candidate lines there are no name.

@@ -225,12 +225,19 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
             // "her's Name : Mahesh Sharma" (glare took "Fat" of "Father's"): a "Name"
             // label after a possessive word is a relation's, its relation word lost; the
             // holder's name is not given from it (the holder's own label was washed out).
+            // A lone "s" before "Name" ("s Name: Manoj Iyer", seed 18's glare: the
+            // possessive's end of "Father's" or "Elector's", the rest washed out) is
+            // either label: it is a relation's when the card shows no relation label
+            // elsewhere (its own relation word is what glare took), the holder's when
+            // it does.
+            let relation_elsewhere = (0..doc.len()).any(|i| doc.hits(i).iter().any(|h| RELATIONS.contains(&h.key)));
             let relations_label = |line: usize| {
                 doc.hits(line).iter().filter(|h| h.key == "name").all(|h| {
                     let before = doc.text(line).get(..h.bstart).unwrap_or("").trim_end();
                     let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
                     let elector = word.to_lowercase().contains("lector");
-                    !elector && word.chars().count() >= 3 && ["'s", "’s", "s'"].iter().any(|p| word.ends_with(p))
+                    let possessive_end = ["s", "'s", "’s", "s'"].contains(&word.to_lowercase().as_str());
+                    (!elector && word.chars().count() >= 3 && ["'s", "’s", "s'"].iter().any(|p| word.ends_with(p))) || (possessive_end && !relation_elsewhere)
                 })
             };
             if let Some(n) = labelled_name("name").filter(|f| !f.label_line.is_some_and(relations_label)) {
@@ -499,6 +506,18 @@ mod tests {
             let f = read(&unlabelled);
             assert_eq!(get(&f, "name"), None, "{label}: {f:?}");
         }
+        // A lone "s" is the end of either possessive ("s Name: Manoj Iyer", seed 18's
+        // glare, was the father's name given as the holder's): with no relation label
+        // on the card it is the relation's; with one, the holder's.
+        for label in ["s Name : Mahesh Sharma", "'s Name: Mahesh Sharma"] {
+            unlabelled[4] = label;
+            let f = read(&unlabelled);
+            assert_eq!(get(&f, "name"), None, "{label}: {f:?}");
+        }
+        let mut holder_washed = FRONT;
+        holder_washed[3] = "s Name : Rahul Kumar";
+        let f = read(&holder_washed);
+        assert_eq!((value(&f, "name"), value(&f, "father_name")), (Some("Rahul Kumar"), Some("Ramesh Kumar")), "{f:?}");
         let mut lost = FRONT;
         lost[4] = "her's Name : Ramesh Kumar";
         let f = read(&lost);

@@ -555,6 +555,7 @@ pub(crate) struct Line {
     pub conf: f32,
     pub x: u32,
     pub y: u32,
+    pub width: u32,
     pub height: u32,
     pub folded: Folded,
     pub hits: Vec<Hit>,
@@ -563,6 +564,10 @@ pub(crate) struct Line {
 pub(crate) struct Doc {
     pub lines: Vec<Line>,
 }
+
+/// How many lines further than its `max_next` a label's value is looked for
+/// ([`Doc::lines_under`]) among lines of other blocks read between.
+const LINES_UNDER_REACH: usize = 3;
 
 /// A value found, with the lines it came from, their mean confidence and the line of
 /// its label (if any).
@@ -619,7 +624,7 @@ impl Doc {
                     })
                     .collect();
                 let conf = if l.confidence.is_finite() { l.confidence.clamp(0.0, 1.0) } else { 0.0 };
-                Line { text, conf, x: l.x, y: l.y, height: l.height, folded, hits }
+                Line { text, conf, x: l.x, y: l.y, width: l.width, height: l.height, folded, hits }
             })
             .collect();
         Doc { lines }
@@ -714,7 +719,7 @@ impl Doc {
             } else {
                 0
             };
-            for j in i + 1..self.len().min(i + 1 + max_next) {
+            for j in self.lines_under(i, max_next) {
                 let hits_j = self.hits(j);
                 if hits_j.is_empty() {
                     if let Some(v) = accept(self.text(j), Some(nth)) {
@@ -740,6 +745,28 @@ impl Doc {
             }
         }
         None
+    }
+
+    /// The `max_next` lines a value under label line `i` may stand on: the lines after
+    /// it in reading order (up to [`LINES_UNDER_REACH`] of them), less those that stand
+    /// wholly above the label or wholly left or right of it (a block of print the OCR's
+    /// layout analysis put after the label: a PAN's "भारत सरकार" header read after
+    /// "Father's Name", the independent card set's seed 18, dark), from the top down
+    /// (the lines of two blocks interleave in reading order: under a cut corner a PAN's
+    /// date line came before the mother's name above it). Lines without a box (a test's,
+    /// a parser's own) keep their order and are never left out.
+    fn lines_under(&self, i: usize, max_next: usize) -> Vec<usize> {
+        let Some(label) = self.lines.get(i) else { return Vec::new() };
+        let boxed = |l: &Line| l.width > 0 && l.height > 0;
+        let beside = |l: &Line| {
+            boxed(label) && boxed(l) && (l.y.saturating_add(l.height) <= label.y || l.x >= label.x.saturating_add(label.width) || l.x.saturating_add(l.width) <= label.x)
+        };
+        let mut under: Vec<usize> = (i + 1..self.len().min(i + 1 + max_next + LINES_UNDER_REACH)).filter(|&j| !self.lines.get(j).is_some_and(beside)).collect();
+        if under.iter().all(|&j| self.lines.get(j).is_some_and(boxed)) {
+            under.sort_by_key(|&j| self.lines.get(j).map_or(0, |l| l.y));
+        }
+        under.truncate(max_next);
+        under
     }
 
     /// A labelled date (see [`Doc::labelled`]).
@@ -1324,6 +1351,14 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
     if cs.get(q).is_some_and(|c| c.is_ascii_digit()) || repairs > 2 || !cs.get(p).is_some_and(|c| c.is_ascii_digit()) && repairs > 1 {
         return None;
     }
+    // A one-digit day right after a mark ("*2/02/1952": the "1" of 12/02/1952 half cut
+    // off by a cut corner, the independent set's seed 18) lost its first digit to what
+    // the mark was made of: date-shaped, but no date. After a space, a label's colon or
+    // bracket, or at the line's start, a one-digit day is as printed.
+    let mark_before = p.checked_sub(1).and_then(|i| cs.get(i)).is_some_and(|&c| !(c.is_whitespace() || c.is_alphanumeric() || ":;,.(-/".contains(c)));
+    if d.len() == 1 && mark_before {
+        return Some((None, q));
+    }
     let date = crate::checked_date(&d, &m, &y).map(|(d, m, y)| format!("{d:02}/{m:02}/{y:04}"));
     Some((date, q))
 }
@@ -1589,6 +1624,15 @@ mod tests {
         assert_eq!(extract_dates("28/09/1 95"), Vec::<String>::new());
         assert_eq!(extract_dates("28/09/1 9570"), Vec::<String>::new());
         assert_eq!(extract_dates("O1/O1/1 99O"), Vec::<String>::new(), "a split counts as a repair");
+        // A one-digit day after a mark lost a digit to it (seed 18, "*2/02/1952" of
+        // 12/02/1952 at a cut corner); after a space, a colon, a bracket or nothing, it is
+        // as printed.
+        for marked in ["*2/02/1952", "DOB &2/02/1952", "'2/02/1952"] {
+            assert_eq!(extract_dates(marked), Vec::<String>::new(), "{marked}");
+        }
+        for plain in ["2/02/1952", "DOB: 2/02/1952", "DOB:2/02/1952", "(2/02/1952)", "*12/02/1952"] {
+            assert_eq!(extract_date(plain).as_deref(), Some(if plain.contains("12/") { "12/02/1952" } else { "02/02/1952" }), "{plain}");
+        }
     }
 
     #[test]

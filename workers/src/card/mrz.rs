@@ -153,6 +153,20 @@ pub fn misread_header(m: &Mrz) -> bool {
     card && (!code.starts_with(['I', 'A', 'C']) || !state_shaped)
 }
 
+/// Whether a zone's issuing state, which no check digit covers, is `state` misread: one
+/// letter off it ("END" for `IND`, the independent set's seed 18, a clean national
+/// identity card whose header "IDIND" was read "ITDEND"), while every check digit passes
+/// and the nationality, on the second line, is `state` as printed. Another state's code
+/// one letter from `state` on a zone of `state`'s national is the one case this takes
+/// for `state`'s card: its entries are still only what the check digits cover and the
+/// names, each as read.
+fn misread_state(m: &Mrz, state: &str) -> bool {
+    let issuer = m.field("issuing_state").map(|f| f.value.as_str()).unwrap_or("");
+    let nationality = m.field("nationality").map(|f| f.value.as_str()).unwrap_or("");
+    let letters_off = issuer.len() == state.len() && issuer.bytes().zip(state.bytes()).filter(|(a, b)| a != b).count() <= 1;
+    letters_off && nationality == state && m.all_checks_passed()
+}
+
 /// An ID card's TD1 zone issued by `state` as card entries, or why it is not one. A
 /// 12-digit number opening the optional data and ending with the document number (the
 /// CCCD's citizen number; the document number is its last 9 digits) becomes `id`; sex is
@@ -166,7 +180,7 @@ pub fn td1_fields(m: &Mrz, state: &str) -> Result<Vec<CardField>, String> {
     let code = m.field("document_type").map(|f| f.value.as_str()).unwrap_or("");
     let issuer = m.field("issuing_state").map(|f| f.value.as_str()).unwrap_or("");
     let an_id_card = code.starts_with('I') || !code.starts_with(['A', 'C']);
-    if m.format != idv_cards::mrz::Format::Td1 || !an_id_card || issuer != state {
+    if m.format != idv_cards::mrz::Format::Td1 || !an_id_card || !(issuer == state || misread_state(m, state)) {
         return Err(format!("the machine-readable zone is not an ID card of {state} ({code:?}, {issuer:?})"));
     }
     let number = m.field("document_number").map(|f| f.value.clone()).unwrap_or_default();
@@ -300,6 +314,30 @@ mod tests {
         for zone in [punched.replacen("L<", "ID", 1), CCCD.to_string(), punched.replacen("L<IND", "IDUTO", 1), PASSPORT.to_string()] {
             assert!(!misread_header(&idv_cards::mrz::parse(&zone, YEAR)?), "{zone}");
         }
+        Ok(())
+    }
+
+    /// An issuing state one letter off the card's ("END" for IND, seed 18: "IDIND" read
+    /// "ITDEND"), every check digit passing and the nationality the card's, is the card's
+    /// state misread. Must-fail twins: a state two letters off, a nationality that is not
+    /// the card's, or a failing check digit still refuse the zone.
+    #[test]
+    fn an_issuing_state_one_letter_off_is_misread_when_the_rest_is_the_cards() -> Result<(), CodecError> {
+        let zone = "TDENDED73573271<<<<<<<<<<<<<<<\n9211188F3508219IND<<<<<<<<<<<0\nNAIR<<ASHA<<<<<<<<<<<<<<<<<<<<";
+        let m = idv_cards::mrz::parse(zone, YEAR)?;
+        assert!(m.all_checks_passed(), "{:?}", m.check_digits);
+        let f = td1_fields(&m, "IND").map_err(|e| CodecError::Unsupported(Box::leak(e.into_boxed_str())))?;
+        assert_eq!(entry(&f, "document_number"), Some(("ED7357327", Some(Sure))));
+        assert_eq!(entry(&f, "gender"), Some(("F", None)));
+        let refused = [
+            zone.replacen("TDEND", "IDIMX", 1),
+            zone.replacen("IND<<", "UTO<<", 1),
+            zone.replacen("9211188F", "9211189F", 1),
+        ];
+        for z in refused {
+            assert!(td1_fields(&idv_cards::mrz::parse(&z, YEAR)?, "IND").is_err(), "{z}");
+        }
+        assert!(td1_fields(&m, "VNM").is_err());
         Ok(())
     }
 

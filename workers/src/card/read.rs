@@ -312,12 +312,18 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             // than its format (`Reading::overlong_line`).
             let name_line = if zone.zone.lines.len() == 3 { 2 } else { 0 };
             let names_overlong = zone.zone.read.get(name_line).zip(zone.zone.lines.get(name_line)).is_some_and(|(read, fitted)| read.len() > fitted.len());
+            // A names line read short of its format on a side with a cut corner may have
+            // lost its first letters to the cut ("ATEL<<NEHA" for PATEL<<NEHA, seed 18's
+            // national identity card cut at the zone's corner): no check digit covers
+            // the names, and the fillers fitted after them hide the loss.
+            let names_cut = cut_off(input.scan.sanity.as_ref()).is_some()
+                && zone.zone.read.get(name_line).zip(zone.zone.lines.get(name_line)).is_some_and(|(read, fitted)| read.len() < fitted.len());
             let zone_reading = |f: &CardField| {
                 let name = matches!(f.field.as_str(), "name" | "first_name" | "last_name");
                 // A zone spells names in letters and fillers only: one read with a digit
                 // is its fillers misread ("REKHA DEVI 4 SMEHTA" for "MEHTA<<REKHA<DEVI" on
                 // a card photographed small), no name. Shown in `mrz.parsed`, not merged.
-                (!(name && f.value.chars().any(|c| c.is_ascii_digit()))).then(|| Reading::mrz(f, confidence, name && names_overlong))
+                (!(name && (names_cut || f.value.chars().any(|c| c.is_ascii_digit())))).then(|| Reading::mrz(f, confidence, name && names_overlong))
             };
             for f in &fields {
                 if f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) {
@@ -417,7 +423,8 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
 /// read up to the card's edge may have lost what ran off it (`runs_off_card`), and one
 /// with a word read far from the others holds something else (`words_set_apart`; cut
 /// off where the value was read before it, `without_words_set_apart`), unless its own
-/// check passed (a number whose check digit still holds was not cut).
+/// check passed (a number whose check digit still holds was not cut; a date's check,
+/// a real calendar day, holds for a date that lost a digit too, and does not count).
 /// A date of birth or of issue after the request's year is a misread ("12/07/2032" for
 /// "12/07/2022", a CCCD at a third of its resolution): no card is issued, nor its
 /// holder born, in the future. `lines`: the reading `f` came from.
@@ -451,7 +458,12 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
         || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)))
         || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source))
         || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some() || crossed_after(&f.value, l)));
-    (f.check != FieldCheck::Passed && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
+    // A date's check (a real calendar day) holds for a date that lost a digit as well:
+    // "03/02/1976" under a cut corner read "5/02/1976" is the real day 05/02/1976
+    // (seed 18), "12/02/1952" at a hole's edge "*2/02/1952". Only a check digit or a
+    // number's structure vouches that nothing was cut.
+    let vouched = f.check == FieldCheck::Passed && !(f.field == "dob" || f.field.ends_with("_date"));
+    (!vouched && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
 }
 
 /// Each of a printed value's lines from its first word of the value on (`value_spans`):
@@ -1898,6 +1910,58 @@ mod print_tests {
         assert_eq!(value(&twice, "dob"), None, "{:?}", twice.card_information);
         assert_eq!(twice.failure, None);
         assert_eq!(twice.sanity.map(|s| s.verdict), Some(CardSanityVerdict::Good));
+    }
+
+    /// A national identity card's zone whose names line was read a letter short on a
+    /// side with a cut corner ("ATEL<<NEHA", seed 18: the cut took the P of PATEL, and
+    /// the fillers fitted after the names hid it) gives the entries its check digits
+    /// cover, not the names. Must-fail twins: the same zone read whole on that side, or
+    /// read short on an uncut side (a filler run miscounted), gives the names.
+    #[test]
+    fn a_zone_names_line_read_short_beside_a_cut_gives_no_names() {
+        use idv_vision::mrz::{ZoneCandidate, ZoneRead};
+        const ZONE: [&str; 3] = ["IDINDDZ48930383<<<<<<<<<<<<<<<", "6712282F3205150IND<<<<<<<<<<<0", "ATEL<<NEHA<<<<<<<<<<<<<<<<<<<<"];
+        let zone = |names_read: &str| {
+            let lines: Vec<String> = ZONE.iter().map(|l| l.to_string()).collect();
+            let read = vec![ZONE[0].to_string(), ZONE[1].to_string(), names_read.to_string()];
+            MrzOutcome::Found(ZoneRead {
+                zone: ZoneCandidate { read, lines, bbox: TextBox { x: 0, y: 480, width: 1200, height: 240 }, confidence: 90.0, fillers_adjusted: true },
+                judgement: Some((4, 4)),
+                lang: "mrz",
+                ocr_calls: 1,
+            })
+        };
+        let sanity = |cut_corner: Option<[f32; 4]>| {
+            let measures = CardMeasures { blur_sigma: 0.25, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 16.0, luma_p10: 158.0, luma_p90: 244.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 0.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner };
+            let verdict = if cut_corner.is_some() { CardSanityVerdict::ImageHasCut } else { CardSanityVerdict::Good };
+            CardSanity { verdict, score: 0.0, details: vec![(CardSanityVerdict::ImageHasCut, if cut_corner.is_some() { 1.0 } else { 0.0 })], measures }
+        };
+        let back = |names_read: &str, cut_corner: Option<[f32; 4]>| SideScan {
+            photo_width: 1200,
+            photo_height: 757,
+            upload_scale: 1.0,
+            located: Located::FillsFrame,
+            flat: None,
+            sanity: Some(sanity(cut_corner)),
+            qr_texts: Vec::new(),
+            ocr: OcrOutcome::Lines(Vec::new()),
+            mrz: zone(names_read),
+            photo_blur_sigma: None,
+            photo_glare_box: None,
+            photo_exposure: None,
+            reread: None,
+        };
+        let read = |scan: &SideScan| {
+            let side = SideInput { id: None, scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+            read_card("in.national_id", None, &side, None, None, 2026)
+        };
+        let corner = Some([0.0, 757.0, 143.0, 145.0]);
+        let short = "ATEL<<NEHA<<<<<<<<<<<<<<<<<<<";
+        let cut = read(&back(short, corner));
+        assert_eq!(value(&cut, "document_number"), Some("DZ4893038"), "{:?}", cut.card_information);
+        assert_eq!(value(&cut, "name"), None, "{:?}", cut.card_information);
+        assert_eq!(value(&read(&back(ZONE[2], corner)), "name"), Some("NEHA ATEL"));
+        assert_eq!(value(&read(&back(short, None)), "name"), Some("NEHA ATEL"));
     }
 
     #[test]

@@ -543,6 +543,9 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
     let gray = image::DynamicImage::ImageRgb8(page.clone()).into_luma8();
     match engine.read_lines(&gray, &OcrParams { lang, char_whitelist: None, layout: Layout::Auto }) {
         Ok(mut lines) => {
+            for line in &mut lines {
+                drop_leading_debris(line);
+            }
             if lang == "eng" {
                 read_pan_number_band(&gray, &mut lines, engine);
                 read_birth_date_band(&gray, &mut lines, engine);
@@ -553,6 +556,47 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
         }
         Err(e @ (OcrError::Unavailable(_) | OcrError::LanguageMissing { .. } | OcrError::BadInput(_) | OcrError::Failed(_))) => {
             OcrOutcome::NotPerformed(e.to_string())
+        }
+    }
+}
+
+/// A line without the marks read in front of its words: while its first word is read
+/// with little confidence ([`NAME_WORD_DOUBT`]), half as tall again as the middle of
+/// the others or more, and further from the next word than that middle height, it is
+/// dropped. Print spaces a line's words by a fraction of their height, and a word of
+/// print is read with confidence; the edge of a portrait or a chip left of the line is
+/// neither ("Vie Mahesh Rao", the independent set's seed 18, an Aadhaar with a hole:
+/// "Vie" 66 px tall at confidence 14, 113 px left of "Mahesh", 29 px tall). The line's
+/// text, box, confidence and symbols are those of the words kept. A line whose words do
+/// not match its text word for word is left as it is.
+fn drop_leading_debris(line: &mut idv_vision::ocr::OcrLine) {
+    loop {
+        let texts: Vec<&str> = line.text.split(' ').collect();
+        if line.words.len() < 3 || texts.len() != line.words.len() {
+            return;
+        }
+        let mut heights: Vec<u32> = line.words[1..].iter().map(|w| w.bbox.height).collect();
+        heights.sort_unstable();
+        let middle = heights[heights.len() / 2] as f32;
+        let (first, next) = (&line.words[0], &line.words[1]);
+        let unsure = first.confidence.is_none_or(|c| c < NAME_WORD_DOUBT);
+        let apart = next.bbox.x as f32 > first.bbox.right() as f32 + middle;
+        if !(unsure && first.bbox.height as f32 >= 1.5 * middle && apart && middle > 0.0) {
+            return;
+        }
+        let chars = first.chars;
+        let symbols_are_words = line.symbols.len() == line.words.iter().map(|w| w.chars).sum::<usize>();
+        line.text = texts[1..].join(" ");
+        line.words.remove(0);
+        if symbols_are_words {
+            line.symbols.drain(..chars);
+        }
+        if let Some(b) = line.words.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)) {
+            line.bbox = b;
+        }
+        let confs: Vec<f32> = line.words.iter().filter_map(|w| w.confidence).collect();
+        if !confs.is_empty() {
+            line.confidence = confs.iter().sum::<f32>() / confs.len() as f32;
         }
     }
 }
@@ -743,13 +787,22 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
         words.truncate(signature);
         let garbled = words.iter().any(|(t, _)| t.chars().any(|c| !(c.is_alphabetic() || LETTERS.contains(c))));
         let doubtful = words.iter().any(|(_, w)| w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT));
+        let overdrawn = overdrawn_words(&words);
         let Some(first) = words.first().map(|(_, w)| w.bbox) else { continue };
         if !garbled && !doubtful && !signed {
             continue;
         }
         let letters_of = |text: &str| -> String { text.chars().filter(|c| c.is_alphabetic()).flat_map(char::to_uppercase).collect() };
         let read_letters = letters_of(&words.iter().map(|(t, _)| *t).collect::<Vec<_>>().join(" "));
-        let b = words.iter().fold(first, |b, (_, w)| b.union(&w.bbox));
+        let mut b = words.iter().fold(first, |b, (_, w)| b.union(&w.bbox));
+        // An overdrawn word's box holds the signature's strokes above and below the
+        // line: the band is as tall as the name's other words.
+        if overdrawn.iter().any(|&o| o) {
+            let clear = words.iter().zip(&overdrawn).filter(|(_, &o)| !o).map(|((_, w), _)| w.bbox);
+            if let Some(rows) = clear.reduce(|a, w| a.union(&w)) {
+                b = idv_vision::ocr::TextBox { y: rows.y, height: rows.height, ..b };
+            }
+        }
         let pad = b.height / 3;
         let area = [b.x.saturating_sub(pad), b.y.saturating_sub(pad), b.right().saturating_add(pad).min(pw), b.bottom().saturating_add(pad).min(ph)];
         let [x0, y0, x1, y1] = area;
@@ -764,11 +817,39 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
         // ("IMRAN." of IMRAN, seed 16's noisy passport): its letters must stay, since a
         // blurred name read alone is no surer than on the page ("CHAUBAN" of CHAUHAN,
         // seed 15's blurred voter card, at confidence 80 or more).
-        let kept = |l: &idv_vision::ocr::OcrLine| garbled || letters_of(&l.text) == read_letters;
+        //
+        // A word overdrawn by a signature ("SHATIPSIER" for CHATTERJEE under a PAN's
+        // signature, seed 18, clean) is read again whole, but the name's other words,
+        // read with confidence, keep their letters.
+        let sure_words_kept = |l: &idv_vision::ocr::OcrLine| {
+            let again: Vec<&str> = l.text.split_whitespace().collect();
+            again.len() == words.len()
+                && words.iter().zip(&overdrawn).zip(&again).all(|(((t, w), &o), a)| o || w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) || letters_of(t) == letters_of(a))
+        };
+        let kept = |l: &idv_vision::ocr::OcrLine| garbled || letters_of(&l.text) == read_letters || (overdrawn.iter().any(|&o| o) && sure_words_kept(l));
         if let Some(found) = read.into_iter().find(|l| l.confidence >= BIRTH_BAND_MIN_CONFIDENCE && idv_cards::printed::plausible_latin_name(&l.text, l.confidence / 100.0) && kept(l)) {
             lines[i] = found.moved(x0, y0);
         }
     }
+}
+
+/// Which of a name's words (as the page read them) a signature or stamp is drawn over:
+/// read with little confidence ([`NAME_WORD_DOUBT`]) and half as tall again as the
+/// middle of the others or more, as only strokes above and below the line make a word
+/// (a PAN's father's name running under the signature: "SHATIPSIER" of CHATTERJEE, 93
+/// pixels tall beside its words' 34, the independent set's seed 18). A name of one word
+/// has none to compare with: none.
+fn overdrawn_words(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> Vec<bool> {
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, (_, w))| {
+            let mut others: Vec<u32> = words.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, (_, o))| o.bbox.height).collect();
+            others.sort_unstable();
+            let Some(&middle) = others.get(others.len() / 2) else { return false };
+            w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && w.bbox.height as f32 >= 1.5 * middle as f32
+        })
+        .collect()
 }
 
 /// Where a signature beside a name starts among the name's words as the page read them
@@ -877,6 +958,35 @@ mod tests {
         fn describe(&self) -> String {
             "band".into()
         }
+    }
+
+    /// A tall, unsure word set apart in front of a line's words is the portrait's edge,
+    /// not a word of the line (seed 18's Aadhaar, "Vie Mahesh Rao"). Must-fail twins: the
+    /// same word read with confidence, of the line's height, or at a word's spacing stays;
+    /// a line of two words is left whole.
+    #[test]
+    fn a_tall_unsure_mark_in_front_of_a_line_is_dropped() {
+        use idv_vision::ocr::TsvWord;
+        let word = |x: u32, y: u32, w: u32, h: u32, c: f32, chars: usize| TsvWord { bbox: TextBox { x, y, width: w, height: h }, confidence: Some(c), chars };
+        let line = |first: TsvWord| {
+            let words = vec![first, word(363, 300, 140, 29, 96.0, 6), word(520, 300, 69, 29, 96.0, 3)];
+            let symbols = "VieMaheshRao".chars().map(|c| (c, 90.0)).collect();
+            OcrLine { text: "Vie Mahesh Rao".into(), confidence: 68.0, bbox: TextBox { x: 119, y: 269, width: 470, height: 66 }, symbols, words }
+        };
+        let mut debris = line(word(119, 269, 131, 66, 14.0, 3));
+        super::drop_leading_debris(&mut debris);
+        assert_eq!((debris.text.as_str(), debris.bbox, debris.confidence), ("Mahesh Rao", TextBox { x: 363, y: 300, width: 226, height: 29 }, 96.0));
+        assert_eq!(debris.symbols.iter().map(|s| s.0).collect::<String>(), "MaheshRao");
+        for kept in [word(119, 269, 131, 66, 85.0, 3), word(119, 300, 131, 30, 14.0, 3), word(300, 269, 50, 66, 14.0, 3)] {
+            let mut l = line(kept);
+            super::drop_leading_debris(&mut l);
+            assert_eq!(l.text, "Vie Mahesh Rao");
+        }
+        let mut two = line(word(119, 269, 131, 66, 14.0, 3));
+        two.words.pop();
+        two.text = "Vie Mahesh".into();
+        super::drop_leading_debris(&mut two);
+        assert_eq!(two.text, "Vie Mahesh");
     }
 
     /// A PAN whose page reading lost or misread its number ("J wyopsss6sH") gets the band
