@@ -460,23 +460,46 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
         || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some() || crossed_after(&f.value, l)));
     // A date's check (a real calendar day) holds for a date that lost a digit as well:
     // "03/02/1976" under a cut corner read "5/02/1976" is the real day 05/02/1976
-    // (seed 18), "12/02/1952" at a hole's edge "*2/02/1952". Only a check digit or a
-    // number's structure vouches that nothing was cut.
-    let vouched = f.check == FieldCheck::Passed && !(f.field == "dob" || f.field.ends_with("_date"));
+    // (seed 18), "12/02/1952" at a hole's edge "*2/02/1952". A check digit or a
+    // number's structure vouches that nothing was cut; a date only when read in full.
+    // A date read whole as printed (two-digit day and month, its four-digit year) at its
+    // source still vouches for itself: a hole or cut beside it took nothing of it.
+    let date = f.field == "dob" || f.field.ends_with("_date");
+    let printed_whole = || source_lines().any(|l| l.text.chars().map(|c| if matches!(c, '-' | '.') { '/' } else { c }).collect::<String>().contains(f.value.as_str()));
+    let vouched = f.check == FieldCheck::Passed && (!date || printed_whole());
     (!vouched && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
 }
 
+/// How far after a value's last word (in word heights) a mark read there may be what a
+/// hole or cut left of a lost word of it: the word's spacing and a long word's width
+/// (a dozen capitals).
+const LOST_WORD_HEIGHTS: u32 = 8;
+
 /// Each of a printed value's lines from its first word of the value on (`value_spans`):
 /// the line without the label read before the value. What was read after the value
-/// stays (a mark read at a hole's edge may be all a lost word left). The line's own box
-/// where the value's words are not found so (no word boxes, a repaired value).
+/// stays (a mark read at a hole's edge may be all a lost word left), up to a gap of
+/// [`LOST_WORD_HEIGHTS`]. The line's own box where the value's words are not found so
+/// (no word boxes, a repaired value).
 fn value_boxes(value: &str, source: &[&idv_vision::ocr::OcrLine]) -> Vec<idv_vision::ocr::TextBox> {
     let spans = value_spans(value, source);
     source
         .iter()
         .enumerate()
         .map(|(i, line)| {
-            let first = spans.as_ref().and_then(|s| s.get(i)).and_then(|&(j, _)| line.words.get(j..));
+            // The value's words and what was read after them, up to a gap no lost word
+            // of the value explains ([`LOST_WORD_HEIGHTS`]: "VIKRAM MUKHERJEE y", seed
+            // 17, a mark 22 heights off in a cut corner, is none of it).
+            let first = spans.as_ref().and_then(|s| s.get(i)).and_then(|&(j, k)| {
+                let words = line.words.get(j..).filter(|w| !w.is_empty())?;
+                let mut end = k.saturating_sub(j).clamp(1, words.len());
+                while let (Some(a), Some(b)) = (words.get(end - 1), words.get(end)) {
+                    if b.bbox.x > a.bbox.right() + LOST_WORD_HEIGHTS * a.bbox.height.max(b.bbox.height) {
+                        break;
+                    }
+                    end += 1;
+                }
+                words.get(..end)
+            });
             first.and_then(|ws| ws.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b))).unwrap_or(line.bbox)
         })
         .collect()
@@ -1438,6 +1461,20 @@ mod print_tests {
         assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
         assert!(reading.image1["ocr"]["parsed"].to_string().contains("NGUYỄN VĂN AN"), "{}", reading.image1["ocr"]);
         assert_eq!(value(&reading, "id"), Some("079090001234"), "{:?}", reading.card_information);
+        assert_eq!(value(&reading, "dob"), Some("01/01/1990"), "a date read whole vouches for itself");
+        // A date read with a one-digit day there is a real day, but may have lost its
+        // first digit to the cut ("5/02/1976" of 03/02/1976, seed 18): not given.
+        let mut short_day = cccd_front_scan(cut([0.0, 0.0, 600.0, 600.0]));
+        if let OcrOutcome::Lines(lines) = &mut short_day.ocr {
+            lines[5].text = "Ngày sinh / Date of birth: 1/01/1990".into();
+        }
+        let reading = read_front(&short_day);
+        assert_eq!(value(&reading, "dob"), None, "{:?}", reading.card_information);
+        let mut uncut = cccd_front_scan(None);
+        if let OcrOutcome::Lines(lines) = &mut uncut.ocr {
+            lines[5].text = "Ngày sinh / Date of birth: 1/01/1990".into();
+        }
+        assert_eq!(value(&read_front(&uncut), "dob"), Some("01/01/1990"), "no cut: as read");
         // The bottom right corner cut 400 px each way: no line reaches it.
         let reading = read_front(&cccd_front_scan(cut([1200.0, 760.0, 400.0, 400.0])));
         assert_eq!(value(&reading, "name"), Some("Nguyễn Văn An"), "{:?}", reading.card_information);
@@ -1647,6 +1684,10 @@ mod print_tests {
         // A mark read after the value is kept in its place.
         let marked = worded_line(&[("BHAVANA", 300), ("SINGH", 450), ("a", 700)], 300);
         assert_eq!(value_boxes("BHAVANA SINGH", &[&marked]), vec![marked.bbox]);
+        // Not one read far past any lost word ("VIKRAM MUKHERJEE y", seed 17: a mark in a
+        // cut corner 22 heights off).
+        let far = worded_line(&[("BHAVANA", 300), ("SINGH", 450), ("y", 1182)], 300);
+        assert_eq!(value_boxes("BHAVANA SINGH", &[&far]), vec![TextBox { x: 300, y: 300, width: 450 + 90 - 300, height: 30 }]);
         // Without word boxes, the line's box.
         let bare = OcrLine { words: Vec::new(), ..address.clone() };
         assert_eq!(value_boxes("4-3-64, Tilak Marg", &[&bare]), vec![address.bbox]);

@@ -838,13 +838,16 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
 /// middle of the others or more, as only strokes above and below the line make a word
 /// (a PAN's father's name running under the signature: "SHATIPSIER" of CHATTERJEE, 93
 /// pixels tall beside its words' 34, the independent set's seed 18). A name of one word
-/// has none to compare with: none.
+/// of letters has none to compare with: none.
 fn overdrawn_words(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> Vec<bool> {
     words
         .iter()
         .enumerate()
         .map(|(i, (_, w))| {
-            let mut others: Vec<u32> = words.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, (_, o))| o.bbox.height).collect();
+            // Only words of letters set the height: a dash or a dot read after a name is
+            // short ("IMRAN. -", seed 16), and a name's word beside it is not overdrawn.
+            let mut others: Vec<u32> =
+                words.iter().enumerate().filter(|&(j, (t, _))| j != i && t.chars().filter(|c| c.is_alphabetic()).count() >= 2).map(|(_, (_, o))| o.bbox.height).collect();
             others.sort_unstable();
             let Some(&middle) = others.get(others.len() / 2) else { return false };
             w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && w.bbox.height as f32 >= 1.5 * middle as f32
@@ -958,6 +961,26 @@ mod tests {
         fn describe(&self) -> String {
             "band".into()
         }
+    }
+
+    /// A name's word read unsure and half as tall again as its other words is overdrawn
+    /// (a signature across "CHATTERJEE", seed 18). Must-fail twins: a word of the name's
+    /// height, one read with confidence, or a name beside a short dash ("IMRAN. -", seed
+    /// 16) is not.
+    #[test]
+    fn a_word_a_signature_is_drawn_over_is_told_by_its_height() {
+        use idv_vision::ocr::TsvWord;
+        let word = |x: u32, y: u32, w: u32, h: u32, c: f32| TsvWord { bbox: TextBox { x, y, width: w, height: h }, confidence: Some(c), chars: 1 };
+        let (a, b) = (word(49, 596, 257, 34, 96.0), word(324, 596, 154, 35, 96.0));
+        let signed = word(499, 588, 306, 93, 0.0);
+        let name = [("ABHISHEK", &a), ("SINGH", &b), ("SHATIPSIER", &signed)];
+        assert_eq!(super::overdrawn_words(&name), [false, false, true]);
+        let plain = word(499, 596, 306, 35, 0.0);
+        assert_eq!(super::overdrawn_words(&[("ABHISHEK", &a), ("SINGH", &b), ("CHATTERJEE", &plain)]), [false, false, false]);
+        let sure = word(499, 588, 306, 93, 90.0);
+        assert_eq!(super::overdrawn_words(&[("ABHISHEK", &a), ("SINGH", &b), ("CHATTERJEE", &sure)]), [false, false, false]);
+        let (imran, dash) = (word(387, 308, 110, 26, 40.0), word(515, 318, 15, 4, 30.0));
+        assert_eq!(super::overdrawn_words(&[("IMRAN.", &imran), ("-", &dash)]), [false, false]);
     }
 
     /// A tall, unsure word set apart in front of a line's words is the portrait's edge,
