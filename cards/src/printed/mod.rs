@@ -1330,13 +1330,22 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
         }
         (s.len() >= min).then_some(s)
     };
-    let sep = |q: &mut usize| -> Option<()> {
+    // A slash read as a capital I, a bar or "!" between two groups of digits
+    // ("25I08I1979", "10/05I2024": the CCCD's slanted slash; "27! 07/ 1952", a dark PAN:
+    // the independent set's seed 18) is a
+    // separator, counted a repair: only after a group read whole, since a group still
+    // short of its digits takes such a letter as a 1 (`digit_for`).
+    let mut slash_repairs = 0;
+    let mut sep = |q: &mut usize| -> Option<()> {
         while cs.get(*q) == Some(&' ') {
             *q += 1;
         }
-        if !matches!(cs.get(*q), Some('/' | '-' | '.')) {
+        let next_digit = cs.get(*q + 1..).and_then(|rest| rest.iter().find(|c| **c != ' ')).is_some_and(|c| c.is_ascii_digit());
+        let slash_like = matches!(cs.get(*q), Some('I' | '|' | '!')) && next_digit;
+        if !matches!(cs.get(*q), Some('/' | '-' | '.')) && !slash_like {
             return None;
         }
+        slash_repairs += usize::from(slash_like);
         *q += 1;
         while cs.get(*q) == Some(&' ') {
             *q += 1;
@@ -1348,6 +1357,7 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
     let m = num(&mut q, 1, 2)?;
     sep(&mut q)?;
     let y = num(&mut q, 4, 4)?;
+    let repairs = repairs + slash_repairs;
     if cs.get(q).is_some_and(|c| c.is_ascii_digit()) || repairs > 2 || !cs.get(p).is_some_and(|c| c.is_ascii_digit()) && repairs > 1 {
         return None;
     }
@@ -1630,6 +1640,14 @@ mod tests {
         for marked in ["*2/02/1952", "DOB &2/02/1952", "'2/02/1952"] {
             assert_eq!(extract_dates(marked), Vec::<String>::new(), "{marked}");
         }
+        // A slash read as I or | between whole groups (seed 18's CCCD, "25I08I1979").
+        assert_eq!(extract_dates("Date of birth: 25I08I1979"), ["25/08/1979"]);
+        assert_eq!(extract_dates("10/05I2024"), ["10/05/2024"]);
+        assert_eq!(extract_dates("10|05/2024"), ["10/05/2024"]);
+        assert_eq!(extract_dates("27! 07/ 1952"), ["27/07/1952"]);
+        // Not where it would be a third repair, nor before no digit.
+        assert_eq!(extract_dates("1O/O5I2024"), Vec::<String>::new());
+        assert_eq!(extract_dates("10/05I Y2024"), Vec::<String>::new());
         for plain in ["2/02/1952", "DOB: 2/02/1952", "DOB:2/02/1952", "(2/02/1952)", "*12/02/1952"] {
             assert_eq!(extract_date(plain).as_deref(), Some(if plain.contains("12/") { "12/02/1952" } else { "02/02/1952" }), "{plain}");
         }
