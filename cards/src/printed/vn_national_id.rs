@@ -248,8 +248,15 @@ fn vn_text(s: &str) -> String {
     clean(s).replace('Ð', "Đ").replace('ð', "đ")
 }
 
+/// A place or address as printed ([`vn_text`]), a semicolon read for its parts' comma
+/// ("Lộc Thọ; Nha Trang, Khánh Hòa", the independent set's seed 17 under noise) as the
+/// comma: the card separates a place's parts with commas only.
+fn vn_place_text(s: &str) -> String {
+    vn_text(s).replace(';', ",")
+}
+
 fn place_value(s: &str) -> Option<String> {
-    let v = vn_text(s);
+    let v = vn_place_text(s);
     (v.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !foreign_to_vietnamese(&v) && !label_fragment(&v)).then(|| with_province_restored(&v)).and_then(|p| with_cut_province(&p))
 }
 
@@ -476,7 +483,7 @@ fn address(doc: &Doc, side: Side) -> Option<PrintedField> {
         Side::Front => residence_beside_expiry(doc)?,
         Side::Back => doc.block("address", 2, |j| date_line(doc, j), |_| false)?,
     };
-    let parts: Vec<String> = block.value.iter().map(|p| vn_text(p)).collect();
+    let parts: Vec<String> = block.value.iter().map(|p| vn_place_text(p)).collect();
     let address = with_cut_province(&with_province_restored(&super::join_parts(&parts)))?;
     (!address.is_empty() && !foreign_to_vietnamese(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
 }
@@ -562,7 +569,7 @@ fn beside_expiry(doc: &Doc, j: usize) -> Option<Option<String>> {
             None => after_label,
         },
     };
-    let rest = vn_text(rest);
+    let rest = vn_place_text(rest);
     Some(place_part(&rest).then_some(rest))
 }
 
@@ -880,6 +887,10 @@ mod tests {
         assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), None);
         l[12] = "Đình Bảng, Từ Sơn,";
         assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));
+        // A semicolon read for a comma (seed 17, noise): the comma.
+        l[12] = "Đình Bảng; Từ Sơn,";
+        assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));
+        l[12] = "Đình Bảng, Từ Sơn,";
         l[12] = "Tân Chánh, Cần Đước, Long An";
         l[13] = "Cé giá";
         let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
