@@ -575,9 +575,8 @@ fn drop_leading_debris(line: &mut idv_vision::ocr::OcrLine) {
         if line.words.len() < 3 || texts.len() != line.words.len() {
             return;
         }
-        let mut heights: Vec<u32> = line.words[1..].iter().map(|w| w.bbox.height).collect();
-        heights.sort_unstable();
-        let middle = heights[heights.len() / 2] as f32;
+        let Some(middle) = middle_height(line.words[1..].iter().map(|w| w.bbox.height)) else { return };
+        let middle = middle as f32;
         let (first, next) = (&line.words[0], &line.words[1]);
         let unsure = first.confidence.is_none_or(|c| c < NAME_WORD_DOUBT);
         let apart = next.bbox.x as f32 > first.bbox.right() as f32 + middle;
@@ -846,13 +845,20 @@ fn overdrawn_words(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> Vec<bool> {
         .map(|(i, (_, w))| {
             // Only words of letters set the height: a dash or a dot read after a name is
             // short ("IMRAN. -", seed 16), and a name's word beside it is not overdrawn.
-            let mut others: Vec<u32> =
-                words.iter().enumerate().filter(|&(j, (t, _))| j != i && t.chars().filter(|c| c.is_alphabetic()).count() >= 2).map(|(_, (_, o))| o.bbox.height).collect();
-            others.sort_unstable();
-            let Some(&middle) = others.get(others.len() / 2) else { return false };
+            let others = words.iter().enumerate().filter(|&(j, (t, _))| j != i && t.chars().filter(|c| c.is_alphabetic()).count() >= 2);
+            let Some(middle) = middle_height(others.map(|(_, (_, o))| o.bbox.height)) else { return false };
             w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && w.bbox.height as f32 >= 1.5 * middle as f32
         })
         .collect()
+}
+
+/// The middle (upper median) of words' heights; `None` for no words. A name's or a
+/// line's usual height, against which a signature's or a portrait edge's tall box is
+/// told ([`signature_after`], [`overdrawn_words`], [`drop_leading_debris`]).
+fn middle_height(heights: impl Iterator<Item = u32>) -> Option<u32> {
+    let mut heights: Vec<u32> = heights.collect();
+    heights.sort_unstable();
+    heights.get(heights.len() / 2).copied()
 }
 
 /// Where a signature beside a name starts among the name's words as the page read them
@@ -869,9 +875,7 @@ fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
     let mut start = words.len();
     let mut h = 0.0;
     while start > 1 {
-        let mut heights: Vec<u32> = words[..start - 1].iter().map(|(_, w)| w.bbox.height).collect();
-        heights.sort_unstable();
-        h = heights[heights.len() / 2] as f32;
+        h = middle_height(words[..start - 1].iter().map(|(_, w)| w.bbox.height)).unwrap_or(0) as f32;
         let (_, w) = words[start - 1];
         if w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && w.bbox.height as f32 >= 1.5 * h {
             start -= 1;
