@@ -846,7 +846,8 @@ impl Doc {
     }
 }
 
-fn is_date_key(key: &str) -> bool {
+/// Whether a field or label key names a date (`dob`, `issue_date`, `expiry_date`, …).
+pub fn is_date_key(key: &str) -> bool {
     key == "dob" || key.ends_with("_date")
 }
 

@@ -464,7 +464,7 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     // number's structure vouches that nothing was cut; a date only when read in full.
     // A date read whole as printed (two-digit day and month, its four-digit year) at its
     // source still vouches for itself: a hole or cut beside it took nothing of it.
-    let date = f.field == "dob" || f.field.ends_with("_date");
+    let date = idv_cards::printed::is_date_key(f.field);
     let printed_whole = || source_lines().any(|l| l.text.chars().map(|c| if matches!(c, '-' | '.') { '/' } else { c }).collect::<String>().contains(f.value.as_str()));
     let vouched = f.check == FieldCheck::Passed && (!date || printed_whole());
     (!vouched && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
