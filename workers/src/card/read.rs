@@ -447,6 +447,10 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
         // A card lit bright all over, no spot found in it (its paper clipped nearly
         // everywhere): every value is judged by its own print and the paper beside it.
         (None, Some(card), Some(judged)) if idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5 => !glare_took_nothing(card, Lit::Overexposed, f, lines),
+        // So is a card on white paper overexposed all over, its edges washed out with the
+        // paper so that no card was found: the whole photo read shows its print as a
+        // flattened card would (seed 19's PAN, its four values lost to "too bright").
+        (None, None, Some(_)) if overexposed_photo(scan).is_some() => !overexposed_photo(scan).is_some_and(|page| glare_took_nothing(page, Lit::Overexposed, f, lines)),
         _ => near(card_glare.or(scan.photo_glare_box)),
     };
     // Where the value was read: the label before it is no part of it ("Address : 4-3-64,
@@ -691,6 +695,14 @@ fn cut_off(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
 fn reaches_into(line: &idv_vision::ocr::TextBox, [cx, cy, along_x, along_y]: [f32; 4]) -> bool {
     let (nx, ny) = (cx.clamp(line.x as f32, line.right() as f32), cy.clamp(line.y as f32, line.bottom() as f32));
     along_x > 0.0 && along_y > 0.0 && (nx - cx).abs() / along_x + (ny - cy).abs() / along_y < 1.0
+}
+
+/// The whole photo read for a side with no card found, when that photo is overexposed
+/// all over with no glare spot in it: its values are judged by their own print
+/// (`Lit::Overexposed`), as on a flattened card.
+fn overexposed_photo(scan: &SideScan) -> Option<&image::RgbImage> {
+    let judged = scan.sanity.as_ref()?;
+    (scan.flat.is_none() && scan.photo_glare_box.is_none() && idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5).then_some(scan.photo_page.as_ref()).flatten()
 }
 
 /// Where print may be washed out by glare (the pixels of the page OCR read): a glare
@@ -1264,7 +1276,7 @@ pub fn read_card(
     // print and the paper beside it (`Lit::Overexposed`).
     let sides_scanned = || std::iter::once(front.scan).chain(back.map(|b| b.scan));
     let judged_by_pixels = sides_scanned().any(|scan| scan.flat.is_some() && scan.sanity.as_ref().is_some_and(|s| s.measures.glare_box.is_some()))
-        || sides_scanned().all(|scan| scan.flat.is_some() || !scan.sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBright));
+        || sides_scanned().all(|scan| scan.flat.is_some() || overexposed_photo(scan).is_some() || !scan.sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBright));
     let unreadable = blurred_without_card
         || soft_side
         || sanity.as_ref().is_some_and(|s| match s.verdict {
@@ -1383,6 +1395,7 @@ mod print_tests {
             photo_glare_box: None,
             photo_exposure: None,
             reread: None,
+            photo_page: None,
         }
     }
 
@@ -1657,6 +1670,40 @@ mod print_tests {
         // The same card judged as one with a glare spot would refuse the name: the paper
         // beside it is clipped.
         assert!(!glare_took_nothing(&card_with(&[(300, 390, 12), (420, 510, 12)]), Lit::Spot { paper: 200.0 }, &name, std::slice::from_ref(&line)));
+    }
+
+    /// A card on white paper overexposed all over (seed 19's PAN): its edges wash out
+    /// with the paper, no card is found, and the whole photo is read. Its values are
+    /// judged by their own print in that photo as on a flattened card: black strokes
+    /// with clipped paper around them are given. Must-fail: the name's last word faded
+    /// grey (a hotspot reaching it), or the photo's pixels not kept, give only SURE
+    /// values (none here).
+    #[test]
+    fn a_card_overexposed_on_white_paper_and_not_found_is_judged_by_the_photo() {
+        let measures = CardMeasures { blur_sigma: 0.1, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 32.0, luma_p10: 251.0, luma_p90: 255.0, clipped_share: 0.9, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.02, cut_corner: None };
+        let not_found = || {
+            let bright = CardSanity { verdict: CardSanityVerdict::ImageTooBright, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBright, 1.0)], measures: measures.clone() };
+            SideScan { flat: None, located: Located::NoCard, ..on_glared_card(cccd_front_scan(Some(bright)), [0, 0, 0, 0]) }
+        };
+        let scan = not_found();
+        let OcrOutcome::Lines(lines) = &scan.ocr else { unreachable!("cccd_front_scan reads lines") };
+        let words: Vec<TextBox> = lines.iter().flat_map(|l| l.words.iter().map(|w| w.bbox)).collect();
+        // "AN", the name's last word (line 4).
+        let last_name_word = lines[4].words.last().map(|w| w.bbox);
+        let photo_with = |faded: Option<TextBox>| {
+            image::RgbImage::from_fn(1200, 760, |x, y| {
+                let word = words.iter().find(|b| (b.x..b.right()).contains(&x) && (b.y + 4..b.bottom() - 4).contains(&y) && x % 4 == 0);
+                image::Rgb([word.map_or(255, |b| if Some(*b) == faded { 150 } else { 12 }); 3])
+            })
+        };
+        let given = |page: Option<image::RgbImage>| {
+            let reading = read_front(&SideScan { photo_page: page, ..not_found() });
+            assert_eq!(reading.failure.as_ref().map(|f| f.0), Some(FailureCode::ImageTooBright));
+            (value(&reading, "name").map(str::to_string), value(&reading, "dob").map(str::to_string))
+        };
+        assert_eq!(given(Some(photo_with(None))), (Some("Nguyễn Văn An".into()), Some("01/01/1990".into())));
+        assert_eq!(given(Some(photo_with(last_name_word))), (None, Some("01/01/1990".into())), "the name's last word faded");
+        assert_eq!(given(None), (None, None), "no pixels kept: only SURE values");
     }
 
     /// A line of `words`, each at its x (18 px a character, 30 high) on row `y`.
@@ -1991,6 +2038,7 @@ mod print_tests {
             photo_glare_box: None,
             photo_exposure: None,
             reread: None,
+            photo_page: None,
         };
         let read = |scan: &SideScan| {
             let side = SideInput { id: None, scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
@@ -2037,6 +2085,7 @@ mod print_tests {
             photo_glare_box: None,
             photo_exposure: None,
             reread: second.map(|z| SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(z) }),
+            photo_page: None,
         };
         let read = |scan: &SideScan| {
             let front = SideInput { id: None, scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };

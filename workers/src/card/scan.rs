@@ -178,6 +178,12 @@ pub struct SideScan {
     /// σ ([`REREAD_SIGMA_FACTOR`]); `None` otherwise. On such a photo a value both
     /// readings agree on may be given (`crate::card::read`).
     pub reread: Option<SecondReading>,
+    /// With no card found: the whole photo as its print was read
+    /// ([`no_card_page_width`] wide), the pixels `ocr` boxes and `photo_glare_box` are
+    /// in. A card on white paper overexposed all over shows no edge to find, and its
+    /// values are judged by their own print here as on a flattened card
+    /// (`crate::card::read`); `None` when a card was found.
+    pub photo_page: Option<RgbImage>,
 }
 
 impl SideScan {
@@ -270,7 +276,11 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
         _ => None,
     };
     let deblurred = flat.as_ref().zip(blur).map(|(card, blur)| deblurred_for_reading(card, blur, 1.0));
+    // With no card found, the whole photo is read (so a card the finder missed can still
+    // be recognised by its text, and "no card" rests on both).
+    let photo_page = flat.is_none().then(|| scaled_to_width(photo, no_card_page_width(photo_width)));
     let reading_page = deblurred.as_ref().or(flat.as_ref());
+    let printed_page = reading_page.or(photo_page.as_ref()).unwrap_or(photo);
 
     // QR: the photo as sent, then the flattened card (perspective undone), then its
     // deblurred copy; none where the plan reads no code.
@@ -297,17 +307,17 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
         let reread = scope.spawn(|| match (&flat, &sanity, blur) {
             (Some(card), Some(judged), Some(blur)) if judged.verdict == idv_vision::card_sanity::CardSanityVerdict::ImageTooBlur => {
                 let copy = deblurred_for_reading(card, blur, REREAD_SIGMA_FACTOR);
-                Some(SecondReading { ocr: read_printed_of(photo, Some(&copy), plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
+                Some(SecondReading { ocr: read_printed_of(&copy, plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
             }
             // A soft card (a small photo enlarged) is read twice too, from a copy
             // sharpened a little.
             (Some(card), Some(judged), _) if reads_soft(judged) => {
                 let copy = sharpened_for_reading(card, judged.measures.blur_sigma);
-                Some(SecondReading { ocr: read_printed_of(photo, Some(&copy), plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
+                Some(SecondReading { ocr: read_printed_of(&copy, plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
             }
             _ => None,
         });
-        let printed = read_printed_of(photo, reading_page, plan, ocr);
+        let printed = read_printed_of(printed_page, plan, ocr);
         let mrz = zone.join().unwrap_or_else(|panic| {
             let why = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             tracing::error!(%why, "the machine-readable zone's reader panicked");
@@ -319,7 +329,7 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
         });
         (printed, mrz, reread)
     });
-    SideScan { photo_width, photo_height, upload_scale, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, photo_exposure, reread }
+    SideScan { photo_width, photo_height, upload_scale, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, photo_exposure, reread, photo_page }
 }
 
 /// Edge blur σ̂ (card sanity's, at its working width) from which a card judged sharp
@@ -411,20 +421,13 @@ fn deblurred_for_reading(card: &RgbImage, blur: Blur, factor: f32) -> RgbImage {
     }
 }
 
-/// The printed text of one side: OCR of the flattened card; with no card found, of the
-/// whole photo (so a card the finder missed can still be recognised by its text, and "no
-/// card" rests on both).
-fn read_printed_of(photo: &RgbImage, flat: Option<&RgbImage>, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> OcrOutcome {
+/// The printed text of one side: OCR of `page`, the flattened card (or a deblurred
+/// copy), or with no card found the whole photo ([`SideScan::photo_page`]).
+fn read_printed_of(page: &RgbImage, plan: &ScanPlan, ocr: Option<&dyn TextRecognizer>) -> OcrOutcome {
     match (plan.ocr_lang, ocr) {
         (None, _) => OcrOutcome::NotPerformed("this card type has no printed fields read in this build".into()),
         (Some(_), None) => OcrOutcome::NotPerformed("OCR (Tesseract) is not in this build".into()),
-        (Some(lang), Some(engine)) => {
-            let page = match flat {
-                Some(card) => card.clone(),
-                None => scaled_to_width(photo, no_card_page_width(photo.width())),
-            };
-            read_printed(&page, lang, engine)
-        }
+        (Some(lang), Some(engine)) => read_printed(page, lang, engine),
     }
 }
 
