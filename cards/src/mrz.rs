@@ -469,7 +469,14 @@ fn build(format: Format, lines: Vec<Vec<u8>>, reference_year: u32, repairs: Vec<
 
     let doc_ok = p.document_number.passes(&lines);
     let number: String = p.document_number.covered.iter().map(|(s, _)| trim_fillers(s.bytes(&lines))).collect();
-    push("document_number", number, check_of(doc_ok));
+    // Fillers only pad a number after its last character (ICAO 9303-3): one before a
+    // character is a misread one ("BL09793<C" for BL0979365, seed 19's glared card). No
+    // number is given from it, even with its check digit passing: `<` weighs 0 in a
+    // check digit, as `0` does.
+    let filler_inside = p.document_number.covered.iter().any(|(s, _)| String::from_utf8_lossy(s.bytes(&lines)).trim_end_matches('<').contains('<'));
+    if !filler_inside {
+        push("document_number", number, check_of(doc_ok));
+    }
 
     let names_b = p.names.bytes(&lines);
     let names_check = if alpha_ok(names_b) { Check::Unchecked } else { Check::Failed };
@@ -714,6 +721,21 @@ mod tests {
         assert_eq!(names, [("document_number", true), ("dob", true), ("expiry_date", true), ("personal_number", true), ("composite", true)]);
         assert!(m.all_checks_passed() && m.repairs.is_empty());
         assert!(m.card_fields().iter().all(|f| f.confidence_verdict.is_none()));
+        Ok(())
+    }
+
+    /// A filler read inside a document number ("BL09793<C", seed 19) gives no number:
+    /// with its check digit failing, and with it passing too (`<` for `0` weighs the
+    /// same: "L8989<2C3" for L898902C3). Must-pass twin: the number read whole.
+    #[test]
+    fn a_document_number_with_a_filler_inside_is_not_given() -> Result<(), CodecError> {
+        let number = |zone: &str| parse(zone, YEAR).map(|m| m.fields.iter().find(|f| f.field == "document_number").map(|f| (f.value.clone(), f.check)));
+        assert_eq!(number(TD3)?, Some(("L898902C3".to_string(), Check::Passed)));
+        let passing = TD3.replace("L898902C36", "L8989<2C36");
+        assert!(parse(&passing, YEAR)?.check_digits.iter().any(|c| c.name == "document_number" && c.passed), "`<` weighs as `0`");
+        assert_eq!(number(&passing)?, None);
+        assert_eq!(number(&TD1.replace("D231458907", "D2314<8907"))?, None);
+        assert_eq!(number(TD1)?, Some(("D23145890".to_string(), Check::Passed)));
         Ok(())
     }
 

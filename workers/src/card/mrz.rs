@@ -189,7 +189,7 @@ pub fn td1_fields(m: &Mrz, state: &str) -> Result<Vec<CardField>, String> {
         match f.field.as_str() {
             "optional_data" => {
                 let id: String = f.value.chars().take(12).collect();
-                if id.len() == 12 && id.bytes().all(|b| b.is_ascii_digit()) && id.ends_with(&number) {
+                if id.len() == 12 && id.bytes().all(|b| b.is_ascii_digit()) && !number.is_empty() && id.ends_with(&number) {
                     out.push(CardField { field: "id".into(), value: id, ..f.clone() });
                 }
             }
