@@ -658,8 +658,7 @@ fn checked_zone_fields(card_type: &str, zone: &idv_vision::mrz::ZoneRead, year: 
 const NO_CARD_BLUR_SIGMA: f32 = 1.0;
 
 /// Where a punched hole is in the side's card (the flattened card's pixels, as OCR's
-/// boxes), when card sanity found one: the disk its box holds, `(x, y, radius)`, the
-/// radius grown by a quarter (the hole's rim and the print letters it cut into). A disk,
+/// boxes), when card sanity found one: the disk its box holds, `(x, y, radius)`. A disk,
 /// not its box grown: a box's corners reach 2.1 radii out, and took a name printed
 /// clear above a punch for one the punch cut (the independent set's seed 10, a PAN).
 fn punched_hole(sanity: Option<&CardSanity>) -> Option<(f32, f32, f32)> {
@@ -668,14 +667,27 @@ fn punched_hole(sanity: Option<&CardSanity>) -> Option<(f32, f32, f32)> {
         return None;
     }
     let [x0, y0, x1, y1] = s.measures.hole_box?;
-    Some((0.5 * (x0 + x1), 0.5 * (y0 + y1), 1.25 * 0.5 * (x1 - x0).max(y1 - y0)))
+    Some((0.5 * (x0 + x1), 0.5 * (y0 + y1), 0.5 * (x1 - x0).max(y1 - y0)))
 }
 
-/// Whether a box overlaps a disk `(x, y, radius)`: its point nearest the centre is within
-/// the radius.
+/// How far past a punch's radius it may have taken print along a line
+/// ([`crosses_disk`]): letters it cut into at a value's end are dropped, and the box of
+/// what was read stops short of the hole by up to a letter.
+const PUNCH_REACH_ALONG: f32 = 1.25;
+
+/// How far past a punch's radius it may have taken print across lines: a line's box
+/// spans its letters' full height wherever letters beside the hole are whole, so a punch
+/// that cut into a line's letters reaches into its box; only the hole's measured edge's
+/// error is allowed for. A father's name 9 px under a punch above its label (seed 19's
+/// PAN, the disk's radius 59) lost nothing to it.
+const PUNCH_REACH_ACROSS: f32 = 1.1;
+
+/// Whether a box reaches a punch `(x, y, radius)` ([`punched_hole`]): its point nearest
+/// the centre is within the punch's reach, [`PUNCH_REACH_ALONG`] radii along the line and
+/// [`PUNCH_REACH_ACROSS`] across it.
 fn crosses_disk(line: &idv_vision::ocr::TextBox, (cx, cy, r): (f32, f32, f32)) -> bool {
     let (nx, ny) = (cx.clamp(line.x as f32, line.right() as f32), cy.clamp(line.y as f32, line.bottom() as f32));
-    (nx - cx).powi(2) + (ny - cy).powi(2) <= r * r
+    ((nx - cx) / (PUNCH_REACH_ALONG * r)).powi(2) + ((ny - cy) / (PUNCH_REACH_ACROSS * r)).powi(2) <= 1.0
 }
 
 /// Where a cut corner took the card (the flattened card's pixels, as OCR's boxes), when
