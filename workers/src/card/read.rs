@@ -711,11 +711,21 @@ fn reaches_into(line: &idv_vision::ocr::TextBox, [cx, cy, along_x, along_y]: [f3
 
 /// The whole photo read for a side with no card found, when that photo is overexposed
 /// all over with no glare spot in it: its values are judged by their own print
-/// (`Lit::Overexposed`), as on a flattened card.
+/// (`Lit::Overexposed`), as on a flattened card. A "spot" covering most of the photo
+/// ([`OVEREXPOSED_SPOT_SHARE`]) is that overexposure, no spot in it: a card on white
+/// paper lit white all over (seed 19's voter card back) is one saturated region.
 fn overexposed_photo(scan: &SideScan) -> Option<&image::RgbImage> {
     let judged = scan.sanity.as_ref()?;
-    (scan.flat.is_none() && scan.photo_glare_box.is_none() && idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5).then_some(scan.photo_page.as_ref()).flatten()
+    let page = scan.photo_page.as_ref()?;
+    let page_area = page.width() as f32 * page.height() as f32;
+    let spot = scan.photo_glare_box.filter(|[x0, y0, x1, y1]| (x1 - x0) * (y1 - y0) < OVEREXPOSED_SPOT_SHARE * page_area);
+    (scan.flat.is_none() && spot.is_none() && idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5).then_some(page)
 }
+
+/// Share of a whole photo's area from which its largest saturated region is the photo's
+/// overexposure rather than a glare spot ([`overexposed_photo`]): a reflection saturates
+/// at most a third of a card, which fills at most four fifths of a photo's width.
+const OVEREXPOSED_SPOT_SHARE: f32 = 0.5;
 
 /// Where print may be washed out by glare (the pixels of the page OCR read): a glare
 /// spot grown by three quarters of its half-size each way. A reflection fades out: the
@@ -1716,6 +1726,15 @@ mod print_tests {
         assert_eq!(given(Some(photo_with(None))), (Some("Nguyễn Văn An".into()), Some("01/01/1990".into())));
         assert_eq!(given(Some(photo_with(last_name_word))), (None, Some("01/01/1990".into())), "the name's last word faded");
         assert_eq!(given(None), (None, None), "no pixels kept: only SURE values");
+        // The photo's saturated region covering it whole (a card on white paper, seed
+        // 19's voter back) is its overexposure: judged so. A spot over the name is a
+        // spot: the name beside it is not given.
+        let with_spot = |spot: [f32; 4]| {
+            let reading = read_front(&SideScan { photo_page: Some(photo_with(None)), photo_glare_box: Some(spot), ..not_found() });
+            value(&reading, "name").map(str::to_string)
+        };
+        assert_eq!(with_spot([0.0, 0.0, 1200.0, 760.0]), Some("Nguyễn Văn An".into()));
+        assert_eq!(with_spot([500.0, 200.0, 700.0, 300.0]), None);
     }
 
     /// A line of `words`, each at its x (18 px a character, 30 high) on row `y`.
