@@ -461,7 +461,8 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
         || glared
         || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)))
         || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source))
-        || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some() || crossed_after(&f.value, l)));
+        || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some() || crossed_after(&f.value, l)))
+        || (f.lines.len() > 1 && gap_in_lines(&f.value, &source));
     // A date's check (a real calendar day) holds for a date that lost a digit as well:
     // "03/02/1976" under a cut corner read "5/02/1976" is the real day 05/02/1976
     // (seed 18), "12/02/1952" at a hole's edge "*2/02/1952". A check digit or a
@@ -562,16 +563,29 @@ fn runs_off_card(card_width: u32, value: &str, source: &[&idv_vision::ocr::OcrLi
 fn words_set_apart(value: &str, line: &idv_vision::ocr::OcrLine) -> Option<usize> {
     let [(j, k)] = value_spans(value, &[line])?[..] else { return None };
     let words = line.words.get(j..k)?;
+    Some(words.len() - gap_among(words)? - 1)
+}
+
+/// Whether a value read over several lines has, on one of them, two neighbouring words
+/// set apart as [`words_set_apart`] finds them: what was printed between them was lost
+/// (glare washing "Govt. School, Kot" out of an Aadhaar's address, a speck read "(" in
+/// its place, 260 px before "hrud,": seed 16).
+fn gap_in_lines(value: &str, source: &[&idv_vision::ocr::OcrLine]) -> bool {
+    value_spans(value, source).is_some_and(|spans| source.iter().zip(spans).any(|(line, (j, k))| line.words.get(j..k).is_some_and(|w| gap_among(w).is_some())))
+}
+
+/// The first of `words` (one line's, in order) after which the next stands further
+/// off than two of their heights, or off the row so far (`words_set_apart`).
+fn gap_among(words: &[idv_vision::ocr::TsvWord]) -> Option<usize> {
     // The row so far: the words before, together (a hyphen's short box is no row).
     let row = |i: usize| words[..=i].iter().map(|w| w.bbox).reduce(|a, b| a.union(&b));
-    let gap = (0..words.len().saturating_sub(1)).find(|&i| {
+    (0..words.len().saturating_sub(1)).find(|&i| {
         let (a, b) = (words[i].bbox, words[i + 1].bbox);
         let height = a.height.max(b.height);
         let middle = b.y + b.height / 2;
         let off_row = row(i).is_some_and(|r| r.height > 0 && (middle < r.y || middle > r.bottom() || b.height > 2 * r.height));
         height > 0 && (b.x > a.right() + 2 * height || off_row)
-    })?;
-    Some(words.len() - gap - 1)
+    })
 }
 
 /// Whether the word read right after a one-line value is a stroke across a word of it:
@@ -1735,6 +1749,19 @@ mod print_tests {
         };
         assert_eq!(with_spot([0.0, 0.0, 1200.0, 760.0]), Some("Nguyễn Văn An".into()));
         assert_eq!(with_spot([500.0, 200.0, 700.0, 300.0]), None);
+    }
+
+    /// A value over two lines with a gap on one (seed 16's Aadhaar address: glare
+    /// washed "Govt. School, Kot" out, a speck read "(" 260 px before "hrud,") lost
+    /// what was printed in the gap; the same lines spaced as print are whole.
+    #[test]
+    fn a_gap_inside_a_value_over_lines_is_something_lost() {
+        let first = worded_line(&[("Address:", 63), ("Temple", 230), ("Road,", 350)], 309);
+        let gapped = worded_line(&[("Behind", 64), ("(", 180), ("hrud,", 441), ("Pune", 541)], 363);
+        let value = "Temple Road, Behind ( hrud, Pune";
+        assert!(gap_in_lines(value, &[&first, &gapped]));
+        let whole = worded_line(&[("Behind", 64), ("Govt.", 180), ("School,", 290), ("Pune", 430)], 363);
+        assert!(!gap_in_lines("Temple Road, Behind Govt. School, Pune", &[&first, &whole]));
     }
 
     /// A line of `words`, each at its x (18 px a character, 30 high) on row `y`.
