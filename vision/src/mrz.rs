@@ -195,7 +195,7 @@ pub struct ZoneRead {
 }
 
 impl ZoneRead {
-    fn all_passed(&self) -> bool {
+    pub fn all_passed(&self) -> bool {
         matches!(self.judgement, Some((p, n)) if p == n)
     }
 }
@@ -482,6 +482,60 @@ pub fn read_zone(image: &RgbImage, ocr: &dyn TextRecognizer, judge: &dyn Fn(&[St
     Ok(Some(read))
 }
 
+/// Language named for a zone whose lines came from two readings ([`with_checked_lines_from`]).
+pub const MIXED_LANG: &str = "mrz+eng";
+
+/// The lines of a zone of `count` lines that carry check digits: a TD3 or TD2 zone's
+/// second (document number, dates, composite), a TD1 zone's first (document number) and
+/// second (dates, composite). The others (names, and the header before the number) no
+/// check digit covers.
+fn checked_lines(count: usize) -> &'static [usize] {
+    if count == 3 {
+        &[0, 1]
+    } else {
+        &[1]
+    }
+}
+
+/// `read` with lines that carry check digits taken from another reading of the same
+/// zone (`others`: zones found in the card's printed text, read with the general
+/// model), where that passes more of its check digits: each such line is verified by
+/// its own digits, whichever reading it came from. Lines no check digit covers stay as
+/// the zone's reader read them (the general model reads fillers as letters, "KKK").
+/// A passport at JPEG quality 35 (seed 19): the zone's model read its second line
+/// "LOZ66405<SIND9809075F…" (three checks failing), the card's printed text read it
+/// whole. `None` when no other reading does better.
+pub fn with_checked_lines_from(read: &ZoneRead, others: &[ZoneCandidate], judge: &dyn Fn(&[String]) -> Judgement) -> Option<ZoneRead> {
+    let count = read.zone.lines.len();
+    let width = read.zone.lines.first().map(String::len)?;
+    let checked = checked_lines(count);
+    let mut best: Option<ZoneRead> = None;
+    for other in others.iter().filter(|o| o.lines.len() == count && o.lines.iter().all(|l| l.len() == width)) {
+        // Every non-empty choice of checked lines taken from `other`.
+        for choice in 1..(1usize << checked.len()) {
+            let taken: Vec<usize> = checked.iter().enumerate().filter(|(bit, _)| choice & (1 << bit) != 0).map(|(_, &i)| i).collect();
+            let mut zone = read.zone.clone();
+            for &i in &taken {
+                zone.lines[i] = other.lines[i].clone();
+                if let Some(raw) = other.read.get(i) {
+                    if let Some(slot) = zone.read.get_mut(i) {
+                        slot.clone_from(raw);
+                    }
+                }
+            }
+            // Each line as confident as the reading it came from.
+            zone.confidence = (read.zone.confidence * (count - taken.len()) as f32 + other.confidence * taken.len() as f32) / count as f32;
+            let judgement = judge(&zone.lines);
+            let passed = |j: &Judgement| j.map_or(0, |(p, _)| p);
+            let to_beat = best.as_ref().map_or(passed(&read.judgement), |b| passed(&b.judgement));
+            if judgement.is_some() && passed(&judgement) > to_beat {
+                best = Some(ZoneRead { zone, judgement, lang: MIXED_LANG, ocr_calls: read.ocr_calls });
+            }
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -492,6 +546,45 @@ mod tests {
 
     fn line(text: &str, x: u32, y: u32, w: u32, h: u32) -> OcrLine {
         OcrLine { text: text.into(), confidence: 90.0, bbox: TextBox { x, y, width: w, height: h }, symbols: Vec::new(), words: Vec::new() }
+    }
+
+    /// Seed 19's passport at JPEG quality 35: the zone's reader read line 2 with three
+    /// check digits failing, the card's printed text read it whole (and line 1's
+    /// fillers as "K"). The zone takes the printed line 2, keeps its own line 1.
+    /// Must-fail: a printed line 2 that passes no more checks is not taken.
+    #[test]
+    fn a_line_with_check_digits_is_taken_from_the_reading_that_passes_them() {
+        let judge = |lines: &[String]| -> Judgement {
+            let l2 = lines.get(1)?;
+            // ICAO 9303's check digit: weights 7, 3, 1; `<` 0, digits as such, letters 10-35.
+            let digit = |s: &str| s.bytes().zip([7u32, 3, 1].iter().cycle()).map(|(c, w)| w * if c.is_ascii_digit() { u32::from(c - b'0') } else if c.is_ascii_uppercase() { u32::from(c - b'A') + 10 } else { 0 }).sum::<u32>() % 10;
+            let passes = |s: &str, d: u8| u32::from(d.wrapping_sub(b'0')) == digit(s);
+            let b = l2.as_bytes();
+            let n = [passes(&l2[0..9], b[9]), passes(&l2[13..19], b[19]), passes(&l2[21..27], b[27])].iter().filter(|&&p| p).count();
+            Some((n, 3))
+        };
+        // A second line whose three check digits pass (ICAO 9303's weights).
+        let good = "Z1234567<1IND9008157F3103142<<<<<<<<<<<<<<<0";
+        assert_eq!(judge(&[L1.to_string(), good.to_string()]), Some((3, 3)));
+        let zone_read = |l2: &str| ZoneRead {
+            zone: ZoneCandidate { lines: vec![L1.into(), l2.into()], read: vec![L1.into(), l2.into()], bbox: TextBox::default(), confidence: 8.0, fillers_adjusted: false },
+            judgement: judge(&[L1.to_string(), l2.to_string()]),
+            lang: MRZ_LANG,
+            ocr_calls: 3,
+        };
+        let misread = good.replacen("Z1234567<1IND9008157", "Z1Z34567<1IND9808157", 1);
+        let read = zone_read(&misread);
+        assert_eq!(read.judgement, Some((1, 3)));
+        let kkk = L1.replacen("<<<<<<<<<", "KKKKKKKKK", 1);
+        let printed = ZoneCandidate { lines: vec![kkk.clone(), good.into()], read: vec![kkk, good.into()], bbox: TextBox::default(), confidence: 90.0, fillers_adjusted: false };
+        let mixed = with_checked_lines_from(&read, std::slice::from_ref(&printed), &judge).expect("a better zone");
+        assert_eq!((mixed.zone.lines.as_slice(), mixed.judgement, mixed.lang), ([L1.to_string(), good.to_string()].as_slice(), Some((3, 3)), MIXED_LANG));
+        // The printed line no better: nothing taken.
+        let worse = ZoneCandidate { lines: vec![L1.into(), misread.clone()], ..printed.clone() };
+        assert!(with_checked_lines_from(&read, &[worse], &judge).is_none());
+        // Another format's lines are no reading of this zone.
+        let td1 = ZoneCandidate { lines: vec!["I".repeat(30), "I".repeat(30), "I".repeat(30)], ..printed };
+        assert!(with_checked_lines_from(&read, &[td1], &judge).is_none());
     }
 
     #[test]

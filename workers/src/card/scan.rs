@@ -327,6 +327,16 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
             tracing::error!("the second reading of a blurred card panicked");
             None
         });
+        // A zone read with check digits failing: its checked lines may be taken from the
+        // card's printed text, which read the zone too (`idv_vision::mrz::with_checked_lines_from`).
+        let mrz = match (mrz, &printed) {
+            (MrzOutcome::Found(zone), OcrOutcome::Lines(lines)) if !zone.all_passed() => {
+                let judge = |zone_lines: &[String]| crate::card::mrz::judge(zone_lines, plan.year);
+                let printed_zones = idv_vision::mrz::find_zones(lines);
+                MrzOutcome::Found(idv_vision::mrz::with_checked_lines_from(&zone, &printed_zones, &judge).unwrap_or(zone))
+            }
+            (outcome, _) => outcome,
+        };
         (printed, mrz, reread)
     });
     SideScan { photo_width, photo_height, upload_scale, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, photo_exposure, reread, photo_page }
