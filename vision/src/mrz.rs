@@ -468,18 +468,103 @@ pub fn read_zone(image: &RgbImage, ocr: &dyn TextRecognizer, judge: &dyn Fn(&[St
     if found.is_none() {
         found = reader.best_in(&page, TextBox { x: 0, y: 0, width: w, height: h })?;
     }
-    let Some((zone, judgement)) = found else { return Ok(None) };
-    let mut read = ZoneRead { zone, judgement, lang, ocr_calls: 0 };
-    {
-        if let Some((zone, judgement)) = reader.refine(&page, &read.zone, !read.all_passed())? {
-            if rank(&judgement, &zone) > rank(&read.judgement, &read.zone) || (judgement.is_some() && judgement == read.judgement && zone.confidence > read.zone.confidence) {
-                read.zone = zone;
-                read.judgement = judgement;
+    let mut read = match found {
+        Some((zone, judgement)) => {
+            let mut read = ZoneRead { zone, judgement, lang, ocr_calls: 0 };
+            if let Some((zone, judgement)) = reader.refine(&page, &read.zone, !read.all_passed())? {
+                if rank(&judgement, &zone) > rank(&read.judgement, &read.zone) || (judgement.is_some() && judgement == read.judgement && zone.confidence > read.zone.confidence) {
+                    read.zone = zone;
+                    read.judgement = judgement;
+                }
+            }
+            Some(read)
+        }
+        None => None,
+    };
+    // A zone not found, or read with check digits failing, on a page lit unevenly (a
+    // flash's hotspot fading part of it, a card overexposed all over): read again from
+    // the page divided by its local paper level (`evened`), and kept where its check
+    // digits pass more.
+    if !read.as_ref().is_some_and(ZoneRead::all_passed) {
+        let evened = evened(&page);
+        let mut again = reader.best_in(&evened, lower)?;
+        if again.is_none() {
+            again = reader.best_in(&evened, TextBox { x: 0, y: 0, width: w, height: h })?;
+        }
+        if let Some((mut zone, mut judgement)) = again {
+            if let Some(refined) = reader.refine(&evened, &zone, true)?.filter(|(z, j)| rank(j, z) > rank(&judgement, &zone)) {
+                (zone, judgement) = refined;
+            }
+            let to_beat = read.as_ref().map(|r| passed(&r.judgement));
+            if judgement.is_some() && to_beat.is_none_or(|p| passed(&judgement) > p) {
+                read = Some(ZoneRead { zone, judgement, lang, ocr_calls: 0 });
             }
         }
     }
-    read.ocr_calls = reader.calls;
-    Ok(Some(read))
+    Ok(read.map(|mut read| {
+        read.ocr_calls = reader.calls;
+        read
+    }))
+}
+
+/// Check digits a judgement counts as passed (none for a zone that does not parse).
+fn passed(j: &Judgement) -> usize {
+    j.map_or(0, |(p, _)| p)
+}
+
+/// Half the window (pixels, on the prepared page) over which [`evened`] takes the
+/// paper's local level: wider than a zone character's stroke, so the level is the paper
+/// between strokes.
+const EVEN_RADIUS: usize = 7;
+
+/// Share of the local paper level under which a pixel is ink on the [`evened`] page: a
+/// hotspot's faded print (grey on white) is still darker than this.
+const EVEN_INK: f32 = 0.94;
+
+/// `page` divided by its local paper level and thresholded (ink black, the rest white):
+/// the level is the brightest pixel within [`EVEN_RADIUS`] each way, averaged over a
+/// window twice that size. Glare lights the paper and the print on it alike, so print
+/// a hotspot faded to grey keeps its share of the paper's light; a global threshold
+/// loses it (seed 18's overexposed national identity card: its zone's middle read
+/// nothing, evened it read whole).
+fn evened(page: &GrayImage) -> GrayImage {
+    let (w, h) = (page.width() as usize, page.height() as usize);
+    if w == 0 || h == 0 {
+        return page.clone();
+    }
+    let src = page.as_raw();
+    let r = EVEN_RADIUS;
+    // The brightest pixel within r along each row, then along each column.
+    let mut rows = vec![0u8; w * h];
+    for y in 0..h {
+        let line = &src[y * w..(y + 1) * w];
+        for x in 0..w {
+            rows[y * w + x] = line[x.saturating_sub(r)..=(x + r).min(w - 1)].iter().copied().max().unwrap_or(0);
+        }
+    }
+    let mut level = vec![0u8; w * h];
+    for x in 0..w {
+        for y in 0..h {
+            level[y * w + x] = (y.saturating_sub(r)..=(y + r).min(h - 1)).map(|yy| rows[yy * w + x]).max().unwrap_or(0);
+        }
+    }
+    // Averaged over a (2r + 1)² window, by an integral image.
+    let mut sums = vec![0u64; (w + 1) * (h + 1)];
+    for y in 0..h {
+        let mut row = 0u64;
+        for x in 0..w {
+            row += u64::from(level[y * w + x]);
+            sums[(y + 1) * (w + 1) + x + 1] = sums[y * (w + 1) + x + 1] + row;
+        }
+    }
+    GrayImage::from_fn(w as u32, h as u32, |x, y| {
+        let (x, y) = (x as usize, y as usize);
+        let (x0, x1, y0, y1) = (x.saturating_sub(r), (x + r + 1).min(w), y.saturating_sub(r), (y + r + 1).min(h));
+        let total = sums[y1 * (w + 1) + x1] + sums[y0 * (w + 1) + x0] - sums[y0 * (w + 1) + x1] - sums[y1 * (w + 1) + x0];
+        let paper = total as f32 / ((x1 - x0) * (y1 - y0)) as f32;
+        let ink = f32::from(src[y * w + x]) < EVEN_INK * paper;
+        image::Luma([if ink { 0 } else { 255 }])
+    })
 }
 
 /// Language named for a zone whose lines came from two readings ([`with_checked_lines_from`]).
@@ -585,6 +670,22 @@ mod tests {
         // Another format's lines are no reading of this zone.
         let td1 = ZoneCandidate { lines: vec!["I".repeat(30), "I".repeat(30), "I".repeat(30)], ..printed };
         assert!(with_checked_lines_from(&read, &[td1], &judge).is_none());
+    }
+
+    /// Paper lit from 150 (left) to 255 (right, a hotspot), strokes at 70 % of the
+    /// paper's light wherever they are: divided by its local paper level, every stroke
+    /// is ink and every paper pixel is paper. Must-fail twin: one threshold over the
+    /// page (Otsu's) takes the dim paper for ink or loses the bright side's strokes.
+    #[test]
+    fn print_a_hotspot_faded_stays_ink_when_evened() {
+        let paper = |x: u32| 150.0 + 105.0 * x as f32 / 299.0;
+        let stroke = |x: u32, y: u32| x % 10 < 3 && (20..40).contains(&y);
+        let page = GrayImage::from_fn(300, 60, |x, y| image::Luma([(if stroke(x, y) { 0.7 * paper(x) } else { paper(x) }).round() as u8]));
+        let even = evened(&page);
+        let wrong = |ink: &dyn Fn(u32, u32) -> bool| (0..300).flat_map(|x| (0..60).map(move |y| (x, y))).filter(|&(x, y)| ink(x, y) != stroke(x, y)).count();
+        assert_eq!(wrong(&|x, y| even.get_pixel(x, y).0[0] == 0), 0);
+        let t = otsu(&page);
+        assert!(wrong(&|x, y| page.get_pixel(x, y).0[0] <= t) > 1000, "one threshold for the page");
     }
 
     #[test]
@@ -822,9 +923,11 @@ mod tests {
         let read = read_zone(&photo, &ocr, &judge)?.expect("a zone");
         assert_eq!(read.ocr_calls, 2);
         assert_eq!(read.zone.bbox.y, 100);
+        // No zone anywhere: the lower half and the whole page, then both again evened
+        // (a zone a hotspot faded).
         let ocr = script(vec!["mrz"], vec![]);
         assert_eq!(read_zone(&photo, &ocr, &judge)?, None);
-        assert_eq!(ocr.calls.lock().expect("lock").len(), 2);
+        assert_eq!(ocr.calls.lock().expect("lock").len(), 4);
         Ok(())
     }
 

@@ -15,8 +15,9 @@ use idv_schemas::jobs::Job;
 use idv_vision::mrz::ZoneRead;
 use serde_json::{json, Value};
 
-/// Longest one image's decode + MRZ search may take (up to four OCR calls of ~0.3–1 s
-/// each on one core) before the job gives up on it ("not performed"). A Tesseract call
+/// Longest one image's decode + MRZ search may take (up to seven OCR calls of ~0.3–1 s
+/// each on one core: the page's two searches and its band's re-read, and the same on
+/// the page evened when no zone passed) before the job gives up on it ("not performed"). A Tesseract call
 /// cannot be interrupted: the blocking thread finishes on its own, its cost bounded by
 /// the image size `read_zone` hands it.
 pub const MRZ_TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(15);
