@@ -481,6 +481,11 @@ fn build(format: Format, lines: Vec<Vec<u8>>, reference_year: u32, repairs: Vec<
     let names_b = p.names.bytes(&lines);
     let names_check = if alpha_ok(names_b) { Check::Unchecked } else { Check::Failed };
     let names = String::from_utf8_lossy(names_b).into_owned();
+    // The names end at the first run of three fillers: ICAO 9303-3 separates the primary
+    // and secondary identifiers by two and their components by one, then fills. Letters
+    // read after such a run are no name ("…<CHANDRA<<<J", the card's edge read on a
+    // zone evened out of glare).
+    let names = names.find("<<<").map_or(names.as_str(), |end| &names[..end]);
     let (primary, secondary) = match names.find("<<") {
         Some(i) => (name_part(&names[..i]), name_part(&names[i + 2..])),
         None => (name_part(&names), String::new()),
@@ -736,6 +741,21 @@ mod tests {
         assert_eq!(number(&passing)?, None);
         assert_eq!(number(&TD1.replace("D231458907", "D2314<8907"))?, None);
         assert_eq!(number(TD1)?, Some(("D23145890".to_string(), Check::Passed)));
+        Ok(())
+    }
+
+    /// Letters read after three fillers on a names line are no name (the card's edge
+    /// read as "J" at the end of an evened zone's names line); the same names without
+    /// them as ever.
+    #[test]
+    fn names_end_at_three_fillers() -> Result<(), CodecError> {
+        let name = |zone: &str| parse(zone, YEAR).map(|m| m.fields.iter().find(|f| f.field == "name").map(|f| f.value.clone()));
+        assert_eq!(name(TD1)?.as_deref(), Some("ERIKSSON ANNA MARIA"));
+        let junk = TD1.replace("ERIKSSON<<ANNA<MARIA<<<<<<<<<<", "ERIKSSON<<ANNA<MARIA<<<<<<<<<J");
+        assert_eq!(name(&junk)?.as_deref(), Some("ERIKSSON ANNA MARIA"));
+        // Two fillers still part the identifiers, one the components.
+        let parts = TD1.replace("ERIKSSON<<ANNA<MARIA<<<<<<<<<<", "ERIKSSON<<ANNA<MARIA<LISA<<<<<");
+        assert_eq!(name(&parts)?.as_deref(), Some("ERIKSSON ANNA MARIA LISA"));
         Ok(())
     }
 
