@@ -354,15 +354,7 @@ fn ink(gray: &GrayImage) -> Vec<(f32, f32)> {
     let raw = gray.as_raw();
     // Every row up to ~2 MP, every n-th row past it (the profile needs no more).
     let row_step = (w * h / 2_000_000).max(1);
-    // Summed-area table, (w + 1) × (h + 1).
-    let mut sat = vec![0u64; (w + 1) * (h + 1)];
-    for y in 0..h {
-        let mut row = 0u64;
-        for x in 0..w {
-            row += u64::from(raw[y * w + x]);
-            sat[(y + 1) * (w + 1) + x + 1] = sat[y * (w + 1) + x + 1] + row;
-        }
-    }
+    let sat = summed_area(raw, w, h);
     let mut out = Vec::new();
     for y in (0..h).step_by(row_step) {
         let (y0, y1) = (y.saturating_sub(R), (y + R + 1).min(h));
@@ -507,6 +499,20 @@ pub fn read_zone(image: &RgbImage, ocr: &dyn TextRecognizer, judge: &dyn Fn(&[St
     }))
 }
 
+/// The summed-area table of a `w` × `h` image's values, (w + 1) × (h + 1): entry
+/// (x, y) is the sum of the values above and left of it.
+fn summed_area(values: &[u8], w: usize, h: usize) -> Vec<u64> {
+    let mut sat = vec![0u64; (w + 1) * (h + 1)];
+    for y in 0..h {
+        let mut row = 0u64;
+        for x in 0..w {
+            row += u64::from(values[y * w + x]);
+            sat[(y + 1) * (w + 1) + x + 1] = sat[y * (w + 1) + x + 1] + row;
+        }
+    }
+    sat
+}
+
 /// Check digits a judgement counts as passed (none for a zone that does not parse).
 fn passed(j: &Judgement) -> usize {
     j.map_or(0, |(p, _)| p)
@@ -549,14 +555,7 @@ fn evened(page: &GrayImage) -> GrayImage {
         }
     }
     // Averaged over a (2r + 1)² window, by an integral image.
-    let mut sums = vec![0u64; (w + 1) * (h + 1)];
-    for y in 0..h {
-        let mut row = 0u64;
-        for x in 0..w {
-            row += u64::from(level[y * w + x]);
-            sums[(y + 1) * (w + 1) + x + 1] = sums[y * (w + 1) + x + 1] + row;
-        }
-    }
+    let sums = summed_area(&level, w, h);
     GrayImage::from_fn(w as u32, h as u32, |x, y| {
         let (x, y) = (x as usize, y as usize);
         let (x0, x1, y0, y1) = (x.saturating_sub(r), (x + r + 1).min(w), y.saturating_sub(r), (y + r + 1).min(h));
