@@ -439,18 +439,18 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     // (`idv_vision::card_sanity::overexposure`); with no card found (the photo read
     // whole, its pixels not kept) being near is enough.
     let near = |spot: Option<[f32; 4]>| washed_out(spot).is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)));
-    let glared = match (card_glare, scan.flat.as_ref(), scan.sanity.as_ref()) {
-        (Some(spot), Some(card), Some(judged)) => {
+    let glared = match (card_glare, scan.flat.as_ref(), scan.sanity.as_ref(), overexposed_photo(scan)) {
+        (Some(spot), Some(card), Some(judged), _) => {
             let paper = idv_vision::card_sanity::paper_luma(card, Some(grown(spot, GLARE_FADE_SHARE)));
             (near(Some(spot)) || idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5) && !glare_took_nothing(card, Lit::Spot { paper }, f, lines)
         }
         // A card lit bright all over, no spot found in it (its paper clipped nearly
         // everywhere): every value is judged by its own print and the paper beside it.
-        (None, Some(card), Some(judged)) if idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5 => !glare_took_nothing(card, Lit::Overexposed, f, lines),
+        (None, Some(card), Some(judged), _) if idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5 => !glare_took_nothing(card, Lit::Overexposed, f, lines),
         // So is a card on white paper overexposed all over, its edges washed out with the
         // paper so that no card was found: the whole photo read shows its print as a
         // flattened card would (seed 19's PAN, its four values lost to "too bright").
-        (None, None, Some(_)) if overexposed_photo(scan).is_some() => !overexposed_photo(scan).is_some_and(|page| glare_took_nothing(page, Lit::Overexposed, f, lines)),
+        (None, None, Some(_), Some(page)) => !glare_took_nothing(page, Lit::Overexposed, f, lines),
         _ => near(card_glare.or(scan.photo_glare_box)),
     };
     // Where the value was read: the label before it is no part of it ("Address : 4-3-64,
