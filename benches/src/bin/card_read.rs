@@ -53,9 +53,11 @@ fn main() -> Result<(), String> {
                     println!("{} words   {}", if i == 0 { "front" } else { "back" }, words.join(" | "));
                 }
             }
-            if let Some(idv_workers::card::scan::OcrOutcome::Lines(lines)) = scan.reread.as_ref().map(|r| &r.ocr) {
-                for l in lines {
-                    println!("{} reread   {:?}", if i == 0 { "front" } else { "back" }, l.text);
+            for (k, again) in scan.reread.iter().enumerate() {
+                if let idv_workers::card::scan::OcrOutcome::Lines(lines) = &again.ocr {
+                    for l in lines {
+                        println!("{} reread {}   {:?} x {}-{} y {}-{}", if i == 0 { "front" } else { "back" }, k + 2, l.text, l.bbox.x, l.bbox.right(), l.bbox.y, l.bbox.bottom());
+                    }
                 }
             }
         }

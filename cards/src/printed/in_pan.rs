@@ -180,14 +180,19 @@ fn parents_label(doc: &Doc, i: usize) -> bool {
 }
 
 /// Whether a name line (in capitals or Title Case) stands between the number's line and the "Name"
-/// label on line `label`. The new design prints the holder's "नाम / Name" right under
-/// the number, so a name there makes that "Name" the parent's label misread beyond
-/// recognition but for its last word ("ara at ara / Mtr's Name"), and the line under
-/// it the mother's or father's name, not the holder's.
+/// label on line `label`, or, the number unread, on the line right above the label. The
+/// new design prints the holder's "नाम / Name" right under the number (the portrait
+/// beside it), so a name there makes that "Name" the parent's label misread beyond
+/// recognition but for its last word ("ara at ara / Mtr's Name", "(ienaratt/ Fauna
+/// tigine" under seed 20's blurred "DIVYA KUMARI BHATT"), and the line under it the
+/// mother's or father's name, not the holder's.
 fn name_line_above(doc: &Doc, pan_line: Option<usize>, label: usize) -> bool {
-    pan_line.is_some_and(|p| {
-        (p + 1..label).any(|j| doc.hits(j).is_empty() && super::latin_name(doc.text(j), doc.conf(&[j]).max(0.4)).is_some_and(|v| in_one_style(&v)))
-    })
+    // Where the lines stand, not what they give: a name line misread ("DIVYA RUMIART
+    // BHATT", confidence 30) is still one. With the number unread, the line right above
+    // the label, of two words or more: a number glare cut short reads as one capital
+    // word ("IXEPCO", seed 18), above the holder's own label.
+    let (from, fewest_words) = pan_line.map_or((label.saturating_sub(1), 2), |p| (p + 1, 1));
+    (from..label).any(|j| doc.hits(j).is_empty() && super::latin_name(doc.text(j), 1.0).is_some_and(|v| in_one_style(&v) && v.split_whitespace().count() >= fewest_words))
 }
 
 /// An organisation's name read at its label, whole: a company's or firm's name may wrap
@@ -243,14 +248,19 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     let incorporated = doc.line_of("incorporation_date").is_some() || organisation;
     // Old design: plausible name lines after the header, before the date / PAN.
     let header = (0..doc.len()).filter(|&i| doc.has(i, "header")).last();
-    let mut old_names = Vec::new();
+    // Each name-shaped line in its place, `None` where one was read with too little
+    // confidence to give: the first is the holder's and the second the father's by
+    // where they stand, so a misread holder's line ("DIVYA RUMIART BHATT" at 0.3, seed
+    // 20's blurred PAN) must not make the father's line the first.
+    let mut old_names: Vec<Option<Found<String>>> = Vec::new();
     if let Some(h) = header {
         for j in h + 1..doc.len() {
             if doc.has(j, "pan_label") || Some(j) == pan_line || extract_date(doc.text(j)).is_some() {
                 break;
             }
-            if let Some(v) = super::latin_name(doc.text(j), doc.conf(&[j])).filter(|v| doc.hits(j).is_empty() && in_capitals(v)) {
-                old_names.push(Found { value: v, lines: vec![j], conf: doc.conf(&[j]), label_line: None });
+            if doc.hits(j).is_empty() && super::latin_name(doc.text(j), 1.0).is_some_and(|v| in_capitals(&v)) {
+                let given = super::latin_name(doc.text(j), doc.conf(&[j])).filter(|v| in_capitals(v));
+                old_names.push(given.map(|v| Found { value: v, lines: vec![j], conf: doc.conf(&[j]), label_line: None }));
             }
         }
     }
@@ -286,7 +296,7 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         .and_then(|f| if incorporated { whole_organisation_name(doc, f) } else { Some(f) })
         // An organisation's name may wrap onto a second line: its first line alone is
         // no name.
-        .or_else(|| old_names.first().filter(|_| !incorporated || old_names.len() == 1).cloned())
+        .or_else(|| old_names.first().filter(|_| !incorporated || old_names.len() == 1).cloned().flatten())
         .or_else(|| {
             // New design whose "नाम / Name" label OCR did not read: the one plausible name
             // line between the number and the father's (or mother's) name label (two or
@@ -306,7 +316,9 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
         out.push(field("name", n, FieldCheck::NotApplicable));
     }
     let father = father
-        .or_else(|| old_names.get(1).filter(|_| !incorporated).cloned())
+        // Not where a "Name" label was read: the old design prints none, and under a
+        // new design's label the second name line may be a mother's ("Mtr's Name").
+        .or_else(|| old_names.get(1).filter(|_| !incorporated && doc.line_of("name").is_none()).cloned().flatten())
         .or_else(|| unlabelled.get(1).cloned());
     if let Some(n) = father {
         out.push(field("father_name", n, FieldCheck::NotApplicable));
@@ -784,6 +796,57 @@ mod tests {
         // The holder's label read: as before.
         let f = read(&NEW);
         assert_eq!(value(&f, "name"), Some("RAHUL KUMAR"));
+    }
+
+    /// Seed 20's blurred PAN, its number and labels unread, its header read: the holder's
+    /// line misread with little confidence ("DIVYA RUMIART BHATT") is not given, and the
+    /// line after it, the father's, is not taken for the holder's (it was). Must-fail:
+    /// with the holder's line read clear, it is the holder's name as before; a bare
+    /// "Name" label with no name line above it labels the holder's.
+    #[test]
+    fn a_name_label_under_a_name_is_no_holders_label_without_the_number() {
+        let read = |t: &[&str]| parse_printed("in.pan", Side::Front, &lines(t));
+        // The page's lines as seed 20's first reading gave them, with their boxes.
+        let card = boxed(&[
+            ("MOOUE TAX RAUNT GOVT. oF INDIA |", 47, 1200, 37, 129),
+            ("Sel ea RN HS", 469, 743, 167, 224),
+            ("nih BEKO oa", 332, 669, 216, 303),
+            (".", 0, 1, 85, 101),
+            ("| |", 0, 1198, 122, 164),
+            ("; |", 0, 1199, 157, 196),
+            ("| |", 0, 1199, 195, 250),
+            ("| |", 0, 1198, 236, 278),
+            ("| |", 0, 1199, 274, 327),
+            ("| |", 0, 1198, 320, 364),
+            ("| atte Sa", 0, 189, 426, 500),
+            (". DIVYA RUMIART BHATT", 0, 494, 484, 524),
+            ("| (ienaratt/ Fauna tigine", 0, 377, 526, 576),
+            ("| WENKATESH BHATT", 0, 450, 581, 627),
+            ("| dren A area Dit aN UA eS |", 0, 1199, 629, 700),
+            ("Sina", 763, 877, 703, 731),
+            ("| PWAG/ SE Pott", 0, 704, 694, 727),
+            ("ee OR NUR ON SUercva", 418, 1124, 699, 757),
+        ]);
+        let mut card = card;
+        // Its misread line ("RUMIART") read with little confidence.
+        card[11].confidence = 0.3;
+        let f = parse_printed("in.pan", Side::Front, &card);
+        assert_eq!((value(&f, "name"), value(&f, "father_name")), (None, Some("WENKATESH BHATT")), "{f:?}");
+        card[11].confidence = 0.9;
+        let f = parse_printed("in.pan", Side::Front, &card);
+        assert_eq!((value(&f, "name"), value(&f, "father_name")), (Some("DIVYA RUMIART BHATT"), Some("WENKATESH BHATT")), "{f:?}");
+        let f = read(&["| atte Sa", "nam / Name", "| DIVYA KUMARI BHATT"]);
+        assert_eq!(value(&f, "name"), Some("DIVYA KUMARI BHATT"), "{f:?}");
+        // The mother's label read as a bare "Name" and the number unread: the name line
+        // right above the label makes it a parent's, so the line under it is no
+        // holder's name.
+        let f = read(&["INCOME TAX DEPARTMENT GOVT. OF INDIA", "RAHUL KUMAR", "ara at ara / Mtr's Name", "SUNITA KUMARI", "ora at aka / Date of Birth", "14/08/1991"]);
+        assert!(f.iter().all(|x| x.value != "SUNITA KUMARI" || x.field == "mother_name"), "{f:?}");
+        assert_eq!(value(&f, "name"), Some("RAHUL KUMAR"), "{f:?}");
+        // A number glare cut short, read as one capital word above the holder's label
+        // (seed 18): the label stays the holder's.
+        let f = read(&["INCOME TAX DEPARTMENT GOVT. OF INDIA", "Permanent Account Ni", "IXEPCO", "ama / Name", "ASHA CHAUHAN", "fat a ara / Father's Name", "ARJUN CHAUHAN", "23/12/1999"]);
+        assert_eq!((value(&f, "name"), value(&f, "father_name")), (Some("ASHA CHAUHAN"), Some("ARJUN CHAUHAN")), "{f:?}");
     }
 
     /// Item: a company's card of the new design whose name wraps onto a second line

@@ -284,15 +284,17 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 // (Not a CCCD's name: its zone spells it without the diacritics the card
                 // prints, "DANG THANH YEN" for "Đặng Thanh Yến", so both readings agreeing
                 // on it says nothing of the name as printed.)
-                let second: Vec<(String, String)> = match scan.reread.as_ref().map(|r| &r.mrz) {
-                    Some(MrzOutcome::Found(again)) => checked_zone_fields(card_type, again, year)
-                        .into_iter()
-                        .flatten()
-                        .filter(|f| !(card_type == "vn.national_id" && f.field == "name"))
-                        .map(|f| (f.field, f.value))
-                        .collect(),
-                    _ => Vec::new(),
-                };
+                let second: Vec<(String, String)> = scan
+                    .reread
+                    .iter()
+                    .filter_map(|r| match &r.mrz {
+                        MrzOutcome::Found(again) => checked_zone_fields(card_type, again, year),
+                        _ => None,
+                    })
+                    .flatten()
+                    .filter(|f| !(card_type == "vn.national_id" && f.field == "name"))
+                    .map(|f| (f.field, f.value))
+                    .collect();
                 let all = fields.clone();
                 let between: Vec<(String, String)> = fields.iter().filter(|f| between_checked_characters(card_type, f)).map(|f| (f.field.clone(), f.value.clone())).collect();
                 let (kept, unconfirmed) = fields.into_iter().partition(|f| {
@@ -371,15 +373,20 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         }
     }
 
-    if let Some(OcrOutcome::Lines(lines)) = scan.reread.as_ref().map(|r| &r.ocr) {
+    // Fields a later reading gave that the first did not parse (each given once).
+    let mut taken_from_rereads: Vec<&str> = Vec::new();
+    for lines in scan.reread.iter().filter_map(|r| match &r.ocr {
+        OcrOutcome::Lines(lines) => Some(lines),
+        OcrOutcome::NotPerformed(_) => None,
+    }) {
         // A value whose own check fails is a misread however often it is read.
         let mut again = idv_cards::printed::parse_printed(card_type, side, &text_lines(lines));
         again.retain(|f| f.check != FieldCheck::Failed);
         out.reread.extend(again.iter().map(|f| (f.field.to_string(), f.value.clone())));
-        // A value whose characters the second reading read alike at the same place,
-        // though it misread the label beside them ("Dete of Get) 08/08/1992" under "Dote
-        // of Orth 08/08/1992") and so parsed no value there: the characters are what the
-        // second reading confirms; where the value is, the first reading's labels said.
+        // A value whose characters a later reading read alike at the same place, though
+        // it misread the label beside them ("Dete of Get) 08/08/1992" under "Dote of Orth
+        // 08/08/1992") and so parsed no value there: the characters are what the later
+        // reading confirms; where the value is, the first reading's labels said.
         if let OcrOutcome::Lines(first) = &scan.ocr {
             for f in first_printed.iter().filter(|f| f.check != FieldCheck::Failed) {
                 let from: Vec<&idv_vision::ocr::OcrLine> = f.lines.iter().filter_map(|&i| first.get(i)).collect();
@@ -388,13 +395,21 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 }
             }
             // And the other way: a field the first reading parsed nothing for (its label
-            // misread there), the second did, and the first read the value's characters
-            // alike at the same place: a reading of the card as the first's would be.
+            // misread there), a later one did, and the first read the value's characters
+            // alike at the same place: a reading of the card as the first's would be. Two
+            // later readings agreeing without the first are not enough (tried with a third
+            // reading of the card as photographed, on the blurred captures of seeds 15-20:
+            // one value more, and one wrong, "VILAY SHAH", a PAN's J misread alike by the
+            // milder deconvolution and the photo).
             for f in again.iter().filter(|f| !first_printed.iter().any(|p| p.field == f.field)) {
+                if taken_from_rereads.contains(&f.field) {
+                    continue;
+                }
                 let from: Vec<&idv_vision::ocr::OcrLine> = f.lines.iter().filter_map(|&i| lines.get(i)).collect();
                 if read_alike_in_place(&f.value, &from, first) && !refused_printed(scan, f, lines, year) {
                     out.readings.push(Reading::printed(f, printed_check(card_type, f), None));
                     out.reread.push((f.field.to_string(), f.value.clone()));
+                    taken_from_rereads.push(f.field);
                 }
             }
         }
@@ -459,7 +474,7 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     let value_boxes = || if f.field == "gender" { gender_word_boxes(&f.value, &source) } else { value_boxes(&f.value, &source) };
     let cut = hole.is_some_and(|h| value_boxes().iter().chain(word_before_value(&f.value, &source).as_ref()).any(|b| crosses_disk(b, h)))
         || glared
-        || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)))
+        || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)) && !starts_at_margin_clear_of_cut(scan.sanity.as_ref(), &f.value, &source, lines))
         || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source))
         || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some() || crossed_after(&f.value, l)))
         || (f.lines.len() > 1 && gap_in_lines(&f.value, &source));
@@ -632,7 +647,17 @@ fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &
     };
     let want: Vec<&str> = words(value).collect();
     let first: Vec<&str> = from.iter().flat_map(|l| words(&l.text)).collect();
-    let second: Vec<&str> = again.iter().filter(|l| from.iter().any(|f| same_row(&f.bbox, &l.bbox))).flat_map(|l| words(&l.text)).collect();
+    // The second reading's lines on the value's rows, left to right; a glyph or two read
+    // inside another line's extent are some of its glyphs read again (seed 19's blurred
+    // PAN: "s" at x 112-126 within "ANITA NAIDU" at 52-322), not a word beside the value.
+    let on_rows: Vec<&idv_vision::ocr::OcrLine> = again.iter().filter(|l| from.iter().any(|f| same_row(&f.bbox, &l.bbox))).collect();
+    let fragment_within = |l: &idv_vision::ocr::OcrLine| {
+        l.text.chars().filter(|c| c.is_alphanumeric()).count() <= 2
+            && on_rows.iter().any(|o| o.bbox.width > l.bbox.width && o.bbox.x <= l.bbox.x && l.bbox.right() <= o.bbox.right() && same_row(&o.bbox, &l.bbox))
+    };
+    let mut row: Vec<&idv_vision::ocr::OcrLine> = on_rows.iter().copied().filter(|l| !fragment_within(l)).collect();
+    row.sort_by_key(|l| l.bbox.x);
+    let second: Vec<&str> = row.iter().flat_map(|l| words(&l.text)).collect();
     let at = |seen: &[&str]| (0..seen.len().saturating_sub(want.len()) + 1).filter(|&i| !want.is_empty() && seen.get(i..i + want.len()) == Some(&want[..])).collect::<Vec<_>>();
     let (Some(&i), seen_twice) = (at(&first).first(), at(&second)) else { return false };
     fn beside<'a>(seen: &[&'a str], j: usize, len: usize) -> (Option<&'a str>, Option<&'a str>) {
@@ -645,6 +670,36 @@ fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &
         want.len() == 1 || (fits(b, before) && fits(a, after))
     })
 }
+
+/// Whether a blurred card's value was read by its first reading with every character at
+/// [`BLURRED_CHARACTER_CONFIDENCE`] or more (Tesseract's confidence in each character of
+/// one line that reads it, `idv_cards::printed::digit_confidences`; a repaired character
+/// scores less). Such a value is given `UNSURE` without a second reading reading it
+/// alike. Measured on the blur captures of the independent set's seeds 15-20 (72 cards,
+/// the first reading's 72 values no later reading confirmed): at 0.95, 35 right and none
+/// wrong on the Indian cards (a PAN's "GHATT" for "BHATT" read at 0.92); on the CCCD 5
+/// of 7 wrong (tone marks, "Thủ Dức" for "Thủ Đức", and an issue date's 5 read as 8 at
+/// 0.95 and over), so a CCCD's values are never vouched for so. A value over several
+/// lines (an address) is in no one line and is not vouched for.
+fn vouched_by_confidence(card_type: &str, value: &str, first_reading: &[&idv_vision::ocr::OcrLine]) -> bool {
+    if card_type == "vn.national_id" {
+        return false;
+    }
+    // A short value's characters are found anywhere (the "F" of a gender in "OF INDIA").
+    let characters: String = value.chars().filter(|c| c.is_alphanumeric()).collect();
+    characters.chars().count() >= VOUCHED_MIN_CHARACTERS
+        && first_reading
+            .iter()
+            .filter_map(|l| idv_cards::printed::digit_confidences(&characters, &l.symbols))
+            .any(|scores| scores.iter().all(|&c| c >= BLURRED_CHARACTER_CONFIDENCE))
+}
+
+/// Least confidence of each character of a blurred card's value given on its first
+/// reading alone (`vouched_by_confidence`).
+const BLURRED_CHARACTER_CONFIDENCE: f32 = 0.95;
+
+/// Fewest letters and digits of a value `vouched_by_confidence` judges.
+const VOUCHED_MIN_CHARACTERS: usize = 4;
 
 /// The year of a `DD/MM/YYYY` value.
 fn date_year(value: &str) -> Option<u32> {
@@ -715,6 +770,49 @@ fn cut_off(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
     let [x, y, along_x, along_y] = s.measures.cut_corner?;
     Some([x, y, 1.25 * along_x, 1.25 * along_y])
 }
+
+/// Whether every line of a value beside a cut corner on the card's left starts at the
+/// print's left margin, clear of the cut: its first word of the value begins right of
+/// where the cut, as measured (not grown as in [`cut_off`]), reaches at that word's rows,
+/// by a tenth of its height ([`CUT_CLEARANCE_HEIGHTS`]), and within half a height of
+/// where a line above it starts that the cut did not reach. A value that lost its start
+/// to the cut would start right of the margin (its first read word is its second
+/// printed one) or in the cut; one that starts at the margin beside it lost nothing
+/// there, and a left corner takes nothing from a line's end. Seed 19's PAN: a father's
+/// name under its label, both at x 38-43, the cut reaching x 34 at its capitals' foot,
+/// was refused with all its letters read. A cut corner on the right is not judged so
+/// (values do not end at a margin).
+fn starts_at_margin_clear_of_cut(sanity: Option<&CardSanity>, value: &str, source: &[&idv_vision::ocr::OcrLine], lines: &[idv_vision::ocr::OcrLine]) -> bool {
+    let Some([cx, cy, along_x, along_y]) = sanity.and_then(|s| s.measures.cut_corner) else { return false };
+    let Some(grown) = cut_off(sanity) else { return false };
+    let Some(spans) = value_spans(value, source) else { return false };
+    if cx > 1.0 || along_x <= 0.0 || along_y <= 0.0 {
+        return false;
+    }
+    source.iter().zip(&spans).all(|(line, &(j, _))| {
+        let Some(first) = line.words.get(j) else { return false };
+        if !reaches_into(&line.bbox, grown) {
+            return true;
+        }
+        // A box may take in the cut's edge below the letters (seed 19: 53 px for 30 px
+        // capitals), and a Q's tail: the letters stand as tall as the line's shortest
+        // word, from its first word's top.
+        let Some(h) = line.words.iter().map(|w| w.bbox.height).min().map(|h| h as f32) else { return false };
+        let (top, bottom) = (first.bbox.y as f32, first.bbox.y as f32 + h);
+        let nearest_row = cy.clamp(top, bottom);
+        let reach = along_x * (1.0 - (nearest_row - cy).abs() / along_y);
+        let clear = first.bbox.x as f32 >= reach.max(0.0) + CUT_CLEARANCE_HEIGHTS * h;
+        let at_margin = lines.iter().any(|other| {
+            other.bbox.bottom() as f32 <= top && !reaches_into(&other.bbox, grown) && (other.bbox.x as f32 - first.bbox.x as f32).abs() <= 0.5 * h
+        });
+        clear && at_margin
+    })
+}
+
+/// How far right of a cut's measured edge a value's first letter must start to be whole
+/// (`starts_at_margin_clear_of_cut`), in its line's word heights: the edge's measure is
+/// a few pixels off.
+const CUT_CLEARANCE_HEIGHTS: f32 = 0.1;
 
 /// Whether a line's box reaches into a cut corner's triangle (`cut_off`): its point
 /// nearest the corner is inside.
@@ -792,7 +890,23 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
     // Every word of it read with some confidence: print that glare faded without washing
     // it out is what is misread beside a spot ("ANSAI" for "ANSARI", confidence 30).
     let words = || source.iter().zip(&spans).flat_map(|(l, &(j, k))| &l.words[j..k]);
-    if words().any(|w| w.confidence.is_none_or(|c| c < GLARE_MIN_CONFIDENCE)) {
+    // A one-letter gender code read right after its label ("Sex: M") is held to a lower
+    // confidence (`GLARE_CODE_MIN_CONFIDENCE`): a lone capital scores low however clear
+    // (58 and 39 beside seeds 16 and 17's glare spots, both read right), the label
+    // before it says nothing was lost before it, and M and F are not misread as each
+    // other.
+    let after_label = one_letter && f.field == "gender" && source.iter().zip(&spans).any(|(l, &(j, _))| {
+        // The label's colon may be read as a word of its own ("Sex : F").
+        let before: Vec<&str> = l.text.split(' ').take(j).collect();
+        let label = match before.as_slice() {
+            [.., label, colon] if !colon.chars().any(char::is_alphanumeric) => Some(*label),
+            [.., label] => Some(*label),
+            [] => None,
+        };
+        label.is_some_and(is_gender_label)
+    });
+    let least = if after_label { GLARE_CODE_MIN_CONFIDENCE } else { GLARE_MIN_CONFIDENCE };
+    if words().any(|w| w.confidence.is_none_or(|c| c < least)) {
         return false;
     }
     // On a card lit bright all over, its own print still dark: the light that would
@@ -940,6 +1054,17 @@ fn gender_word(word: &str) -> Option<&'static str> {
 /// Least confidence of each word of a value read on a card with a glare spot
 /// (`glare_took_nothing`); print read clear there measures 90-97.
 const GLARE_MIN_CONFIDENCE: f32 = 60.0;
+
+/// Least confidence of a one-letter gender code read right after its label on a card
+/// with a glare spot (`glare_took_nothing`).
+const GLARE_CODE_MIN_CONFIDENCE: f32 = 30.0;
+
+/// Whether an OCR word is a gender's label ("Sex:", "Sex.", "Gender", "Sex/Gender:"),
+/// its punctuation aside.
+fn is_gender_label(word: &str) -> bool {
+    let letters: String = word.chars().filter(|c| c.is_alphabetic() || *c == '/').collect::<String>().to_lowercase();
+    matches!(letters.rsplit('/').next(), Some("sex" | "gender"))
+}
 
 /// Whether `value` is a date (`DD/MM/YYYY`) or a card number of a fixed form: twelve
 /// digits (Aadhaar, CCCD), a PAN (`AAAAA9999A`), a voter's EPIC number (`AAA9999999`), a
@@ -1126,8 +1251,7 @@ pub fn read_card(
     if sides.iter().any(|s| !s.zone_unconfirmed.is_empty()) {
         let both_readings: Vec<&str> = std::iter::once(front.scan)
             .chain(back.map(|b| b.scan))
-            .flat_map(|scan| [Some(&scan.ocr), scan.reread.as_ref().map(|r| &r.ocr)])
-            .flatten()
+            .flat_map(|scan| std::iter::once(&scan.ocr).chain(scan.reread.iter().map(|r| &r.ocr)))
             .flat_map(|ocr| match ocr {
                 OcrOutcome::Lines(lines) => lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(),
                 OcrOutcome::NotPerformed(_) => Vec::new(),
@@ -1329,8 +1453,20 @@ pub fn read_card(
             *field == f.field && (*value == f.value || (card_type == "vn.national_id" && field == "name" && idv_cards::vn_cccd::name_in_written_form(value) == f.value))
         })
     };
+    // On a card judged too blurred, a value its first reading read with every character
+    // at high confidence is given too (`vouched_by_confidence`).
+    let blurred_card = sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBlur);
+    let first_readings: Vec<&idv_vision::ocr::OcrLine> = sides_scanned()
+        .filter_map(|scan| match &scan.ocr {
+            OcrOutcome::Lines(lines) => Some(lines),
+            OcrOutcome::NotPerformed(_) => None,
+        })
+        .flatten()
+        .collect();
+    // Not a value whose own check failed (its merged score 0).
+    let confident = |f: &CardField| blurred_card && f.confidence_score.is_some_and(|c| c > 0.0) && vouched_by_confidence(card_type, &f.value, &first_readings);
     let card_information = if unreadable {
-        merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure) || read_twice(f)).collect()
+        merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure) || read_twice(f) || confident(f)).collect()
     } else {
         merged.fields
     };
@@ -1430,7 +1566,7 @@ mod print_tests {
             photo_blur_sigma: None,
             photo_glare_box: None,
             photo_exposure: None,
-            reread: None,
+            reread: Vec::new(),
             photo_page: None,
         }
     }
@@ -1528,6 +1664,43 @@ mod print_tests {
         let reading = read_front(&cccd_front_scan(cut([1200.0, 760.0, 400.0, 400.0])));
         assert_eq!(value(&reading, "name"), Some("Nguyễn Văn An"), "{:?}", reading.card_information);
         assert_eq!(value(&reading, "dob"), Some("01/01/1990"));
+    }
+
+    /// A father's name starting at the print's left margin beside a cut bottom-left
+    /// corner (seed 19's PAN: its label above at x 43, the name at x 38, the cut reaching
+    /// x 34 at the capitals' foot) lost nothing to the cut. Must-fail: the name read from
+    /// its second word (its first lost to the cut: right of the margin), a deeper cut
+    /// reaching past its first letter, no line above starting at its column, a cut on the
+    /// right.
+    #[test]
+    fn a_value_at_the_margin_beside_a_cut_corner_lost_nothing() {
+        let sanity = |cut_corner: [f32; 4]| {
+            let measures = CardMeasures { blur_sigma: 0.2, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 6.0, luma_p10: 90.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 0.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: Some(cut_corner) };
+            CardSanity { verdict: CardSanityVerdict::ImageHasCut, score: 0.0, details: vec![(CardSanityVerdict::ImageHasCut, 1.0)], measures }
+        };
+        let label = worded_line(&[("ftet", 43), ("Father's", 186), ("Name", 297)], 546);
+        let mut name = worded_line(&[("ABHISHEK", 38), ("NATH", 286), ("QURESHI", 414)], 598);
+        // The first word's box takes in the cut's edge below it.
+        name.words[0].bbox.height = 53;
+        name.bbox.height = 53;
+        let judge = |cut: [f32; 4], value: &str, name: &OcrLine, label: &OcrLine| {
+            let lines = vec![label.clone(), name.clone()];
+            let corner = cut_off(Some(&sanity(cut))).expect("a cut");
+            assert!(reaches_into(&name.bbox, corner), "the name's box reaches into the grown cut");
+            starts_at_margin_clear_of_cut(Some(&sanity(cut)), value, &[&lines[1]], &lines)
+        };
+        let seed_19 = [0.0, 757.0, 152.5, 166.4];
+        assert!(judge(seed_19, "ABHISHEK NATH QURESHI", &name, &label));
+        let mut second_word_on = worded_line(&[("NATH", 70), ("QURESHI", 198)], 598);
+        second_word_on.bbox.height = 53;
+        assert!(!judge(seed_19, "NATH QURESHI", &second_word_on, &label), "right of the margin");
+        assert!(!judge([0.0, 757.0, 200.0, 220.0], "ABHISHEK NATH QURESHI", &name, &label), "the cut reaches its first letter");
+        let elsewhere = worded_line(&[("Signature", 660)], 546);
+        assert!(!judge(seed_19, "ABHISHEK NATH QURESHI", &name, &elsewhere), "no line above starts at its column");
+        // The same geometry mirrored to a right corner is not judged so.
+        let right = sanity([1200.0, 757.0, 152.5, 166.4]);
+        let lines = vec![label.clone(), name.clone()];
+        assert!(!starts_at_margin_clear_of_cut(Some(&right), "ABHISHEK NATH QURESHI", &[&lines[1]], &lines));
     }
 
     #[test]
@@ -1677,6 +1850,31 @@ mod print_tests {
         assert!(glare_took_nothing(&card, Lit::Spot { paper: 200.0 }, &f, &[worded_line(&[("/", 690), ("MALE", 711)], 376)]));
         let name = PrintedField { field: "name", value: "ARJUN".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
         assert!(!glare_took_nothing(&card, Lit::Spot { paper: 200.0 }, &name, &[worded_line(&[("/", 690), ("ARJUN", 711)], 376)]), "a name may have lost a word after it");
+    }
+
+    /// A one-letter gender code read right after its label beside a glare spot (seeds 16
+    /// and 17's voter cards: "Sex: M" at confidence 58, "Sex. F" at 39, both right) is
+    /// given at a lower confidence than other words. Must-fail: the same code with no
+    /// label before it, a gender word after its label, or a code read at 20.
+    #[test]
+    fn a_gender_code_after_its_label_beside_glare_is_read_at_a_lower_confidence() {
+        let card = image::RgbImage::from_fn(1200, 760, |x, _| image::Rgb([if x < 380 { 255 } else { 200 }; 3]));
+        let judge = |words: &[(&str, u32)], value: &str, confidence: f32| {
+            let mut line = worded_line(words, 376);
+            if let Some(last) = line.words.last_mut() {
+                last.confidence = Some(confidence);
+            }
+            let f = PrintedField { field: "gender", value: value.into(), confidence: 0.5, check: FieldCheck::NotApplicable, lines: vec![0] };
+            glare_took_nothing(&card, Lit::Spot { paper: 200.0 }, &f, &[line])
+        };
+        assert!(judge(&[("Sex:", 400), ("M", 480)], "M", 58.0));
+        assert!(judge(&[("Sex.", 400), ("F", 480)], "F", 39.0));
+        assert!(judge(&[("Sex", 400), (":", 460), ("F", 480)], "F", 39.0));
+        assert!(judge(&[("Gender:", 400), ("F", 540)], "F", 39.0));
+        assert!(!judge(&[("/", 400), ("F", 480)], "F", 39.0), "no label before it");
+        assert!(!judge(&[("Sex:", 400), ("FEMALE", 480)], "F", 39.0), "a word, not a code");
+        assert!(!judge(&[("Sex:", 400), ("M", 480)], "M", 20.0));
+        assert!(judge(&[("/", 400), ("F", 480)], "F", 93.0), "a code read clear needs no label");
     }
 
     /// On a card overexposed all over (its paper clipped everywhere, seed 16's PAN), a
@@ -1968,7 +2166,7 @@ mod print_tests {
         let OcrOutcome::Lines(lines) = &first.ocr else { unreachable!("cccd_front_scan reads lines") };
         let mut again = lines.clone();
         again[5].text = "Ngày sinh / Date of birth: 07/01/1990".into();
-        let scan = SideScan { reread: Some(SecondReading { ocr: OcrOutcome::Lines(again), mrz: MrzOutcome::NotSearched }), ..cccd_front_scan(first.sanity.clone()) };
+        let scan = SideScan { reread: vec![SecondReading { ocr: OcrOutcome::Lines(again), mrz: MrzOutcome::NotSearched }], ..cccd_front_scan(first.sanity.clone()) };
         let reading = read_front(&scan);
         let name = reading.card_information.iter().find(|f| f.field == "name").unwrap_or_else(|| panic!("no name in {:?}", reading.card_information));
         assert_eq!((name.value.as_str(), name.confidence_verdict), ("Nguyễn Văn An", Some(ConfidenceVerdict::Unsure)));
@@ -1989,7 +2187,7 @@ mod print_tests {
             OcrOutcome::Lines(lines)
         };
         let read_twice = |first: &str, again: Option<&str>| {
-            let scan = SideScan { ocr: voter_front(first), reread: again.map(|a| SecondReading { ocr: voter_front(a), mrz: MrzOutcome::NotSearched }), ..cccd_front_scan(blurred.clone()) };
+            let scan = SideScan { ocr: voter_front(first), reread: again.map(|a| SecondReading { ocr: voter_front(a), mrz: MrzOutcome::NotSearched }).into_iter().collect(), ..cccd_front_scan(blurred.clone()) };
             let front = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
             read_card("in.voter", Codec::of("in.voter", None), &front, None, None, 2026)
         };
@@ -2006,6 +2204,68 @@ mod print_tests {
         assert_eq!(value(&read_twice("Dete of Get) 08/08/1992", Some("Date of Birth : 08/08/1992")), "dob"), Some("08/08/1992"));
         assert_eq!(value(&read_twice("Dete of Get) 08/06/1992", Some("Date of Birth : 08/08/1992")), "dob"), None);
         assert_eq!(value(&read_twice("Dete of Get) 08/08/1992", None), "dob"), None);
+    }
+
+    /// A blurred card whose first reading read nothing, its two later readings the same
+    /// values: nothing is given. Two later readings of one photo agreeing without the
+    /// first misread alike too often (tried: seed 15's blurred PAN gave "VILAY SHAH" for
+    /// "VIJAY SHAH" from the milder deconvolution and the photo as taken). With the
+    /// first reading reading the value alike, it is given, once.
+    #[test]
+    fn two_later_readings_without_the_first_give_nothing() {
+        let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+        let blurred = Some(CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures });
+        let voter_front = |name: &str| {
+            let text = ["ELECTION COMMISSION OF INDIA", "IDENTITY CARD", "MNQ8038705", name, "Sex : Female"];
+            let lines = text.iter().enumerate().map(|(i, t)| OcrLine { text: (*t).to_string(), confidence: 80.0, bbox: TextBox { x: 300, y: 40 + 50 * i as u32, width: 600, height: 30 }, symbols: Vec::new(), words: Vec::new() }).collect();
+            OcrOutcome::Lines(lines)
+        };
+        let read = |first: OcrOutcome| {
+            let later = [voter_front("Elector's Name : Sunita Banerjee"), voter_front("Elector's Name : Sunita Banerjee")];
+            let scan = SideScan { ocr: first, reread: later.into_iter().map(|ocr| SecondReading { ocr, mrz: MrzOutcome::NotSearched }).collect(), ..cccd_front_scan(blurred.clone()) };
+            let front = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+            read_card("in.voter", Codec::of("in.voter", None), &front, None, None, 2026)
+        };
+        let nothing = OcrOutcome::Lines(vec![OcrLine { text: "ELECTION COMMISSION OF INDIA".into(), confidence: 40.0, bbox: TextBox { x: 300, y: 40, width: 600, height: 30 }, symbols: Vec::new(), words: Vec::new() }]);
+        let reading = read(nothing);
+        assert_eq!(value(&reading, "name"), None, "{:?}", reading.card_information);
+        let reading = read(voter_front("Elector's Nane Sunita Banerjee"));
+        assert_eq!(value(&reading, "name"), Some("Sunita Banerjee"), "{:?}", reading.card_information);
+        assert_eq!(reading.card_information.iter().filter(|f| f.field == "name").count(), 1);
+    }
+
+    /// A blurred card's value read with every character at 95 or more is vouched for by
+    /// its confidence. Must-fail: one character at 90, a CCCD's value (its tone marks and
+    /// digits misread with confidence when blurred), a value of three characters (found
+    /// anywhere), a value over two lines (in no one line).
+    #[test]
+    fn a_blurred_value_read_with_high_confidence_is_vouched_for() {
+        let line = |text: &str, low_at: Option<usize>| {
+            let symbols = text.chars().filter(|c| !c.is_whitespace()).enumerate().map(|(i, c)| (c, if Some(i) == low_at { 90.0 } else { 97.0 })).collect();
+            OcrLine { text: text.into(), confidence: 96.0, bbox: TextBox { x: 50, y: 480, width: 400, height: 32 }, symbols, words: Vec::new() }
+        };
+        let read = [line("Name : ANITA NAIDU", None)];
+        let first: Vec<&OcrLine> = read.iter().collect();
+        assert!(vouched_by_confidence("in.pan", "ANITA NAIDU", &first));
+        assert!(!vouched_by_confidence("vn.national_id", "ANITA NAIDU", &first));
+        let low = [line("Name : ANITA NAIDU", Some(9))];
+        assert!(!vouched_by_confidence("in.pan", "ANITA NAIDU", &low.iter().collect::<Vec<_>>()), "its N at 90");
+        let short = [line("Sex : F", None)];
+        assert!(!vouched_by_confidence("in.voter", "F", &short.iter().collect::<Vec<_>>()));
+        let two = [line("House No. 12, MG Road,", None), line("Lucknow, Uttar Pradesh", None)];
+        assert!(!vouched_by_confidence("in.voter", "House No. 12, MG Road, Lucknow, Uttar Pradesh", &two.iter().collect::<Vec<_>>()));
+    }
+
+    /// A fragment the second reading split off inside the value's extent (seed 19's
+    /// blurred PAN: "s" at x 112-126 within "ANITA NAIDU" at 52-322) is none of the words
+    /// beside it; a word read beside it still is.
+    #[test]
+    fn a_fragment_read_inside_a_value_is_no_word_beside_it() {
+        let line = |text: &str, x: u32, width: u32| OcrLine { text: text.into(), confidence: 80.0, bbox: TextBox { x, y: 487, width, height: 35 }, symbols: Vec::new(), words: Vec::new() };
+        let first = line("ANITA NAIDU", 52, 268);
+        assert!(read_alike_in_place("ANITA NAIDU", &[&first], &[line("s", 112, 14), line("ANITA NAIDU", 52, 270)]));
+        assert!(!read_alike_in_place("ANITA NAIDU", &[&first], &[line("ANITA NAIDU", 52, 270), line("KUMARI", 300, 150)]), "a word after it");
+        assert!(!read_alike_in_place("ANITA NAIDU", &[&first], &[line("ANITA NAIDU", 52, 270), line("DIVYA", 0, 60)]), "a word before it, though listed after");
     }
 
     #[test]
@@ -2051,7 +2311,7 @@ mod print_tests {
         let OcrOutcome::Lines(lines) = &first.ocr else { unreachable!("cccd_front_scan reads lines") };
         let mut again = lines.clone();
         again[5].text = "Ngày sinh / Date of birth: 07/01/1990".into();
-        let twice = read_front(&SideScan { reread: Some(SecondReading { ocr: OcrOutcome::Lines(again), mrz: MrzOutcome::NotSearched }), ..first });
+        let twice = read_front(&SideScan { reread: vec![SecondReading { ocr: OcrOutcome::Lines(again), mrz: MrzOutcome::NotSearched }], ..first });
         assert_eq!(value(&twice, "name"), Some("Nguyễn Văn An"), "{:?}", twice.card_information);
         assert_eq!(value(&twice, "dob"), None, "{:?}", twice.card_information);
         assert_eq!(twice.failure, None);
@@ -2095,7 +2355,7 @@ mod print_tests {
             photo_blur_sigma: None,
             photo_glare_box: None,
             photo_exposure: None,
-            reread: None,
+            reread: Vec::new(),
             photo_page: None,
         };
         let read = |scan: &SideScan| {
@@ -2142,7 +2402,7 @@ mod print_tests {
             photo_blur_sigma: None,
             photo_glare_box: None,
             photo_exposure: None,
-            reread: second.map(|z| SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(z) }),
+            reread: second.map(|z| SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(z) }).into_iter().collect(),
             photo_page: None,
         };
         let read = |scan: &SideScan| {
@@ -2191,7 +2451,7 @@ mod print_tests {
         // A CCCD's zone read alike twice: its sex is given, its name (spelt without the
         // card's diacritics) is not.
         const CCCD: &str = "IDVNM0930470641001093047064<<2\n9301054M3301052VNM<<<<<<<<<<<8\nUNG<<HOANG<HIEP<<<<<<<<<<<<<<<";
-        let cccd = SideScan { mrz: zone(CCCD), reread: Some(SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(CCCD) }), ..passport(None) };
+        let cccd = SideScan { mrz: zone(CCCD), reread: vec![SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(CCCD) }], ..passport(None) };
         let front = SideInput { id: None, scan: &cccd, close_up_qr_texts: Vec::new(), transformed_image_id: None };
         let reading = read_card("vn.national_id", None, &front, None, None, 2026);
         assert_eq!(value(&reading, "gender"), Some("M"), "{:?}", reading.card_information);

@@ -174,10 +174,11 @@ pub struct SideScan {
     /// was found (`crate::card::read`); `None` otherwise. `sanity` holds it only when it
     /// is an issue.
     pub photo_exposure: Option<CardSanity>,
-    /// A card judged too blurred read a second time, from a copy deblurred with another
-    /// σ ([`REREAD_SIGMA_FACTOR`]); `None` otherwise. On such a photo a value both
-    /// readings agree on may be given (`crate::card::read`).
-    pub reread: Option<SecondReading>,
+    /// A card judged too blurred read again, from a copy deblurred with another σ
+    /// ([`REREAD_SIGMA_FACTOR`]); a soft card, from a copy sharpened a little; empty
+    /// otherwise. On such a photo a value the first reading and a later one agree on may
+    /// be given (`crate::card::read`). A list: each later reading confirms on its own.
+    pub reread: Vec<SecondReading>,
     /// With no card found: the whole photo as its print was read
     /// ([`no_card_page_width`] wide), the pixels `ocr` boxes and `photo_glare_box` are
     /// in. A card on white paper overexposed all over shows no edge to find, and its
@@ -199,12 +200,12 @@ impl SideScan {
     }
 }
 
-/// The second reading of a blurred card ([`SideScan::reread`]).
+/// Another reading of a blurred card ([`SideScan::reread`]).
 #[derive(Debug)]
 pub struct SecondReading {
     pub ocr: OcrOutcome,
-    /// The zone, searched in the second copy only (never in the photo, which the first
-    /// reading may have read: the same pixels read twice confirm nothing).
+    /// The zone, searched in this reading's copy only (never in the photo, which the
+    /// first reading may have read: the same pixels read twice confirm nothing).
     pub mrz: MrzOutcome,
 }
 
@@ -303,19 +304,19 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
     // the longer of the two instead of their sum on a machine with a second core).
     let (ocr_outcome, mrz, reread) = std::thread::scope(|scope| {
         let zone = scope.spawn(|| read_zone_of(photo, reading_page, plan, ocr));
-        // Only a card judged too blurred to trust one reading, or read soft, is read twice.
+        // Only a card judged too blurred to trust one reading, or read soft, is read again.
         let reread = scope.spawn(|| match (&flat, &sanity, blur) {
             (Some(card), Some(judged), Some(blur)) if judged.verdict == idv_vision::card_sanity::CardSanityVerdict::ImageTooBlur => {
                 let copy = deblurred_for_reading(card, blur, REREAD_SIGMA_FACTOR);
-                Some(SecondReading { ocr: read_printed_of(&copy, plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
+                vec![SecondReading { ocr: read_printed_of(&copy, plan, ocr), mrz: read_zone_on(&copy, plan, ocr) }]
             }
             // A soft card (a small photo enlarged) is read twice too, from a copy
             // sharpened a little.
             (Some(card), Some(judged), _) if reads_soft(judged) => {
                 let copy = sharpened_for_reading(card, judged.measures.blur_sigma);
-                Some(SecondReading { ocr: read_printed_of(&copy, plan, ocr), mrz: read_zone_on(&copy, plan, ocr) })
+                vec![SecondReading { ocr: read_printed_of(&copy, plan, ocr), mrz: read_zone_on(&copy, plan, ocr) }]
             }
-            _ => None,
+            _ => Vec::new(),
         });
         let printed = read_printed_of(printed_page, plan, ocr);
         let mrz = zone.join().unwrap_or_else(|panic| {
@@ -325,7 +326,7 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
         });
         let reread = reread.join().unwrap_or_else(|_| {
             tracing::error!("the second reading of a blurred card panicked");
-            None
+            Vec::new()
         });
         // A zone read with check digits failing: its checked lines may be taken from the
         // card's printed text, which read the zone too (`idv_vision::mrz::with_checked_lines_from`).
@@ -883,9 +884,12 @@ fn middle_height(heights: impl Iterator<Item = u32>) -> Option<u32> {
 /// words are half a height apart). Such words are no words of the name, and, that far
 /// from it, no word of the name is hidden in them: a word printed after the name at its
 /// usual spacing would have been read into the signature's box, and the box would start
-/// at it.
+/// at it. A mark of no letter or digit after it (a "|" read at the card's edge, seed 20's
+/// PAN at JPEG quality 35: "ROHIT CHATTERJEE apy awe |") goes with it.
 fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
-    let mut start = words.len();
+    let trailing_mark = words.len() > 1 && words.last().is_some_and(|(text, _)| !text.chars().any(char::is_alphanumeric));
+    let end = words.len() - usize::from(trailing_mark);
+    let mut start = end;
     let mut h = 0.0;
     while start > 1 {
         h = middle_height(words[..start - 1].iter().map(|(_, w)| w.bbox.height)).unwrap_or(0) as f32;
@@ -897,7 +901,7 @@ fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
         }
     }
     match (start.checked_sub(1).and_then(|i| words.get(i)), words.get(start)) {
-        (Some((_, name_end)), Some((_, first))) if first.bbox.x as f32 > name_end.bbox.right() as f32 + h => start,
+        (Some((_, name_end)), Some((_, first))) if start < end && first.bbox.x as f32 > name_end.bbox.right() as f32 + h => start,
         _ => words.len(),
     }
 }
@@ -998,6 +1002,24 @@ mod tests {
         assert_eq!(super::overdrawn_words(&[("ABHISHEK", &a), ("SINGH", &b), ("CHATTERJEE", &sure)]), [false, false, false]);
         let (imran, dash) = (word(387, 308, 110, 26, 40.0), word(515, 318, 15, 4, 30.0));
         assert_eq!(super::overdrawn_words(&[("IMRAN.", &imran), ("-", &dash)]), [false, false]);
+    }
+
+    /// A PAN's signature read after the father's name ("ROHIT CHATTERJEE apy awe |",
+    /// seed 20 at JPEG quality 35): tall, unsure words set apart, and a mark at the card's
+    /// edge after them. Must-fail: the mark alone after a name is no signature; nor are
+    /// tall unsure words at a word's spacing.
+    #[test]
+    fn a_signature_with_a_mark_after_it_is_told() {
+        use idv_vision::ocr::TsvWord;
+        let word = |x: u32, w: u32, h: u32, c: f32| TsvWord { bbox: TextBox { x, y: 586, width: w, height: h }, confidence: Some(c), chars: 3 };
+        let (rohit, chatterjee) = (word(43, 142, 31, 90.0), word(199, 276, 41, 95.0));
+        let (apy, awe, bar) = (word(610, 145, 87, 25.0), word(791, 117, 87, 43.0), word(1199, 1, 47, 61.0));
+        let words = [("ROHIT", &rohit), ("CHATTERJEE", &chatterjee), ("apy", &apy), ("awe", &awe), ("|", &bar)];
+        assert_eq!(super::signature_after(&words), 2);
+        assert_eq!(super::signature_after(&words[..4]), 2, "without the mark, as before");
+        assert_eq!(super::signature_after(&[("ROHIT", &rohit), ("CHATTERJEE", &chatterjee), ("|", &bar)]), 3, "a mark alone");
+        let close = word(490, 145, 87, 25.0);
+        assert_eq!(super::signature_after(&[("ROHIT", &rohit), ("CHATTERJEE", &chatterjee), ("apy", &close), ("|", &bar)]), 4, "at a word's spacing");
     }
 
     /// A tall, unsure word set apart in front of a line's words is the portrait's edge,
