@@ -1456,7 +1456,9 @@ pub fn read_card(
     // On a card judged too blurred, a value its first reading read with every character
     // at high confidence is given too (`vouched_by_confidence`).
     let blurred_card = sanity.as_ref().is_some_and(|s| s.verdict == CardSanityVerdict::ImageTooBlur);
+    // Gathered only for a blurred card: no other card's values are vouched so.
     let first_readings: Vec<&idv_vision::ocr::OcrLine> = sides_scanned()
+        .filter(|_| blurred_card)
         .filter_map(|scan| match &scan.ocr {
             OcrOutcome::Lines(lines) => Some(lines),
             OcrOutcome::NotPerformed(_) => None,
