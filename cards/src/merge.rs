@@ -179,6 +179,21 @@ pub fn compare(field: &str, a: &str, b: &str) -> Comparison {
     }
 }
 
+/// Whether `print` (in capitals, plain ASCII) reads `zone`'s words in order, one or more
+/// of them without its first letters ("MENON OHIT" of MENON ROHIT), each such word of
+/// two letters or more.
+fn lost_first_letters(print: &str, zone: &str) -> bool {
+    let words = |s: &str| -> Vec<String> { s.split_whitespace().map(|w| w.chars().filter(|c| c.is_alphanumeric()).collect::<String>()).filter(|w| !w.is_empty()).collect() };
+    let (p, z) = (words(print), words(zone));
+    let capitals = |w: &String| w.chars().all(|c| c.is_ascii_uppercase());
+    let cut_short = |pw: &String, zw: &String| pw.len() >= 2 && zw.len() > pw.len() && zw.ends_with(pw.as_str());
+    !p.is_empty()
+        && p.len() == z.len()
+        && p.iter().chain(&z).all(capitals)
+        && p.iter().zip(&z).all(|(pw, zw)| pw == zw || cut_short(pw, zw))
+        && p.iter().zip(&z).any(|(pw, zw)| cut_short(pw, zw))
+}
+
 /// Whether `print`'s last words are `zone`'s words, in order, after one or more words
 /// the zone has not (letters and digits compared, case aside).
 fn after_stray_words(print: &str, zone: &str) -> bool {
@@ -446,6 +461,13 @@ pub fn merge(readings: &[Reading]) -> Merged {
                     // them ("ER. Sandeep Das": "Sandeep Das", not the zone's capitals),
                     // UNSURE.
                     more_complete = Some(printed_spelling_of_zone_name(&zone.value, [chosen.value.as_str()]).unwrap_or_else(|| zone.value.clone()));
+                } else if lost_first_letters(&chosen.value, &zone.value) {
+                    // A print in capitals whose word lacks the zone word's first letters
+                    // ("OHIT" for ROHIT: the independent set's seed 21, glare beside the
+                    // given name washed its R out): the zone's, UNSURE. Only letters
+                    // lost at a word's start: a zone's filler misread as a letter adds
+                    // one at a word's end ("MENONK"), and that print stays.
+                    more_complete = Some(zone.value.clone());
                 }
             }
         }
@@ -557,9 +579,18 @@ mod tests {
         // Words after the zone's (a zone cut short at its end), or another order: the print's.
         let m = merge(&[r(Source::Mrz, "first_name", "BALAJI", 0.9, Check::Weak), r(Source::Printed, "first_name", "BALAJI KUMAR", 0.8, Check::Weak)]);
         assert_eq!(verdict(&m, "first_name").0, "BALAJI KUMAR");
+        // A print in capitals that lost a word's first letters (seed 21, glare beside a
+        // passport's given name: "OHIT" under ROHIT): the zone's, UNSURE. Not a zone
+        // with a letter more at a word's end (a filler misread).
+        let first_name_of = |zone: &str, print: &str| verdict(&merge(&[r(Source::Mrz, "first_name", zone, 0.92, Check::Weak), r(Source::Printed, "first_name", print, 0.58, Check::Weak)]), "first_name");
+        assert_eq!(first_name_of("ROHIT", "OHIT"), ("ROHIT".into(), Some(Unsure)));
+        assert_eq!(first_name_of("ROHITK", "ROHIT"), ("ROHIT".into(), Some(Unsure)));
         let m = merge(&[r(Source::Mrz, "name", "PATEL BALAJI", 0.9, Check::Weak), r(Source::Printed, "name", "S BALAJI PATEL", 0.8, Check::Weak)]);
         assert_eq!(verdict(&m, "name").0, "S BALAJI PATEL");
         assert!(after_stray_words("GES. BALAJI", "balaji") && !after_stray_words("BALAJI", "BALAJI") && !after_stray_words("X BALAJI", ""));
+        assert!(lost_first_letters("OHIT", "ROHIT") && lost_first_letters("MENON OHIT", "MENON ROHIT") && lost_first_letters("HIT", "ROHIT"));
+        assert!(!lost_first_letters("ROHIT", "ROHITK"), "a letter more at the zone word's end");
+        assert!(!lost_first_letters("ROHIT", "ROHIT") && !lost_first_letters("T", "ROHIT") && !lost_first_letters("Ohit", "ROHIT") && !lost_first_letters("OHIT", "ROHIT MENON"));
         // A print whose words mix capitals and lower case, the zone reading the same
         // words: the zone's capitals, UNSURE (the independent set's seed 13, a blurred
         // passport); in one case throughout, the print's, SURE.

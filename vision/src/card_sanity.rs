@@ -9,7 +9,7 @@
 //! |---|---|---|---|
 //! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards); and the defocus σ ([`defocus_sigma`]: the same energy after Gaussian blurs of [`DEFOCUS_SCALES`], fitted to E(s) ∝ (σ² + s²)^(−k/2) with the exponent k free) | σ̂ > [`BLUR_SIGMA`], or defocus σ > [`DEFOCUS_SIGMA`] with σ̂ > [`DEFOCUS_EDGE_SIGMA`] and > [`DEFOCUS_PHOTO_SIGMA`] pixels of the photo; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
-//! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`], or p10 > [`BRIGHT_P10`] with p90 ≥ [`BRIGHT_PAPER_P90`] and p1 ≥ [`BRIGHT_INK_P1`] (exposure blown everywhere, print faded with it: a pale card with little print has a bright p10 below paper that is not blown, or paper lit white around print that stays dark); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest), or solid saturated blocks of any shape > [`SOLID_GLARE_SHARE`] of it (a reflection running into a QR code or the card's edge; the largest region's box is then the glare box); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
+//! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`] (> [`BLACK_PRINT_CLIPPED_SHARE`] while its p1 stays under [`BLACK_PRINT_P1`]: a white card lit white, its print black), or p10 > [`BRIGHT_P10`] with p90 ≥ [`BRIGHT_PAPER_P90`] and p1 ≥ [`BRIGHT_INK_P1`] (exposure blown everywhere, print faded with it: a pale card with little print has a bright p10 below paper that is not blown, or paper lit white around print that stays dark); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest), or solid saturated blocks of any shape > [`SOLID_GLARE_SHARE`] of it (a reflection running into a QR code or the card's edge; the largest region's box is then the glare box); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
 //! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) ; and those mask holes and shadowed pixels opened by a fifth of the smallest punch's diameter (a punch into a machine-readable zone touches the letters above and below it), an opened region counting only where it holds ≥ [`OPENED_HOLE_MIN_OF_SOURCE`] of the region it was cut from and its mean colour stands more than the table tolerance apart from the median of the card in a ring around it | a hole with area ≥ [`hole_min_share`] of the card ([`HOLE_MIN_SHARE`], a 3 mm punch on an ID-1 card; on a passport page, 2.4 times an ID-1 card's area, that share scaled down), ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and the background-like pixels grown into the card's shadow on the table (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened toward the rim, and its lit middle is all the table's colours show of it), no bigger than a punch ([`HOLE_SHADOWED_MAX_SHARE`]), whose shadow-like pixels then count as the table's and whose mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's and its median deviation ≥ [`FLAT_REGION_ROBUST`] of it (a hole shows the grain; a neck or a face of the table's colour in the portrait is flat, a face's eyes and mouth aside), and both at most [`HOLE_MAX_TEXTURE`] times the table's (an emblem's grey rings on a noisy grey table are print: ink and paper vary far more than the table) |
 //! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count neither way, and a corner whose triangle is less than half in the photo is not judged | coverage < [`CUT_COVERAGE`] at some judged corner (an intact ID-1 corner, radius 3 mm, covers ~0.87), unless the card's outline still runs into it ([`corner_sides_seen`]: the edge along both of its sides from [`CORNER_SIDE_FROM`] to [`CORNER_SIDE_TO`] of the short side, as strong as further along: a white card's pale corner on white paper is within the paper's colours, but still has its sides) |
 //! | — | `incomplete` | | none failed, but a check did not run ([`CardSanity::not_performed`]) |
@@ -86,6 +86,18 @@ pub const DEFOCUS_SCALES: [f32; 3] = [1.5, 3.0, 6.0];
 pub const DARK_P90: f32 = 60.0;
 /// Share of clipped (≥ 250) pixels above which the card is too bright.
 pub const BRIGHT_CLIPPED_SHARE: f32 = 0.38;
+/// The 1st percentile of luminance under which a card's print is black as printed: an
+/// Aadhaar's back (white paper, a black QR code) lit to white clips 35-51 % of its
+/// paper with its print at p1 0-22 and no solid saturated block (≤ 0.04 of it, the
+/// independent card set's seeds 15-21: six such sides, four of them, two cut, one
+/// punched and one in perspective, judged too bright by [`BRIGHT_CLIPPED_SHARE`]
+/// alone). A glare
+/// capture of such a card with its print black still has the reflection's solid
+/// blocks ([`SOLID_GLARE_SHARE`]: 0.12-0.15 on the two there, 0.10 and more on every
+/// glare capture with 30-60 % clipped); an overexposed photo lifts its print.
+pub const BLACK_PRINT_P1: f32 = 30.0;
+/// ... and for such a card, the clipped share above which it is too bright.
+pub const BLACK_PRINT_CLIPPED_SHARE: f32 = 0.6;
 /// 10th percentile of luminance above which the card is too bright.
 pub const BRIGHT_P10: f32 = 240.0;
 /// ... with the paper blown: the 90th percentile of luminance at least this.
@@ -904,7 +916,14 @@ pub fn overexposure(m: &CardMeasures) -> f32 {
     // stays dark is a pale card well read (seed 7's voter backs: p1 52 and 90).
     let blown_paper = ramp(m.luma_p90, 244.0, BRIGHT_PAPER_P90, 253.0);
     let faded_print = ramp(m.luma_p1, 100.0, BRIGHT_INK_P1, 200.0);
-    ramp(m.clipped_share, 0.2, BRIGHT_CLIPPED_SHARE, 0.6).max(ramp(m.luma_p10, 215.0, BRIGHT_P10, 252.0).min(blown_paper).min(faded_print))
+    // A white card lit to white whose print stays black clips much of its paper and is
+    // still well read: its clipped share counts only from [`BLACK_PRINT_CLIPPED_SHARE`].
+    let clipped = if m.luma_p1 < BLACK_PRINT_P1 {
+        ramp(m.clipped_share, 0.4, BLACK_PRINT_CLIPPED_SHARE, 0.8)
+    } else {
+        ramp(m.clipped_share, 0.2, BRIGHT_CLIPPED_SHARE, 0.6)
+    };
+    clipped.max(ramp(m.luma_p10, 215.0, BRIGHT_P10, 252.0).min(blown_paper).min(faded_print))
 }
 
 /// A pixel saturated in all three channels (what a specular reflection leaves).
@@ -2137,6 +2156,34 @@ mod tests {
         let json = serde_json::to_value(card_sanity(&img, None)).unwrap_or_default();
         assert_eq!(json["verdict"], "incomplete");
         assert_eq!(json["details"][1][0], "image_too_dark");
+    }
+
+    /// The independent card set's seed 21, an Aadhaar's back in perspective: white paper
+    /// lit to white (41 % clipped) around a black QR code (p1 1), no solid saturated
+    /// block: well exposed, not too bright. Must-fail twins: the same share with the
+    /// print lifted (p1 60), or most of the card clipped (70 %), is too bright.
+    #[test]
+    fn a_white_card_lit_white_with_black_print_is_not_overexposed() {
+        let measures = |luma_p1: f32, clipped_share: f32| CardMeasures {
+            blur_sigma: 0.17,
+            defocus_sigma: 0.0,
+            defocus_photo_sigma: 0.0,
+            luma_p1,
+            luma_p10: 70.0,
+            luma_p90: 253.0,
+            clipped_share,
+            hole_share: 0.0,
+            corner_coverage: 1.0,
+            hole_box: None,
+            glare_share: 0.0,
+            solid_saturated_share: 0.002,
+            glare_box: None,
+            cut_corner: None,
+        };
+        assert!(overexposure(&measures(1.0, 0.414)) < 0.5);
+        assert!(overexposure(&measures(22.0, 0.505)) < 0.5);
+        assert!(overexposure(&measures(60.0, 0.414)) >= 0.5);
+        assert!(overexposure(&measures(1.0, 0.7)) >= 0.5);
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub(crate) const LABELS: Labels = &[
 ];
 
 /// The PAN on the card, with its check.
+/// A PAN's shape: five capitals, four digits, a capital.
+const PAN_PATTERN: &str = "AAAAA9999A";
+
 pub(crate) fn find_pan(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
     let label = doc.line_of("pan_label");
     let mut cands = Vec::new();
@@ -77,14 +80,14 @@ pub(crate) fn find_pan(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
             // a mark inside the token is dropped and counts as one repair.
             let squeezed: String = tok.chars().filter(|c| c.is_alphanumeric()).collect();
             let mut dropped = tok.chars().count() - squeezed.chars().count() + closing_repair;
-            let squeezed = match undoubled(&squeezed) {
+            let squeezed = match super::undoubled(&squeezed, PAN_PATTERN) {
                 Some(one) => {
                     dropped += 1;
                     one
                 }
                 None => squeezed,
             };
-            let Some((id, repairs)) = repair_positional(&squeezed, "AAAAA9999A") else { continue };
+            let Some((id, repairs)) = repair_positional(&squeezed, PAN_PATTERN) else { continue };
             let repairs = repairs + dropped;
             let chars: Vec<char> = squeezed.chars().collect();
             let digits = chars.iter().skip(5).take(4).filter(|c| c.is_ascii_digit()).count();
@@ -107,43 +110,6 @@ pub(crate) fn find_pan(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
 pub fn printed_pan(token: &str) -> bool {
     let c: Vec<char> = token.chars().collect();
     c.len() == 10 && c.iter().enumerate().all(|(i, ch)| if (5..9).contains(&i) { ch.is_ascii_digit() } else { ch.is_ascii_uppercase() })
-}
-
-/// Tesseract now and then reads one glyph twice, as its letter and as its digit
-/// ("ZHZPNO0439Z" for `ZHZPN0439Z`), or as the same letter twice ("WYOPSS8865H" for
-/// `WYOPS8865H`, the number band read alone, `workers/src/card/scan.rs`): an
-/// eleven-character token with exactly one such pair side by side (`O0`, `1I`, `5S`,
-/// `8B`, `2Z`, `6G`, `7T` either way round) that fits the PAN's pattern with one of the
-/// two dropped; or, with no such pair, exactly one pair of the same capital letter whose
-/// dropping gives a PAN as printed (five capitals, four digits, a capital). `None` for
-/// any other token.
-fn undoubled(token: &str) -> Option<String> {
-    let chars: Vec<char> = token.chars().collect();
-    if chars.len() != 11 {
-        return None;
-    }
-    let dropped = |drop: usize| chars.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, c)| *c).collect::<String>();
-    let twins = |a: char, b: char| a.is_ascii_digit() != b.is_ascii_digit() && super::digit_for(a).is_some() && super::digit_for(a) == super::digit_for(b);
-    let mut found = None;
-    for i in 0..10 {
-        if twins(chars[i], chars[i + 1]) {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(i);
-        }
-    }
-    if let Some(i) = found {
-        return [i, i + 1].into_iter().map(dropped).find(|t| repair_positional(t, "AAAAA9999A").is_some());
-    }
-    // Letters only: a doubled digit ("04339") may be the number's own, its extra glyph
-    // elsewhere.
-    let mut fits: Vec<String> = (0..10).filter(|&i| chars[i] == chars[i + 1] && chars[i].is_ascii_uppercase()).map(dropped).filter(|t| printed_pan(t)).collect();
-    fits.dedup();
-    match fits.as_slice() {
-        [one] => Some(one.clone()),
-        _ => None,
-    }
 }
 
 /// A PAN prints its holder's and father's names in capitals (both designs): a name read
@@ -443,14 +409,14 @@ mod tests {
         assert_eq!(get(&read("ZHZPNO0439Z"), "id").map(|x| x.value.as_str()), Some("ZHZPN0439Z"));
         assert_eq!(get(&read("ZHZPN04339Z"), "id"), None, "33 is no twin pair");
         assert_eq!(get(&read("ZHZPNO04S5Z"), "id"), None, "two pairs");
-        assert_eq!(super::undoubled("ZHZPNO0439Z").as_deref(), Some("ZHZPN0439Z"));
-        assert_eq!(super::undoubled("ZHZPN0439Z"), None);
+        assert_eq!(super::super::undoubled("ZHZPNO0439Z", super::PAN_PATTERN).as_deref(), Some("ZHZPN0439Z"));
+        assert_eq!(super::super::undoubled("ZHZPN0439Z", super::PAN_PATTERN), None);
         // One capital read twice: dropped when exactly one such pair gives a PAN as printed.
-        assert_eq!(super::undoubled("WYOPSS8865H").as_deref(), Some("WYOPS8865H"));
-        assert_eq!(super::undoubled("WYOPS88865H"), None, "a doubled digit may be the number's own");
-        assert_eq!(super::undoubled("WWYOPS8865H").as_deref(), Some("WYOPS8865H"));
-        assert_eq!(super::undoubled("AABCDD1234E"), None, "two pairs, two different numbers: neither");
-        assert_eq!(super::undoubled("WYOPSS88X5H"), None, "no PAN as printed with one dropped");
+        assert_eq!(super::super::undoubled("WYOPSS8865H", super::PAN_PATTERN).as_deref(), Some("WYOPS8865H"));
+        assert_eq!(super::super::undoubled("WYOPS88865H", super::PAN_PATTERN), None, "a doubled digit may be the number's own");
+        assert_eq!(super::super::undoubled("WWYOPS8865H", super::PAN_PATTERN).as_deref(), Some("WYOPS8865H"));
+        assert_eq!(super::super::undoubled("AABCDD1234E", super::PAN_PATTERN), None, "two pairs, two different numbers: neither");
+        assert_eq!(super::super::undoubled("WYOPSS88X5H", super::PAN_PATTERN), None, "no PAN as printed with one dropped");
     }
 
     /// A dark capture of the unseen evaluation seed: the name's final J read as `]`

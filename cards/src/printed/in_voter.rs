@@ -32,7 +32,7 @@
 //!   them on the back.
 
 use super::{
-    address_repaired, epic_check, field, gender_value, join_parts, repair_positional, tokens, Doc, FieldCheck, Found, Labels,
+    address_repaired, epic_check, field, gender_value, join_parts, repair_positional, tokens, undoubled, Doc, FieldCheck, Found, Labels,
     PrintedField, Side,
 };
 
@@ -81,14 +81,23 @@ fn relation_label(doc: &Doc) -> Option<(&'static str, bool)> {
     Some((last.key, keys.len() == 1 && last.key != "relative"))
 }
 
+/// An EPIC number's shape: three capitals, seven digits.
+const EPIC_PATTERN: &str = "AAA9999999";
+
 /// The EPIC number on the card, with its check.
 pub(crate) fn find_epic(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
     for i in 0..doc.len() {
         let toks = tokens(doc.text(i));
         let mut cands: Vec<String> = toks.iter().map(|t| t.0.to_string()).collect();
         cands.extend(toks.windows(2).map(|w| format!("{}{}", w[0].0, w[1].0)));
-        for tok in cands {
-            let Some((id, repairs)) = repair_positional(&tok, "AAA9999999") else { continue };
+        for read in cands {
+            // One glyph read twice ("GXO01715266"): dropped, as one repair more.
+            let (tok, dropped) = match undoubled(&read, EPIC_PATTERN) {
+                Some(one) => (one, 1),
+                None => (read, 0),
+            };
+            let Some((id, repairs)) = repair_positional(&tok, EPIC_PATTERN) else { continue };
+            let repairs = repairs + dropped;
             let chars: Vec<char> = tok.chars().collect();
             let letters = chars.iter().take(3).filter(|c| c.is_alphabetic()).count();
             let digits = chars.iter().skip(3).filter(|c| c.is_ascii_digit()).count();
@@ -322,6 +331,22 @@ mod tests {
             ],
         );
         assert_eq!(best_type(&l), Some("in.voter"));
+    }
+
+    /// The independent card set's seed 21: a clean card's "JIU9205759" read
+    /// "JI1U9205759", one in perspective's "GXO1715266" read "GXO01715266" (one glyph
+    /// read as its letter and its digit). Must-fail: an eleventh character that is no
+    /// twin of its neighbour ("GX001715266": two zeros may both be printed) gives no
+    /// number, nor does a token with two such pairs.
+    #[test]
+    fn a_glyph_of_the_number_read_twice_is_read_once() {
+        let mut read = FRONT;
+        let at = read.iter().position(|l| *l == "ABC1234567").unwrap_or(0);
+        for (misread, number) in [("JI1U9205759", Some("JIU9205759")), ("GXO01715266", Some("GXO1715266")), ("GXOO1715266", Some("GXO1715266")), ("GX001715266", None), ("GXO017S5266", None)] {
+            read[at] = misread;
+            let f = parse_printed("in.voter", Side::Front, &lines(&read));
+            assert_eq!(get(&f, "id").map(|x| x.value.as_str()), number, "{misread}");
+        }
     }
 
     /// A tilted capture of the evaluation: the number's T read as `™`. Must-fail: the

@@ -1247,6 +1247,47 @@ pub fn repair_positional(s: &str, pattern: &str) -> Option<(String, usize)> {
     Some((out, repairs))
 }
 
+/// Tesseract now and then reads one glyph twice, as its letter and as its digit
+/// ("ZHZPNO0439Z" for the PAN `ZHZPN0439Z`, "GXO01715266" for the EPIC `GXO1715266`,
+/// "JI1U9205759" for `JIU9205759`: the independent card set's seed 21, a clean voter
+/// card and one in perspective), or as the same letter twice ("WYOPSS8865H" for
+/// `WYOPS8865H`, a PAN's number band read alone, `workers/src/card/scan.rs`): a token
+/// one character longer than the positional `pattern` (`A` a letter, `9` a digit, as
+/// [`repair_positional`] reads it) with exactly one such pair side by side (`O0`, `1I`,
+/// `5S`, `8B`, `2Z`, `6G`, `7T` either way round) that fits the pattern with one of the
+/// two dropped; or, with no such pair, exactly one pair of the same capital letter whose
+/// dropping gives the pattern as printed (no repair). `None` for any other token. The
+/// caller counts the dropped glyph as a repair: a value so read is never `SURE` on it.
+pub(crate) fn undoubled(token: &str, pattern: &str) -> Option<String> {
+    let chars: Vec<char> = token.chars().collect();
+    if chars.len() != pattern.len() + 1 {
+        return None;
+    }
+    let dropped = |drop: usize| chars.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, c)| *c).collect::<String>();
+    let twins = |a: char, b: char| a.is_ascii_digit() != b.is_ascii_digit() && digit_for(a).is_some() && digit_for(a) == digit_for(b);
+    let mut found = None;
+    for (i, pair) in chars.windows(2).enumerate() {
+        if twins(pair[0], pair[1]) {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(i);
+        }
+    }
+    if let Some(i) = found {
+        return [i, i + 1].into_iter().map(dropped).find(|t| repair_positional(t, pattern).is_some());
+    }
+    // Letters only: a doubled digit ("04339") may be the number's own, its extra glyph
+    // elsewhere.
+    let as_printed = |t: &str| repair_positional(t, pattern).is_some_and(|(fixed, repairs)| repairs == 0 && fixed == t);
+    let mut fits: Vec<String> = chars.windows(2).enumerate().filter(|(_, p)| p[0] == p[1] && p[0].is_ascii_uppercase()).map(|(i, _)| dropped(i)).filter(|t| as_printed(t)).collect();
+    fits.dedup();
+    match fits.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
 /// The whitespace-separated tokens of a line with stray punctuation around them
 /// stripped, each with its byte range.
 pub(crate) fn tokens(s: &str) -> Vec<(&str, usize, usize)> {

@@ -891,17 +891,25 @@ fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
     let end = words.len() - usize::from(trailing_mark);
     let mut start = end;
     let mut h = 0.0;
+    let mut tall_seen = false;
     while start > 1 {
         h = middle_height(words[..start - 1].iter().map(|(_, w)| w.bbox.height)).unwrap_or(0) as f32;
-        let (_, w) = words[start - 1];
-        if w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && w.bbox.height as f32 >= 1.5 * h {
+        let (text, w) = words[start - 1];
+        let tall = w.bbox.height as f32 >= 1.5 * h;
+        // A mark's smaller part read as lower-case letters ("e moh" after a national
+        // identity card's name, the "e" the chip's edge 98 px tall, "moh" 20 px: the
+        // independent set's seed 21, noisy) goes with the tall words: a name's word
+        // starts with a capital.
+        let tail = !text.chars().any(char::is_uppercase);
+        if w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && (tall || tail) {
+            tall_seen |= tall;
             start -= 1;
         } else {
             break;
         }
     }
     match (start.checked_sub(1).and_then(|i| words.get(i)), words.get(start)) {
-        (Some((_, name_end)), Some((_, first))) if start < end && first.bbox.x as f32 > name_end.bbox.right() as f32 + h => start,
+        (Some((_, name_end)), Some((_, first))) if tall_seen && start < end && first.bbox.x as f32 > name_end.bbox.right() as f32 + h => start,
         _ => words.len(),
     }
 }
@@ -1020,6 +1028,15 @@ mod tests {
         assert_eq!(super::signature_after(&[("ROHIT", &rohit), ("CHATTERJEE", &chatterjee), ("|", &bar)]), 3, "a mark alone");
         let close = word(490, 145, 87, 25.0);
         assert_eq!(super::signature_after(&[("ROHIT", &rohit), ("CHATTERJEE", &chatterjee), ("apy", &close), ("|", &bar)]), 4, "at a word's spacing");
+        // A tall mark's small part read after it in lower case goes with it (seed 21's
+        // noisy national identity card, "BALAJI CHANDRA THAKUR e moh"). Must-fail
+        // twins: a small unsure word alone is no mark; a capitalised one is a name's.
+        let (balaji, chandra, thakur) = (word(357, 137, 27, 93.0), word(507, 192, 27, 95.0), word(706, 168, 27, 95.0));
+        let (e, moh) = (word(981, 48, 98, 0.0), word(1042, 45, 20, 14.0));
+        let name = [("BALAJI", &balaji), ("CHANDRA", &chandra), ("THAKUR", &thakur)];
+        assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("e", &e), ("moh", &moh)]), 3);
+        assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("moh", &moh)]), 4, "no tall mark");
+        assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("e", &e), ("Moh", &moh)]), 5, "a capital starts a word");
     }
 
     /// A tall, unsure word set apart in front of a line's words is the portrait's edge,
