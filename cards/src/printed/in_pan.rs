@@ -67,11 +67,18 @@ pub(crate) fn find_pan(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
         let text = doc.text(i);
         let mut readings: Vec<(String, usize)> = Vec::new();
         for (tok, _, end) in tokens(text) {
-            readings.push((tok.to_string(), 0));
-            // Tesseract reads a final J as `)` ("GPBPJ5803)") or `]` ("ULEPR5218]", the
-            // independent set's seed 3, a clean card), which `tokens` strips as
-            // punctuation: the token is also tried with the J, as one repair.
-            if text.get(end..).is_some_and(|rest| rest.starts_with([')', ']'])) {
+            // Tesseract reads a final J as `)` ("GPBPJ5803)"), `]` ("ULEPR5218]", the
+            // independent set's seed 3, a clean card) or `}`, which `tokens` strips as
+            // punctuation: the token is also tried with the J, as one repair. Then the
+            // bracket is the number's final letter, and a token ending in a digit has
+            // none of its own: it is not read as it stands ("QVFPY87338}" for
+            // `QVFPY8738J`, seed 21 in perspective, its 8 and J read "38}", gave
+            // "QVFPY8733B" with the last digit repaired into a letter).
+            let bracket_after = text.get(end..).is_some_and(|rest| rest.starts_with([')', ']', '}']));
+            if !(bracket_after && tok.ends_with(|c: char| c.is_ascii_digit())) {
+                readings.push((tok.to_string(), 0));
+            }
+            if bracket_after {
                 readings.push((format!("{tok}J"), 1));
             }
         }
@@ -394,6 +401,11 @@ mod tests {
         assert_eq!(get(&read("ULEPR5218["), "id"), None, "an opening bracket is no J");
         assert_eq!(get(&read("SHARMA)"), "id"), None);
         assert_eq!(get(&read("GPBP5803)"), "id"), None);
+        // A `}` too; and a token ending in a digit before the bracket has no final
+        // letter of its own (seed 21: "QVFPY87338}" for QVFPY8738J gave "QVFPY8733B").
+        assert_eq!(get(&read("GPBPJ5803}"), "id").map(|x| x.value.as_str()), Some("GPBPJ5803J"));
+        assert_eq!(get(&read("QVFPY87338}"), "id"), None);
+        assert_eq!(get(&read("QVFPY87338"), "id").map(|x| x.value.as_str()), Some("QVFPY8733B"), "without the bracket, the repair as before");
     }
 
     /// Tesseract read the number's 0 twice, as O and 0 ("ZHZPNO0439Z", a hole-and-cut
