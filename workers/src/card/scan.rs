@@ -179,6 +179,12 @@ pub struct SideScan {
     /// otherwise. On such a photo a value the first reading and a later one agree on may
     /// be given (`crate::card::read`). A list: each later reading confirms on its own.
     pub reread: Vec<SecondReading>,
+    /// A card found in a photo with heavy sensor noise (the finder's working copy at
+    /// [`idv_vision::card_box::NOISY_FROM_SIGMA`] or more): read again from a copy
+    /// smoothed by [`NOISY_REREAD_SIGMA`] (`reread`, when no blurred or soft reading took
+    /// its place), and a printed value the two readings read differently is not given
+    /// (`crate::card::read`): one of them misread it.
+    pub noisy: bool,
     /// With no card found: the whole photo as its print was read
     /// ([`no_card_page_width`] wide), the pixels `ocr` boxes and `photo_glare_box` are
     /// in. A card on white paper overexposed all over shows no edge to find, and its
@@ -281,6 +287,7 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
     // be recognised by its text, and "no card" rests on both).
     let photo_page = flat.is_none().then(|| scaled_to_width(photo, no_card_page_width(photo_width)));
     let reading_page = deblurred.as_ref().or(flat.as_ref());
+    let noisy = flat.is_some() && idv_vision::card_box::working_noise_sigma(photo).is_some_and(|s| s >= idv_vision::card_box::NOISY_FROM_SIGMA);
     let printed_page = reading_page.or(photo_page.as_ref()).unwrap_or(photo);
 
     // QR: the photo as sent, then the flattened card (perspective undone), then its
@@ -316,6 +323,11 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
                 let copy = sharpened_for_reading(card, judged.measures.blur_sigma);
                 vec![SecondReading { ocr: read_printed_of(&copy, plan, ocr), mrz: read_zone_on(&copy, plan, ocr) }]
             }
+            // A noisy card's print, from a smoothed copy (its zone is not read again:
+            // check digits judge a zone).
+            (Some(card), Some(_), _) if noisy => {
+                vec![SecondReading { ocr: read_printed_of(&image::imageops::blur(card, NOISY_REREAD_SIGMA), plan, ocr), mrz: MrzOutcome::NotSearched }]
+            }
             _ => Vec::new(),
         });
         let printed = read_printed_of(printed_page, plan, ocr);
@@ -340,7 +352,7 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
         };
         (printed, mrz, reread)
     });
-    SideScan { photo_width, photo_height, upload_scale, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, photo_exposure, reread, photo_page }
+    SideScan { photo_width, photo_height, upload_scale, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, photo_exposure, reread, noisy, photo_page }
 }
 
 /// Edge blur σ̂ (card sanity's, at its working width) from which a card judged sharp
@@ -365,6 +377,14 @@ pub const SOFT_FROM_SIGMA: f32 = 0.5;
 /// misread alike (2 and 1 wrong values left), a farther one (0.5, 0.8) agreed on fewer
 /// right values. On eight seeds (96 cards): 24 wrong values → 1, 32 right ones lost.
 pub const SOFT_REREAD_SHARPEN: f32 = 0.3;
+
+/// The Gaussian σ (pixels of the flattened card, [`FLAT_WIDTH`] wide) of a noisy card's
+/// second reading ([`SideScan::noisy`]). On the noise captures of the independent card
+/// set's seeds 15-21 (84 cards, sensor noise σ 20-28), the photo's reading gave 4 wrong
+/// values (`UNSURE`: "VISAY JOSHI", "Racha Patel", "Ermakulam", "Quy Nhon"), a copy at
+/// 1.5 read each of them otherwise and gave 5 wrong values of its own, none of them
+/// alike: two readings that differ say a misread. At 1.0 the copy misread "VISAY" alike.
+pub const NOISY_REREAD_SIGMA: f32 = 1.5;
 
 /// Whether a side judged not too blurred is read soft ([`SOFT_FROM_SIGMA`]).
 pub fn reads_soft(judged: &CardSanity) -> bool {
