@@ -179,12 +179,16 @@ pub fn compare(field: &str, a: &str, b: &str) -> Comparison {
     }
 }
 
+/// A value's words, each its letters and digits only (marks dropped), empty ones left out.
+fn alphanumeric_words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(|w| w.chars().filter(|c| c.is_alphanumeric()).collect::<String>()).filter(|w| !w.is_empty()).collect()
+}
+
 /// Whether `print` (in capitals, plain ASCII) reads `zone`'s words in order, one or more
 /// of them without its first letters ("MENON OHIT" of MENON ROHIT), each such word of
 /// two letters or more.
 fn lost_first_letters(print: &str, zone: &str) -> bool {
-    let words = |s: &str| -> Vec<String> { s.split_whitespace().map(|w| w.chars().filter(|c| c.is_alphanumeric()).collect::<String>()).filter(|w| !w.is_empty()).collect() };
-    let (p, z) = (words(print), words(zone));
+    let (p, z) = (alphanumeric_words(print), alphanumeric_words(zone));
     let capitals = |w: &String| w.chars().all(|c| c.is_ascii_uppercase());
     let cut_short = |pw: &String, zw: &String| pw.len() >= 2 && zw.len() > pw.len() && zw.ends_with(pw.as_str());
     !p.is_empty()
@@ -197,7 +201,7 @@ fn lost_first_letters(print: &str, zone: &str) -> bool {
 /// Whether `print`'s last words are `zone`'s words, in order, after one or more words
 /// the zone has not (letters and digits compared, case aside).
 fn after_stray_words(print: &str, zone: &str) -> bool {
-    let words = |s: &str| -> Vec<String> { s.split_whitespace().map(|w| w.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_uppercase).collect::<String>()).filter(|w| !w.is_empty()).collect() };
+    let words = |s: &str| -> Vec<String> { alphanumeric_words(s).iter().map(|w| w.to_uppercase()).collect() };
     let (p, z) = (words(print), words(zone));
     !z.is_empty() && p.len() > z.len() && p[p.len() - z.len()..] == z[..]
 }
