@@ -245,7 +245,11 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
                     let before = doc.text(line).get(..h.bstart).unwrap_or("").trim_end();
                     let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
                     let elector = word.to_lowercase().contains("lector");
-                    let possessive_end = ["s", "'s", "’s", "s'"].contains(&word.to_lowercase().as_str());
+                    // Or a lone letter the possessive's end was misread as ("g Name:
+                    // ABHISHEK CHATTERJEE", seed 22's glare, the father's name given as
+                    // the holder's).
+                    let lone_letter = word.chars().count() == 1 && word.chars().all(char::is_alphabetic);
+                    let possessive_end = lone_letter || ["s", "'s", "’s", "s'"].contains(&word.to_lowercase().as_str());
                     (!elector && word.chars().count() >= 3 && ["'s", "’s", "s'"].iter().any(|p| word.ends_with(p))) || (possessive_end && !relation_elsewhere)
                 })
             };
@@ -532,17 +536,20 @@ mod tests {
             assert_eq!(get(&f, "name"), None, "{label}: {f:?}");
         }
         // A lone "s" is the end of either possessive ("s Name: Manoj Iyer", seed 18's
-        // glare, was the father's name given as the holder's): with no relation label
-        // on the card it is the relation's; with one, the holder's.
-        for label in ["s Name : Mahesh Sharma", "'s Name: Mahesh Sharma"] {
+        // glare, was the father's name given as the holder's), and so is a lone letter
+        // it was misread as ("g Name", seed 22): with no relation label on the card it is
+        // the relation's; with one, the holder's.
+        for label in ["s Name : Mahesh Sharma", "'s Name: Mahesh Sharma", "g Name: Mahesh Sharma"] {
             unlabelled[4] = label;
             let f = read(&unlabelled);
             assert_eq!(get(&f, "name"), None, "{label}: {f:?}");
         }
         let mut holder_washed = FRONT;
-        holder_washed[3] = "s Name : Rahul Kumar";
-        let f = read(&holder_washed);
-        assert_eq!((value(&f, "name"), value(&f, "father_name")), (Some("Rahul Kumar"), Some("Ramesh Kumar")), "{f:?}");
+        for label in ["s Name : Rahul Kumar", "g Name : Rahul Kumar"] {
+            holder_washed[3] = label;
+            let f = read(&holder_washed);
+            assert_eq!((value(&f, "name"), value(&f, "father_name")), (Some("Rahul Kumar"), Some("Ramesh Kumar")), "{f:?}");
+        }
         let mut lost = FRONT;
         lost[4] = "her's Name : Ramesh Kumar";
         let f = read(&lost);

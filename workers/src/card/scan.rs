@@ -770,15 +770,31 @@ fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr:
     band.read_into(page, lines, engine, |l| number(l) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
 }
 
+/// How far apart (in its words' heights) what the page read into one line is set for
+/// it to be another column's: a line's words are half a height apart, a label's or a
+/// name's words and a chip or a value beside them several.
+const COLUMN_GAP: f32 = 3.0;
+
 /// Least confidence (0-100) of a word of a name the page read, below which the name's
 /// line is read again on its own ([`read_name_bands`]).
 const NAME_WORD_DOUBT: f32 = 60.0;
 
 /// Whether `line` is a name's label alone on its line ("ama / Name", "fat ar ara /
 /// Father's Name", "Given Name(s)"): its last word "Name", "Names" or "Surname", nothing
-/// but punctuation after it.
+/// but punctuation after it. What the page read into the line more than three of its
+/// words' heights after a word ([`COLUMN_GAP`]: "ama / Name ES x", a chip's top read
+/// 469 pixels right of a 17-pixel "Name", the independent set's seed 22, noisy) is
+/// another column's, not the label's.
 fn name_label_line(line: &idv_vision::ocr::OcrLine) -> bool {
-    let last = line.text.split_whitespace().rev().find(|w| w.chars().any(char::is_alphanumeric));
+    let texts: Vec<&str> = line.text.split(' ').collect();
+    let column = if texts.len() == line.words.len() {
+        let h = middle_height(line.words.iter().map(|w| w.bbox.height)).unwrap_or(0) as f32;
+        let apart = line.words.windows(2).position(|p| p[1].bbox.x as f32 > p[0].bbox.right() as f32 + COLUMN_GAP * h);
+        apart.map_or(texts.len(), |i| i + 1)
+    } else {
+        texts.len()
+    };
+    let last = texts[..column].iter().rev().find(|w| w.chars().any(char::is_alphanumeric));
     last.is_some_and(|w| {
         let letters: String = w.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
         letters.ends_with("name") || letters.ends_with("names") || letters == "surname"
@@ -786,8 +802,9 @@ fn name_label_line(line: &idv_vision::ocr::OcrLine) -> bool {
 }
 
 /// A name under its label read again on its own, when the page read a word of it with
-/// little confidence ([`NAME_WORD_DOUBT`]), with a character no name holds, or with a
-/// signature after it ([`signature_after`], left out of the band): the
+/// little confidence ([`NAME_WORD_DOUBT`]), with a character no name holds, with an
+/// unsure word left of the label's start, or with a signature after it
+/// ([`signature_after`], left out of the band): the
 /// words of the line under a name's label alone on its line ([`name_label_line`]) that
 /// start right of the label's start (the portrait left of it joins the line: "Gy
 /// _C«DEEEPIKA BANERJEE", the independent card set's seed 16, a clean national identity
@@ -815,14 +832,23 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
         }
         let start = label.x.saturating_sub(label.height);
         let mut words: Vec<(&str, &idv_vision::ocr::TsvWord)> = texts.into_iter().zip(&value.words).filter(|(_, w)| w.bbox.x >= start).collect();
+        // Unsure words left of the label's start are the portrait's ("PIN KULKARNI",
+        // its hair read as a word 105 pixels left of a passport's surname, the independent
+        // set's seed 22, a cut corner): the name is read without them.
+        let strayed = value.words.iter().any(|w| w.bbox.x < start && w.confidence.is_none_or(|c| c < NAME_WORD_DOUBT));
         let signature = signature_after(&words);
         let signed = signature < words.len();
         words.truncate(signature);
-        let garbled = words.iter().any(|(t, _)| t.chars().any(|c| !(c.is_alphabetic() || LETTERS.contains(c))));
+        // A line of words none of which has a capital holds no name as the page read it
+        // ("ee" for JYOTI NAIR, a PAN's mother's name read with the signature beside it
+        // into one 99-pixel line, the independent set's seed 22, clean): no letters of it
+        // to keep, as of a garbled one.
+        let garbled = words.iter().any(|(t, _)| t.chars().any(|c| !(c.is_alphabetic() || LETTERS.contains(c))))
+            || words.iter().all(|(t, _)| !t.chars().any(char::is_uppercase));
         let doubtful = words.iter().any(|(_, w)| w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT));
         let overdrawn = overdrawn_words(&words);
         let Some(first) = words.first().map(|(_, w)| w.bbox) else { continue };
-        if !garbled && !doubtful && !signed {
+        if !garbled && !doubtful && !signed && !strayed {
             continue;
         }
         let letters_of = |text: &str| -> String { text.chars().filter(|c| c.is_alphabetic()).flat_map(char::to_uppercase).collect() };
@@ -844,7 +870,13 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
         }
         let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
         let params = OcrParams { lang: "eng", char_whitelist: None, layout: Layout::Block };
-        let Ok(read) = engine.read_lines(&band, &params) else { continue };
+        let Ok(mut read) = engine.read_lines(&band, &params) else { continue };
+        // A name's last word overdrawn by a signature is read alone with the strokes
+        // beyond it as marks ("CHAUHAN?’", seed 22's clean PAN, the signature drawn over
+        // its end): no name ends in them.
+        if overdrawn.last() == Some(&true) {
+            read.iter_mut().for_each(trim_trailing_marks);
+        }
         // A name read with a character no name holds is no name as read: a sure reading
         // stands for it. One read as a name, a word of it unsure, only loses its marks
         // ("IMRAN." of IMRAN, seed 16's noisy passport): its letters must stay, since a
@@ -853,16 +885,40 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
         //
         // A word overdrawn by a signature ("SHATIPSIER" for CHATTERJEE under a PAN's
         // signature, seed 18, clean) is read again whole, but the name's other words,
-        // read with confidence, keep their letters.
+        // read with confidence, keep their letters; the overdrawn word must be read as
+        // letters (a "?’" there is a word lost, not a name of two words).
         let sure_words_kept = |l: &idv_vision::ocr::OcrLine| {
             let again: Vec<&str> = l.text.split_whitespace().collect();
             again.len() == words.len()
-                && words.iter().zip(&overdrawn).zip(&again).all(|(((t, w), &o), a)| o || w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) || letters_of(t) == letters_of(a))
+                && words.iter().zip(&overdrawn).zip(&again).all(|(((t, w), &o), a)| if o { letters_of(a).chars().count() >= 2 } else { w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) || letters_of(t) == letters_of(a) })
         };
         let kept = |l: &idv_vision::ocr::OcrLine| garbled || letters_of(&l.text) == read_letters || (overdrawn.iter().any(|&o| o) && sure_words_kept(l));
         if let Some(found) = read.into_iter().find(|l| l.confidence >= BIRTH_BAND_MIN_CONFIDENCE && idv_cards::printed::plausible_latin_name(&l.text, l.confidence / 100.0) && kept(l)) {
             lines[i] = found.moved(x0, y0);
         }
+    }
+}
+
+/// A line without the marks read after its last word's letters and digits ("CHAUHAN?’"
+/// → "CHAUHAN"): its text, its last word's character count and its symbols (where they
+/// are the words' characters) lose them. A last word of marks only is left as it is.
+fn trim_trailing_marks(line: &mut idv_vision::ocr::OcrLine) {
+    let Some(end) = line.text.char_indices().rev().find(|(_, c)| c.is_alphanumeric()).map(|(i, c)| i + c.len_utf8()) else { return };
+    let last_word_start = line.text.rfind(' ').map_or(0, |i| i + 1);
+    if end <= last_word_start {
+        return;
+    }
+    let cut = line.text[end..].chars().count();
+    if cut == 0 {
+        return;
+    }
+    let symbols_are_words = line.symbols.len() == line.words.iter().map(|w| w.chars).sum::<usize>();
+    line.text.truncate(end);
+    if let Some(w) = line.words.last_mut() {
+        w.chars = w.chars.saturating_sub(cut);
+    }
+    if symbols_are_words {
+        line.symbols.truncate(line.symbols.len().saturating_sub(cut));
     }
 }
 
@@ -905,7 +961,9 @@ fn middle_height(heights: impl Iterator<Item = u32>) -> Option<u32> {
 /// from it, no word of the name is hidden in them: a word printed after the name at its
 /// usual spacing would have been read into the signature's box, and the box would start
 /// at it. A mark of no letter or digit after it (a "|" read at the card's edge, seed 20's
-/// PAN at JPEG quality 35: "ROHIT CHATTERJEE apy awe |") goes with it.
+/// PAN at JPEG quality 35: "ROHIT CHATTERJEE apy awe |") goes with it. Unsure words of
+/// no capital, none of them tall, go too where they are set apart as another column
+/// ([`COLUMN_GAP`]).
 fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
     let trailing_mark = words.len() > 1 && words.last().is_some_and(|(text, _)| !text.chars().any(char::is_alphanumeric));
     let end = words.len() - usize::from(trailing_mark);
@@ -928,8 +986,20 @@ fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
             break;
         }
     }
+    // Unsure words of no capital alone, of the name's height, are no mark of a pen but
+    // may be a name's word misread: they go only when set apart as another column would
+    // be ([`COLUMN_GAP`]: "Ajay Prasad Rao hear tage", the chip right of a national
+    // identity card's name read as words 286 pixels after it at 27 pixels a letter, the
+    // independent set's seed 22, noisy).
     match (start.checked_sub(1).and_then(|i| words.get(i)), words.get(start)) {
-        (Some((_, name_end)), Some((_, first))) if tall_seen && start < end && first.bbox.x as f32 > name_end.bbox.right() as f32 + h => start,
+        (Some((_, name_end)), Some((_, first))) if start < end => {
+            let gap = first.bbox.x as f32 - name_end.bbox.right() as f32;
+            if (tall_seen && gap > h) || gap > COLUMN_GAP * h {
+                start
+            } else {
+                words.len()
+            }
+        }
         _ => words.len(),
     }
 }
@@ -1012,6 +1082,26 @@ mod tests {
         }
     }
 
+    /// Marks after a line's last letter go, with their symbols and the word's count;
+    /// a last word of marks only, or a line ending in a letter, is left as it is.
+    #[test]
+    fn marks_after_a_lines_last_letter_are_trimmed() {
+        use idv_vision::ocr::TsvWord;
+        let word = |chars: usize| TsvWord { bbox: TextBox { x: 0, y: 0, width: 9, height: 9 }, confidence: Some(90.0), chars };
+        let line = |text: &str, chars: &[usize]| {
+            let symbols = text.chars().filter(|c| *c != ' ').map(|c| (c, 90.0)).collect();
+            OcrLine { text: text.into(), confidence: 90.0, bbox: TextBox { x: 0, y: 0, width: 9, height: 9 }, symbols, words: chars.iter().map(|&c| word(c)).collect() }
+        };
+        let mut l = line("PRASAD CHAUHAN?’", &[6, 9]);
+        super::trim_trailing_marks(&mut l);
+        assert_eq!((l.text.as_str(), l.words[1].chars, l.symbols.len()), ("PRASAD CHAUHAN", 7, 13));
+        for (text, chars) in [("PRASAD ?’", vec![6, 2]), ("PRASAD CHAUHAN", vec![6, 7])] {
+            let mut l = line(text, &chars);
+            super::trim_trailing_marks(&mut l);
+            assert_eq!(l.text, text);
+        }
+    }
+
     /// A name's word read unsure and half as tall again as its other words is overdrawn
     /// (a signature across "CHATTERJEE", seed 18). Must-fail twins: a word of the name's
     /// height, one read with confidence, or a name beside a short dash ("IMRAN. -", seed
@@ -1049,13 +1139,16 @@ mod tests {
         let close = word(490, 145, 87, 25.0);
         assert_eq!(super::signature_after(&[("ROHIT", &rohit), ("CHATTERJEE", &chatterjee), ("apy", &close), ("|", &bar)]), 4, "at a word's spacing");
         // A tall mark's small part read after it in lower case goes with it (seed 21's
-        // noisy national identity card, "BALAJI CHANDRA THAKUR e moh"). Must-fail
-        // twins: a small unsure word alone is no mark; a capitalised one is a name's.
+        // noisy national identity card, "BALAJI CHANDRA THAKUR e moh"); so does a small
+        // one alone as far as another column. Must-fail twins: a small unsure word alone
+        // at a word's spacing is no mark; a capitalised one is a name's.
         let (balaji, chandra, thakur) = (word(357, 137, 27, 93.0), word(507, 192, 27, 95.0), word(706, 168, 27, 95.0));
         let (e, moh) = (word(981, 48, 98, 0.0), word(1042, 45, 20, 14.0));
         let name = [("BALAJI", &balaji), ("CHANDRA", &chandra), ("THAKUR", &thakur)];
         assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("e", &e), ("moh", &moh)]), 3);
-        assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("moh", &moh)]), 4, "no tall mark");
+        assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("moh", &moh)]), 3, "another column's");
+        let near = word(874 + 20, 45, 20, 14.0);
+        assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("moh", &near)]), 4, "no tall mark, at a word's spacing");
         assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("e", &e), ("Moh", &moh)]), 5, "a capital starts a word");
     }
 
@@ -1299,9 +1392,51 @@ mod tests {
         let mut lines = vec![father_label.clone(), two];
         super::read_name_bands(&page, &mut lines, &band("GOPAL BHATT", 96.0));
         assert_eq!(lines[1].text, "GOPAL BHATT");
-        let mut lines = vec![father_label, signed(590)];
+        let mut lines = vec![father_label.clone(), signed(590)];
         super::read_name_bands(&page, &mut lines, &band("HARPREET DESHMUKH", 96.0));
         assert_eq!(lines[1].text, "HARPREET DESHMUKH yssv");
+
+        // A name read with the signature beside it into one line of no capital (seed
+        // 22's clean PAN: "ee aes axl" for JYOTI NAIR): read alone. Must-fail: a line
+        // read with a capital keeps its letters.
+        let mother_label = line("Aral er aT / Mother's Name", vec![word(42, 557, 131, 20, 47.0), word(184, 555, 109, 20, 96.0), word(305, 556, 73, 19, 97.0)]);
+        let joined = |first: &str| line(&format!("{first} aes axl"), vec![word(39, 596, 216, 38, 29.0), word(628, 596, 132, 99, 0.0), word(793, 596, 108, 99, 0.0)]);
+        for (first, want) in [("ee", "JYOTI NAIR"), ("Ee", "Ee aes axl")] {
+            let mut lines = vec![mother_label.clone(), joined(first)];
+            super::read_name_bands(&page, &mut lines, &band("JYOTI NAIR", 89.0));
+            assert_eq!(lines[1].text, want);
+        }
+        // A signature drawn over the name's last word (seed 22's clean PAN): the marks
+        // its strokes are read as after the word are no name's. Must-fail: a reading
+        // with no letters where the word was is no name.
+        let overdrawn = line("MOHAMMED PRASAD anauasenaens", vec![word(45, 598, 284, 32, 96.0), word(344, 598, 178, 32, 96.0), word(538, 587, 323, 89, 0.0)]);
+        for (alone, want) in [("MOHAMMED PRASAD CHAUHAN?’", "MOHAMMED PRASAD CHAUHAN"), ("MOHAMMED PRASAD ?’", "MOHAMMED PRASAD anauasenaens")] {
+            let mut lines = vec![father_label.clone(), overdrawn.clone()];
+            super::read_name_bands(&page, &mut lines, &band(alone, 85.0));
+            assert_eq!(lines[1].text, want);
+        }
+
+        // A chip beside the label and the name, read into both lines as words of no
+        // capital far to their right (seed 22's noisy national identity card): the
+        // label is still the name's and the name is read alone. Must-fail: such words
+        // at a name's usual spacing stay, and the name is not read again.
+        let chipped_label = line("ama / Name ES x", vec![word(519, 533, 32, 29, 40.0), word(560, 537, 6, 18, 71.0), word(584, 537, 54, 17, 97.0), word(1107, 514, 47, 94, 6.0), word(1228, 545, 18, 13, 51.0)]);
+        let chipped = |x: u32| line("Ajay Prasad Rao hear tage", vec![word(522, 569, 84, 35, 97.0), word(619, 571, 134, 27, 96.0), word(768, 572, 74, 27, 96.0), word(x, 590, 68, 23, 28.0), word(x + 83, 570, 31, 37, 0.0)]);
+        for (x, want) in [(1128, "Ajay Prasad Rao"), (860, "Ajay Prasad Rao hear tage")] {
+            let mut lines = vec![chipped_label.clone(), chipped(x)];
+            super::read_name_bands(&page, &mut lines, &band("Ajay Prasad Rao", 93.0));
+            assert_eq!(lines[1].text, want, "{x}");
+        }
+
+        // The portrait's hair read in front of a passport's surname (seed 22, "PIN
+        // KULKARNI"): read without it. Must-fail: a word there read surely stays.
+        let surname_label = line("arart / Surname", vec![word(391, 209, 48, 12, 0.0), word(445, 202, 8, 29, 83.0), word(456, 206, 81, 16, 97.0)]);
+        let haired = |c: f32| line("PIN KULKARNI", vec![word(123, 214, 165, 73, c), word(393, 216, 201, 59, 97.0)]);
+        for (c, want) in [(22.0, "KULKARNI"), (90.0, "PIN KULKARNI")] {
+            let mut lines = vec![surname_label.clone(), haired(c)];
+            super::read_name_bands(&page, &mut lines, &band("KULKARNI", 96.0));
+            assert_eq!(lines[1].text, want);
+        }
 
         // Not read again: a name read surely (every word confident, only a name's
         // characters), or a doubtful line under no name's label.
