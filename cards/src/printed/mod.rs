@@ -883,11 +883,22 @@ pub(crate) fn join_parts(parts: &[String]) -> String {
 /// An address with OCR's misreads at its known words undone, and how many characters
 /// were repaired: the relation opening it ([`relation_repaired`]) and a number's
 /// abbreviation read with a comma ("House No, 404" for "House No. 404": "No" before a
-/// number always takes its period).
+/// number always takes its period), and a semicolon after a word, a comma misread (an
+/// address's parts are set apart by commas: "Kolar Road; Bhopal", the independent set's
+/// seed 22, a noisy voter card, read "Kolar Road, Bhopal" from its smoothed copy).
 pub(crate) fn address_repaired(address: &str) -> (String, usize) {
     let (address, relation) = relation_repaired(address);
-    let words: Vec<&str> = address.split(' ').collect();
     let mut repairs = 0;
+    let words: Vec<String> = address
+        .split(' ')
+        .map(|w| match w.strip_suffix(';') {
+            Some(word) if !word.is_empty() => {
+                repairs += 1;
+                format!("{word},")
+            }
+            _ => w.to_string(),
+        })
+        .collect();
     let out: Vec<String> = words
         .iter()
         .enumerate()
@@ -897,7 +908,7 @@ pub(crate) fn address_repaired(address: &str) -> (String, usize) {
                 repairs += 1;
                 format!("{}.", &w[..2])
             } else {
-                (*w).to_string()
+                w.clone()
             }
         })
         .collect();
@@ -1628,6 +1639,9 @@ mod tests {
         assert_eq!(address_repaired("House No, 404, Tilak Marg"), ("House No. 404, Tilak Marg".into(), 1));
         assert_eq!(address_repaired("5/0 Anil, Flat NO, 12"), ("S/O Anil, Flat NO. 12".into(), 3));
         assert_eq!(address_repaired("Near Gate No, Main Road"), ("Near Gate No, Main Road".into(), 0), "no number after it");
+        assert_eq!(address_repaired("Kolar Road; Bhopal, Madhya Pradesh"), ("Kolar Road, Bhopal, Madhya Pradesh".into(), 1));
+        assert_eq!(address_repaired("Flat No; 12, MG Road"), ("Flat No. 12, MG Road".into(), 2));
+        assert_eq!(address_repaired("Kolar Road ; Bhopal"), ("Kolar Road ; Bhopal".into(), 0), "a sign alone is no word's");
         assert_eq!(relation_repaired("S/O: Vikram Kumar"), ("S/O: Vikram Kumar".into(), 0));
         assert_eq!(relation_repaired("5/10, MG Road"), ("5/10, MG Road".into(), 0));
         assert_eq!(relation_repaired("5/0B, MG Road"), ("5/0B, MG Road".into(), 0));

@@ -667,13 +667,26 @@ fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &
     fn words(text: &str) -> impl Iterator<Item = &str> {
         text.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty())
     }
+    // Lines' words each with its box where the engine gave the line's words one for one
+    // (a word's pieces between commas share it).
+    fn boxed<'a>(lines: impl Iterator<Item = &'a idv_vision::ocr::OcrLine>) -> Vec<(&'a str, Option<idv_vision::ocr::TextBox>)> {
+        lines
+            .flat_map(|l| {
+                let tokens: Vec<&str> = l.text.split(' ').collect();
+                let aligned = tokens.len() == l.words.len();
+                tokens.into_iter().enumerate().flat_map(move |(k, t)| {
+                    let b = aligned.then(|| l.words[k].bbox);
+                    words(t).map(move |w| (w, b))
+                })
+            })
+            .collect()
+    }
     let same_row = |a: &idv_vision::ocr::TextBox, b: &idv_vision::ocr::TextBox| {
         let rows = a.bottom().min(b.bottom()).saturating_sub(a.y.max(b.y));
         let columns = a.right().min(b.right()).saturating_sub(a.x.max(b.x));
         columns > 0 && 2 * rows >= a.height.min(b.height)
     };
     let want: Vec<&str> = words(value).collect();
-    let first: Vec<&str> = from.iter().flat_map(|l| words(&l.text)).collect();
     // The second reading's lines on the value's rows, left to right; a glyph or two read
     // inside another line's extent are some of its glyphs read again (seed 19's blurred
     // PAN: "s" at x 112-126 within "ANITA NAIDU" at 52-322), not a word beside the value.
@@ -684,11 +697,25 @@ fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &
     };
     let mut row: Vec<&idv_vision::ocr::OcrLine> = on_rows.iter().copied().filter(|l| !fragment_within(l)).collect();
     row.sort_by_key(|l| l.bbox.x);
-    let second: Vec<&str> = row.iter().flat_map(|l| words(&l.text)).collect();
-    let at = |seen: &[&str]| (0..seen.len().saturating_sub(want.len()) + 1).filter(|&i| !want.is_empty() && seen.get(i..i + want.len()) == Some(&want[..])).collect::<Vec<_>>();
+    let second = boxed(row.iter().copied());
+    let first = boxed(from.iter().copied());
+    let at = |seen: &[(&str, Option<idv_vision::ocr::TextBox>)]| {
+        (0..seen.len().saturating_sub(want.len()) + 1).filter(|&i| !want.is_empty() && seen.get(i..i + want.len()).is_some_and(|s| s.iter().map(|(w, _)| *w).eq(want.iter().copied()))).collect::<Vec<_>>()
+    };
     let (Some(&i), seen_twice) = (at(&first).first(), at(&second)) else { return false };
-    fn beside<'a>(seen: &[&'a str], j: usize, len: usize) -> (Option<&'a str>, Option<&'a str>) {
-        (j.checked_sub(1).and_then(|b| seen.get(b).copied()), seen.get(j + len).copied())
+    // A word beside the value is one at a word's spacing: one set apart from it by more
+    // than two of their heights (as `gap_among` sets words apart) is another column's
+    // (the QR code beside an Aadhaar's name read "See eS" 182 pixels after "Kavita
+    // Verma", 29 pixels tall: the independent set's seed 22, blurred), not a word the
+    // other reading lost.
+    fn beside<'a>(seen: &[(&'a str, Option<idv_vision::ocr::TextBox>)], j: usize, len: usize) -> (Option<&'a str>, Option<&'a str>) {
+        let apart = |a: Option<idv_vision::ocr::TextBox>, b: Option<idv_vision::ocr::TextBox>| match (a, b) {
+            (Some(a), Some(b)) => b.x > a.right() + 2 * a.height.max(b.height),
+            _ => false,
+        };
+        let before = j.checked_sub(1).and_then(|b| seen.get(b)).filter(|(_, bx)| !apart(*bx, seen.get(j).and_then(|s| s.1)));
+        let after = seen.get(j + len).filter(|(_, bx)| !apart(seen.get(j + len - 1).and_then(|s| s.1), *bx));
+        (before.map(|s| s.0), after.map(|s| s.0))
     }
     let (before, after) = beside(&first, i, want.len());
     let fits = |theirs: Option<&str>, ours: Option<&str>| theirs.is_none() || theirs == ours || theirs.is_some_and(|w| !w.chars().any(char::is_alphanumeric));
@@ -2341,6 +2368,17 @@ mod print_tests {
         // The same characters on another row are another value.
         let below = OcrLine { bbox: TextBox { y: 250, ..dob.bbox }, ..line("Dete of Get) 08/08/1992") };
         assert!(!read_alike_in_place("08/08/1992", &[&dob], &[below]));
+        // Words read as far from the value as another column are none beside it (seed
+        // 22's blurred Aadhaar: the card's edge and its QR code read around the name,
+        // "= Kavita Verma See eS"). Must-fail: the same words at a word's spacing are.
+        let word = |x: u32, width: u32, height: u32| idv_vision::ocr::TsvWord { bbox: TextBox { x, y: 296, width, height }, confidence: Some(50.0), chars: 3 };
+        let alone = OcrLine { text: "Kavita Verma".into(), confidence: 96.0, bbox: TextBox { x: 368, y: 304, width: 282, height: 29 }, symbols: Vec::new(), words: vec![word(368, 132, 29), word(516, 134, 29)] };
+        let around = |see_at: u32| {
+            let words = vec![word(23, 18, 47), word(368, 132, 29), word(516, 134, 29), word(see_at, 189, 46), word(see_at + 254, 66, 48)];
+            OcrLine { text: "= Kavita Verma See eS".into(), confidence: 60.0, bbox: TextBox { x: 23, y: 293, width: see_at + 320 - 23, height: 51 }, symbols: Vec::new(), words }
+        };
+        assert!(read_alike_in_place("Kavita Verma", &[&alone], &[around(832)]));
+        assert!(!read_alike_in_place("Kavita Verma", &[&alone], &[around(665)]), "a word at a word's spacing");
         // A value not in the first reading's own words as given (repaired, reformatted)
         // is not confirmed by characters.
         assert!(!read_alike_in_place("08/08/1992", &[&line("Dote of Orth 08-08-1992")], &[line("Dete of Get) 08-08-1992")]));
