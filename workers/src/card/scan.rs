@@ -845,10 +845,14 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
         // to keep, as of a garbled one.
         let garbled = words.iter().any(|(t, _)| t.chars().any(|c| !(c.is_alphabetic() || LETTERS.contains(c))))
             || words.iter().all(|(t, _)| !t.chars().any(char::is_uppercase));
+        // Print the page read no word of right after the name's last word, as close as a
+        // letter is to the next: a letter the engine dropped ("MENO" of MENON, seed 22's
+        // dark PAN, at confidence 91).
+        let letter_after = if signed { None } else { words.last().and_then(|(_, w)| letter_after(page, w.bbox)) };
         let doubtful = words.iter().any(|(_, w)| w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT));
         let overdrawn = overdrawn_words(&words);
         let Some(first) = words.first().map(|(_, w)| w.bbox) else { continue };
-        if !garbled && !doubtful && !signed && !strayed {
+        if !garbled && !doubtful && !signed && !strayed && letter_after.is_none() {
             continue;
         }
         let letters_of = |text: &str| -> String { text.chars().filter(|c| c.is_alphabetic()).flat_map(char::to_uppercase).collect() };
@@ -863,7 +867,8 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
             }
         }
         let pad = b.height / 3;
-        let area = [b.x.saturating_sub(pad), b.y.saturating_sub(pad), b.right().saturating_add(pad).min(pw), b.bottom().saturating_add(pad).min(ph)];
+        let right = letter_after.unwrap_or(0).max(b.right());
+        let area = [b.x.saturating_sub(pad), b.y.saturating_sub(pad), right.saturating_add(pad).min(pw), b.bottom().saturating_add(pad).min(ph)];
         let [x0, y0, x1, y1] = area;
         if x1 <= x0 + 8 || y1 <= y0 + 8 {
             continue;
@@ -892,11 +897,60 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
             again.len() == words.len()
                 && words.iter().zip(&overdrawn).zip(&again).all(|(((t, w), &o), a)| if o { letters_of(a).chars().count() >= 2 } else { w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) || letters_of(t) == letters_of(a) })
         };
-        let kept = |l: &idv_vision::ocr::OcrLine| garbled || letters_of(&l.text) == read_letters || (overdrawn.iter().any(|&o| o) && sure_words_kept(l));
+        // With a letter after the name, the reading alone keeps the page's letters and
+        // adds one or two at the end, no more.
+        let letters_added = |l: &idv_vision::ocr::OcrLine| {
+            let again = letters_of(&l.text);
+            letter_after.is_some() && again.starts_with(&read_letters) && (1..=2).contains(&(again.chars().count() - read_letters.chars().count())) && l.text.split_whitespace().count() == words.len()
+        };
+        let kept = |l: &idv_vision::ocr::OcrLine| garbled || letters_of(&l.text) == read_letters || letters_added(l) || (overdrawn.iter().any(|&o| o) && sure_words_kept(l));
         if let Some(found) = read.into_iter().find(|l| l.confidence >= BIRTH_BAND_MIN_CONFIDENCE && idv_cards::printed::plausible_latin_name(&l.text, l.confidence / 100.0) && kept(l)) {
             lines[i] = found.moved(x0, y0);
         }
     }
+}
+
+/// Where print right after a word's box ends (page pixels), when it looks like a letter
+/// the engine dropped from the word's end: ink starting within a third of the word's
+/// height after its box (letters are closer, words further), running on with gaps no
+/// wider than a quarter of that height, between a third and one and a half heights wide,
+/// within the word's rows (nothing inked in the half height above or below it: a
+/// signature's strokes run off the line). `None` otherwise. Ink is what is darker than
+/// halfway between the word box's 5th and 95th percentiles.
+fn letter_after(page: &image::GrayImage, word: idv_vision::ocr::TextBox) -> Option<u32> {
+    let (pw, ph) = page.dimensions();
+    let h = word.height;
+    if h < 8 || word.bottom() > ph || word.right() >= pw {
+        return None;
+    }
+    let mut levels: Vec<u8> = (word.y..word.bottom()).flat_map(|y| (word.x..word.right()).map(move |x| (x, y))).map(|(x, y)| page.get_pixel(x, y).0[0]).collect();
+    levels.sort_unstable();
+    let at = |q: f32| levels.get(((levels.len() - 1) as f32 * q) as usize).copied().unwrap_or(0);
+    let (ink, paper) = (at(0.05), at(0.95));
+    if paper <= ink.saturating_add(40) {
+        return None;
+    }
+    let threshold = (u16::from(ink) + u16::from(paper)) / 2;
+    let inked_rows = |x: u32, y0: u32, y1: u32| (y0..y1.min(ph)).filter(|&y| u16::from(page.get_pixel(x, y).0[0]) < threshold).count() as u32;
+    let inked = |x: u32| x < pw && inked_rows(x, word.y, word.bottom()) >= (h / 7).max(2);
+    let start = (word.right()..word.right() + h / 3).find(|&x| inked(x))?;
+    let (mut end, mut gap) = (start, 0);
+    let mut x = start;
+    while x < pw && x < start + 2 * h {
+        if inked(x) {
+            end = x + 1;
+            gap = 0;
+        } else {
+            gap += 1;
+            if gap > h / 4 {
+                break;
+            }
+        }
+        x += 1;
+    }
+    let width = end - start;
+    let off_line = (start..end).any(|x| inked_rows(x, word.y.saturating_sub(h / 2), word.y) > 0 || inked_rows(x, word.bottom(), word.bottom() + h / 2) > 0);
+    (3 * width >= h && 2 * width <= 3 * h && !off_line).then_some(end)
 }
 
 /// A line without the marks read after its last word's letters and digits ("CHAUHAN?’"
@@ -1080,6 +1134,24 @@ mod tests {
         fn describe(&self) -> String {
             "band".into()
         }
+    }
+
+    /// A letter's ink right after a word's box, as close as letters are, is a letter the
+    /// engine dropped (seed 22's dark PAN: "MENO" of MENON). Must-fail twins: ink a
+    /// word's spacing away, a stroke running off the line, or no ink, is none.
+    #[test]
+    fn a_letter_right_after_a_words_box_is_told() {
+        let page = |blocks: &[(u32, u32, u32, u32)]| {
+            image::GrayImage::from_fn(600, 240, |x, y| image::Luma([if blocks.iter().any(|&(x0, y0, x1, y1)| (x0..x1).contains(&x) && (y0..y1).contains(&y)) { 20 } else { 230 }]))
+        };
+        let letters = [(100, 100, 126, 132), (134, 100, 160, 132), (168, 100, 194, 132), (202, 100, 228, 132)];
+        let word = TextBox { x: 100, y: 100, width: 128, height: 32 };
+        let with = |extra: (u32, u32, u32, u32)| page(&[&letters[..], &[extra]].concat());
+        assert_eq!(super::letter_after(&with((233, 100, 261, 132)), word), Some(261));
+        assert_eq!(super::letter_after(&with((246, 100, 274, 132)), word), None, "a word's spacing away");
+        assert_eq!(super::letter_after(&with((233, 70, 261, 150)), word), None, "a stroke off the line");
+        assert_eq!(super::letter_after(&page(&letters), word), None, "no ink");
+        assert_eq!(super::letter_after(&with((233, 100, 360, 132)), word), None, "a bar longer than letters");
     }
 
     /// Marks after a line's last letter go, with their symbols and the word's count;
@@ -1436,6 +1508,21 @@ mod tests {
             let mut lines = vec![surname_label.clone(), haired(c)];
             super::read_name_bands(&page, &mut lines, &band("KULKARNI", 96.0));
             assert_eq!(lines[1].text, want);
+        }
+
+        // A letter the page dropped after a name read surely (seed 22's dark PAN, "MENO"
+        // of MENON, its N 5 pixels after the word's box): the name read alone up to the
+        // letter's end. Must-fail: a reading alone that changes the page's letters, or
+        // adds more than two, is not kept.
+        let dropped_page = image::GrayImage::from_fn(900, 700, |x, y| image::Luma([if (583..615).contains(&y) && ((470..504).contains(&x) || (512..533).contains(&x) || (540..567).contains(&x) || (573..604).contains(&x) || (609..637).contains(&x)) { 20 } else { 230 }]));
+        let dropped = line("HARPREET SINGH MENO", vec![word(48, 584, 242, 30, 93.0), word(307, 583, 142, 32, 93.0), word(470, 583, 134, 32, 91.0)]);
+        for (alone, want) in [("HARPREET SINGH MENON", "HARPREET SINGH MENON"), ("HARPREET SINGH MENDN", "HARPREET SINGH MENO"), ("HARPREET SINGH MENONKAR", "HARPREET SINGH MENO")] {
+            let engine = band(alone, 95.0);
+            let mut lines = vec![father_label.clone(), dropped.clone()];
+            super::read_name_bands(&dropped_page, &mut lines, &engine);
+            assert_eq!(lines[1].text, want);
+            let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+            assert_eq!(asked[0].0, 637 + 10 - (48 - 10), "up to the letter's end");
         }
 
         // Not read again: a name read surely (every word confident, only a name's
