@@ -920,7 +920,7 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
 fn letter_after(page: &image::GrayImage, word: idv_vision::ocr::TextBox) -> Option<u32> {
     let (pw, ph) = page.dimensions();
     let h = word.height;
-    if h < 8 || word.bottom() > ph || word.right() >= pw {
+    if h < 8 || word.width == 0 || word.bottom() > ph || word.right() >= pw {
         return None;
     }
     let mut levels: Vec<u8> = (word.y..word.bottom()).flat_map(|y| (word.x..word.right()).map(move |x| (x, y))).map(|(x, y)| page.get_pixel(x, y).0[0]).collect();
@@ -1152,6 +1152,8 @@ mod tests {
         assert_eq!(super::letter_after(&with((233, 70, 261, 150)), word), None, "a stroke off the line");
         assert_eq!(super::letter_after(&page(&letters), word), None, "no ink");
         assert_eq!(super::letter_after(&with((233, 100, 360, 132)), word), None, "a bar longer than letters");
+        assert_eq!(super::letter_after(&page(&letters), TextBox { width: 0, ..word }), None, "a box of no width");
+        assert_eq!(super::letter_after(&page(&letters), TextBox { x: 590, width: 20, ..word }), None, "off the page");
     }
 
     /// Marks after a line's last letter go, with their symbols and the word's count;
