@@ -1405,12 +1405,24 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
         }
         Some(())
     };
-    let d = num(&mut q, 1, 2)?;
+    let mut d = num(&mut q, 1, 2)?;
     sep(&mut q)?;
     let m = num(&mut q, 1, 2)?;
     sep(&mut q)?;
     let y = num(&mut q, 4, 4)?;
-    let repairs = repairs + slash_repairs;
+    // A day OCR split with one space ("1 6/05/1 969" for 16/05/1969, a tilted PAN, the
+    // independent set's seed 23): a lone digit a space before a one-digit day is the
+    // day's first digit (counted a repair), as a year's split digits are.
+    let split_day = d.len() == 1
+        && p >= 2
+        && cs[p - 1] == ' '
+        && cs[p - 2].is_ascii_digit()
+        && (p == 2 || !cs[p - 3].is_alphanumeric());
+    let mut repairs = repairs + slash_repairs;
+    if split_day {
+        d.insert(0, cs[p - 2]);
+        repairs += 1;
+    }
     if cs.get(q).is_some_and(|c| c.is_ascii_digit()) || repairs > 2 || !cs.get(p).is_some_and(|c| c.is_ascii_digit()) && repairs > 1 {
         return None;
     }
@@ -1690,6 +1702,12 @@ mod tests {
         assert_eq!(extract_dates("28/09/1 95"), Vec::<String>::new());
         assert_eq!(extract_dates("28/09/1 9570"), Vec::<String>::new());
         assert_eq!(extract_dates("O1/O1/1 99O"), Vec::<String>::new(), "a split counts as a repair");
+        // A day split by one space after a lone digit is whole (seed 23's tilted PAN);
+        // not after a number of two digits, and the splits count as repairs.
+        assert_eq!(extract_dates("1 6/05/1 969 Signature"), ["16/05/1969"]);
+        assert_eq!(extract_dates("DOB 1 6/05/1969"), ["16/05/1969"]);
+        assert_eq!(extract_dates("21 6/05/1969"), ["06/05/1969"]);
+        assert_eq!(extract_dates("1 6/O5/1 969"), Vec::<String>::new(), "three repairs");
         // A one-digit day after a mark lost a digit to it (seed 18, "*2/02/1952" of
         // 12/02/1952 at a cut corner); after a space, a colon, a bracket or nothing, it is
         // as printed.

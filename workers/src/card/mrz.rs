@@ -185,6 +185,15 @@ pub fn td1_fields(m: &Mrz, state: &str) -> Result<Vec<CardField>, String> {
         return Err(format!("the machine-readable zone is not an ID card of {state} ({code:?}, {issuer:?})"));
     }
     let number = m.field("document_number").map(|f| f.value.clone()).unwrap_or_default();
+    // A CCCD's document number is the last 9 digits of its citizen number, which opens
+    // the optional data: one of another shape, or not the end of the 12 digits read
+    // there, passed its check digit by chance ("160049L07" for 160049025 under glare,
+    // the independent set's seed 23, its check digit passing and the composite failing):
+    // never `SURE`.
+    let optional_id: String = m.field("optional_data").map(|f| f.value.chars().take(12).collect()).unwrap_or_default();
+    let cccd_number_shaped = number.len() == 9
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && !(optional_id.len() == 12 && optional_id.bytes().all(|b| b.is_ascii_digit()) && !optional_id.ends_with(&number));
     let mut out = Vec::new();
     for f in m.ocr_card_fields() {
         match f.field.as_str() {
@@ -204,6 +213,7 @@ pub fn td1_fields(m: &Mrz, state: &str) -> Result<Vec<CardField>, String> {
                 let printed_order = [part("first_name"), part("last_name")].into_iter().filter(|p| !p.is_empty()).collect::<Vec<_>>().join(" ");
                 out.push(CardField { value: printed_order, ..f });
             }
+            "document_number" if state == "VNM" && !cccd_number_shaped => out.push(f.unsure()),
             "name" | "dob" | "expiry_date" | "nationality" | "document_number" => out.push(f),
             _ => {}
         }
@@ -289,6 +299,17 @@ mod tests {
         assert_eq!(entry(&f, "name"), Some(("UNG HOANG HIEP", None)));
         // A passport's zone is not a CCCD's.
         assert!(cccd_fields(&idv_cards::mrz::parse(PASSPORT, YEAR)?).is_err());
+        // A document number misread into another one whose check digit still passes
+        // (seed 23's glared CCCD, "160049L07"): a letter in it, or digits that do not end
+        // the citizen number read beside it, is never SURE; no `id` is taken from them.
+        for misread in ["A93047064", "093047040"] {
+            let zone = CCCD.replacen("093047064", misread, 1);
+            let m = idv_cards::mrz::parse(&zone, YEAR)?;
+            assert!(m.check_digits.iter().any(|c| c.name == "document_number" && c.passed), "{misread}: its check digit passes");
+            let f = cccd_fields(&m).map_err(|e| CodecError::Unsupported(Box::leak(e.into_boxed_str())))?;
+            assert_eq!(entry(&f, "document_number"), Some((misread, Some(Unsure))), "{misread}");
+            assert_eq!(entry(&f, "id"), None, "{misread}");
+        }
         Ok(())
     }
 

@@ -320,12 +320,21 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             // the names, and the fillers fitted after them hide the loss.
             let names_cut = cut_off(input.scan.sanity.as_ref()).is_some()
                 && zone.zone.read.get(name_line).zip(zone.zone.lines.get(name_line)).is_some_and(|(read, fitted)| read.len() < fitted.len());
+            // A passport's zone is TD3: one read as TD2 is TD3's lines read short (glare
+            // washing their middle out: "NITIN PRASAI" of NITIN PRASAD, seed 23). The
+            // second line's entries and check digits sit where TD3 puts them; the names
+            // were cut at TD2's width.
+            let names_short = card_type == "in.passport" && year_parsed.as_ref().is_ok_and(|m| m.format != idv_cards::mrz::Format::Td3);
             let zone_reading = |f: &CardField| {
                 let name = matches!(f.field.as_str(), "name" | "first_name" | "last_name");
                 // A zone spells names in letters and fillers only: one read with a digit
                 // is its fillers misread ("REKHA DEVI 4 SMEHTA" for "MEHTA<<REKHA<DEVI" on
                 // a card photographed small), no name. Shown in `mrz.parsed`, not merged.
-                (!(name && (names_cut || f.value.chars().any(|c| c.is_ascii_digit())))).then(|| Reading::mrz(f, confidence, name && names_overlong))
+                // Nor is a date the codec gave as read (`YYMMDD`, unknown parts as `<`)
+                // whose check digit failed: no date at all ("27051<", seed 23's glared
+                // passport, its zone's lines joined short under the glare).
+                let raw_date = matches!(f.field.as_str(), "dob" | "expiry_date") && f.confidence_verdict != Some(ConfidenceVerdict::Sure) && !ddmmyyyy(&f.value);
+                (!raw_date && !(name && (names_cut || names_short || f.value.chars().any(|c| c.is_ascii_digit())))).then(|| Reading::mrz(f, confidence, name && names_overlong))
             };
             for f in &fields {
                 if f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) {
@@ -433,6 +442,12 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         "card_sanity": out.sanity.as_ref().map(sanity_json),
     });
     out
+}
+
+/// Whether `value` is written as the service writes dates, `DD/MM/YYYY`.
+fn ddmmyyyy(value: &str) -> bool {
+    let b = value.as_bytes();
+    b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i == 2 || i == 5 { *c == b'/' } else { c.is_ascii_digit() })
 }
 
 /// The printed values a side's later readings give (`SideScan::reread`), each as the
@@ -2410,6 +2425,87 @@ mod print_tests {
         assert_eq!(twice.sanity.map(|s| s.verdict), Some(CardSanityVerdict::Good));
     }
 
+    /// A side of a card found filling the photo (1200 x 757) whose only reading is `mrz`.
+    fn zone_side(mrz: MrzOutcome, sanity: CardSanity) -> SideScan {
+        SideScan {
+            photo_width: 1200,
+            photo_height: 757,
+            upload_scale: 1.0,
+            located: Located::FillsFrame,
+            flat: None,
+            sanity: Some(sanity),
+            qr_texts: Vec::new(),
+            ocr: OcrOutcome::Lines(Vec::new()),
+            mrz,
+            photo_blur_sigma: None,
+            photo_glare_box: None,
+            photo_exposure: None,
+            reread: Vec::new(),
+            noisy: false,
+            photo_page: None,
+        }
+    }
+
+    /// A zone's date whose check digit failed is given only as a date: one the codec
+    /// gave as read, unknown parts and all ("27051<", seed 23's glared passport, its
+    /// zone's lines joined short), is none. Must-fail twin: a date that failed its check
+    /// digit is still given, `UNSURE`.
+    #[test]
+    fn a_zone_date_as_read_that_failed_its_check_is_no_date() {
+        use idv_vision::mrz::{ZoneCandidate, ZoneRead};
+        let zone = |second: &str| {
+            let lines = vec!["IDINDDZ48930383<<<<<<<<<<<<<<<".to_string(), second.to_string(), "PATEL<<NEHA<<<<<<<<<<<<<<<<<<<".to_string()];
+            MrzOutcome::Found(ZoneRead {
+                zone: ZoneCandidate { read: lines.clone(), lines, bbox: TextBox { x: 0, y: 480, width: 1200, height: 240 }, confidence: 90.0, fillers_adjusted: false },
+                judgement: Some((3, 4)),
+                lang: "mrz",
+                ocr_calls: 1,
+            })
+        };
+        let measures = CardMeasures { blur_sigma: 0.25, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 16.0, luma_p10: 158.0, luma_p90: 244.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+        let good = CardSanity { verdict: CardSanityVerdict::Good, score: 1.0, details: Vec::new(), measures };
+        let read = |second: &str| {
+            let scan = zone_side(zone(second), good.clone());
+            let side = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+            read_card("in.national_id", None, &side, None, None, 2026)
+        };
+        let unknown_day = read("6712282F32051<0IND<<<<<<<<<<<0");
+        assert_eq!(value(&unknown_day, "expiry_date"), None, "{:?}", unknown_day.card_information);
+        assert_eq!(value(&unknown_day, "dob"), Some("28/12/1967"));
+        let misread_day = read("6712282F3205160IND<<<<<<<<<<<0");
+        assert_eq!(value(&misread_day, "expiry_date"), Some("16/05/2032"), "{:?}", misread_day.card_information);
+        assert!(super::ddmmyyyy("16/05/2032") && !super::ddmmyyyy("32051<") && !super::ddmmyyyy("1/05/2032"));
+    }
+
+    /// A passport's zone read at TD2's width is TD3's read short (seed 23's glared
+    /// passport, "NITIN PRASAI" of NITIN PRASAD): its checked entries stand, its names
+    /// are cut. Must-fail twin: the zone at TD3's width gives the names.
+    #[test]
+    fn a_passport_zone_read_short_as_td2_gives_no_names() {
+        use idv_vision::mrz::{ZoneCandidate, ZoneRead};
+        let zone = |text: &str| {
+            let lines: Vec<String> = text.lines().map(str::to_string).collect();
+            MrzOutcome::Found(ZoneRead {
+                zone: ZoneCandidate { read: lines.clone(), lines, bbox: TextBox { x: 0, y: 600, width: 1200, height: 90 }, confidence: 90.0, fillers_adjusted: false },
+                judgement: Some((5, 5)),
+                lang: "mrz",
+                ocr_calls: 1,
+            })
+        };
+        let measures = CardMeasures { blur_sigma: 0.25, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 16.0, luma_p10: 158.0, luma_p90: 244.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+        let good = CardSanity { verdict: CardSanityVerdict::Good, score: 1.0, details: Vec::new(), measures };
+        let read = |text: &str| {
+            let scan = zone_side(zone(text), good.clone());
+            let side = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+            read_card("in.passport", None, &side, None, None, 2026)
+        };
+        let short = read("P<INDSHARMA<<PRIYA<KUMAR<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<0");
+        assert_eq!((value(&short, "id"), value(&short, "dob")), (Some("Z1234567"), Some("15/08/1990")), "{:?}", short.card_information);
+        assert_eq!((value(&short, "first_name"), value(&short, "name")), (None, None), "{:?}", short.card_information);
+        let whole = read("P<INDSHARMA<<PRIYA<KUMARI<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<<<<<<<<<0");
+        assert_eq!(value(&whole, "first_name"), Some("PRIYA KUMARI"), "{:?}", whole.card_information);
+    }
+
     /// A national identity card's zone whose names line was read a letter short on a
     /// side with a cut corner ("ATEL<<NEHA", seed 18: the cut took the P of PATEL, and
     /// the fillers fitted after the names hid it) gives the entries its check digits
@@ -2434,23 +2530,7 @@ mod print_tests {
             let verdict = if cut_corner.is_some() { CardSanityVerdict::ImageHasCut } else { CardSanityVerdict::Good };
             CardSanity { verdict, score: 0.0, details: vec![(CardSanityVerdict::ImageHasCut, if cut_corner.is_some() { 1.0 } else { 0.0 })], measures }
         };
-        let back = |names_read: &str, cut_corner: Option<[f32; 4]>| SideScan {
-            photo_width: 1200,
-            photo_height: 757,
-            upload_scale: 1.0,
-            located: Located::FillsFrame,
-            flat: None,
-            sanity: Some(sanity(cut_corner)),
-            qr_texts: Vec::new(),
-            ocr: OcrOutcome::Lines(Vec::new()),
-            mrz: zone(names_read),
-            photo_blur_sigma: None,
-            photo_glare_box: None,
-            photo_exposure: None,
-            reread: Vec::new(),
-            noisy: false,
-            photo_page: None,
-        };
+        let back = |names_read: &str, cut_corner: Option<[f32; 4]>| zone_side(zone(names_read), sanity(cut_corner));
         let read = |scan: &SideScan| {
             let side = SideInput { id: None, scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
             read_card("in.national_id", None, &side, None, None, 2026)
