@@ -423,6 +423,10 @@ mod tests {
         assert_eq!(get(&read("ZHZPNO04S5Z"), "id"), None, "two pairs");
         assert_eq!(super::super::undoubled("ZHZPNO0439Z", super::PAN_PATTERN).as_deref(), Some("ZHZPN0439Z"));
         assert_eq!(super::super::undoubled("ZHZPN0439Z", super::PAN_PATTERN), None);
+        // A lower-case l beside a capital I (seed 23's dark PAN): the l goes, either way round.
+        assert_eq!(super::super::undoubled("DNPPP2273lI", super::PAN_PATTERN).as_deref(), Some("DNPPP2273I"));
+        assert_eq!(super::super::undoubled("DNPPP2273Il", super::PAN_PATTERN).as_deref(), Some("DNPPP2273I"));
+        assert_eq!(super::super::undoubled("DNPPP2273ll", super::PAN_PATTERN), None, "two l's are no l and I");
         // One capital read twice: dropped when exactly one such pair gives a PAN as printed.
         assert_eq!(super::super::undoubled("WYOPSS8865H", super::PAN_PATTERN).as_deref(), Some("WYOPS8865H"));
         assert_eq!(super::super::undoubled("WYOPS88865H", super::PAN_PATTERN), None, "a doubled digit may be the number's own");

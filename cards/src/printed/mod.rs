@@ -1265,7 +1265,7 @@ pub fn repair_positional(s: &str, pattern: &str) -> Option<(String, usize)> {
 /// `WYOPS8865H`, a PAN's number band read alone, `workers/src/card/scan.rs`): a token
 /// one character longer than the positional `pattern` (`A` a letter, `9` a digit, as
 /// [`repair_positional`] reads it) with exactly one such pair side by side (`O0`, `1I`,
-/// `5S`, `8B`, `2Z`, `6G`, `7T` either way round) that fits the pattern with one of the
+/// `5S`, `8B`, `2Z`, `6G`, `7T`, `lI` either way round) that fits the pattern with one of the
 /// two dropped; or, with no such pair, exactly one pair of the same capital letter whose
 /// dropping gives the pattern as printed (no repair). `None` for any other token. The
 /// caller counts the dropped glyph as a repair: a value so read is never `SURE` on it.
@@ -1275,7 +1275,11 @@ pub(crate) fn undoubled(token: &str, pattern: &str) -> Option<String> {
         return None;
     }
     let dropped = |drop: usize| chars.iter().enumerate().filter(|&(j, _)| j != drop).map(|(_, c)| *c).collect::<String>();
-    let twins = |a: char, b: char| a.is_ascii_digit() != b.is_ascii_digit() && digit_for(a).is_some() && digit_for(a) == digit_for(b);
+    // A lower-case l beside a capital I is one glyph too (the two are drawn alike in a
+    // sans-serif face: "DNPPP2273lI" for `DNPPP2273I`, a dark PAN, the independent set's
+    // seed 23); the l, which no number holds, is the one dropped.
+    let l_and_i = |a: char, b: char| matches!((a, b), ('l', 'I') | ('I', 'l'));
+    let twins = |a: char, b: char| (a.is_ascii_digit() != b.is_ascii_digit() && digit_for(a).is_some() && digit_for(a) == digit_for(b)) || l_and_i(a, b);
     let mut found = None;
     for (i, pair) in chars.windows(2).enumerate() {
         if twins(pair[0], pair[1]) {
@@ -1286,7 +1290,8 @@ pub(crate) fn undoubled(token: &str, pattern: &str) -> Option<String> {
         }
     }
     if let Some(i) = found {
-        return [i, i + 1].into_iter().map(dropped).find(|t| repair_positional(t, pattern).is_some());
+        let order = if chars[i + 1] == 'l' { [i + 1, i] } else { [i, i + 1] };
+        return order.into_iter().map(dropped).find(|t| repair_positional(t, pattern).is_some());
     }
     // Letters only: a doubled digit ("04339") may be the number's own, its extra glyph
     // elsewhere.
