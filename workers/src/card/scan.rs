@@ -585,6 +585,7 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
                 read_birth_date_band(&gray, &mut lines, engine);
                 read_id_number_band(&gray, &mut lines, engine);
                 read_name_bands(&gray, &mut lines, engine);
+                read_missing_name_bands(&gray, &mut lines, engine);
             }
             OcrOutcome::Lines(lines)
         }
@@ -976,6 +977,46 @@ fn trim_trailing_marks(line: &mut idv_vision::ocr::OcrLine) {
     }
 }
 
+/// A name the page read no line of under its label: the label alone on its line
+/// ([`name_label_line`]) and the page's next line more than one and a half label heights
+/// below it, where a value's line would be (a dark PAN whose holder's name the page
+/// dropped, "ama / Name" and then "Father's Name" 79 pixels lower at 31 a line, the
+/// independent set's seed 23). The band under the label, from half its height left of
+/// it, across half the page, down to the next line (at most three label heights), is read
+/// as one block with no whitelist (a whitelist drops the spaces between words), and its
+/// first line read surely ([`BIRTH_BAND_MIN_CONFIDENCE`]) as a Latin name
+/// (`idv_cards::printed::plausible_latin_name`) goes in after the label, its box in the
+/// page's pixels; nothing otherwise.
+fn read_missing_name_bands(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer) {
+    let (pw, ph) = page.dimensions();
+    let mut i = 0;
+    while i < lines.len() {
+        let label = lines[i].bbox;
+        let next_top = lines.get(i + 1).map_or(ph, |l| l.bbox.y);
+        let h = label.height.max(8);
+        if !name_label_line(&lines[i]) || (next_top as f32) < label.bottom() as f32 + 1.5 * h as f32 {
+            i += 1;
+            continue;
+        }
+        let (x0, y0) = (label.x.saturating_sub(h / 2), label.bottom().min(ph));
+        let (x1, y1) = (label.x.saturating_add(pw / 2).min(pw), next_top.min(y0.saturating_add(3 * h)).min(ph));
+        if x1 <= x0 + 8 || y1 <= y0 + 8 {
+            i += 1;
+            continue;
+        }
+        let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
+        let params = OcrParams { lang: "eng", char_whitelist: None, layout: Layout::Block };
+        let found = engine.read_lines(&band, &params).ok().and_then(|read| {
+            read.into_iter().find(|l| l.confidence >= BIRTH_BAND_MIN_CONFIDENCE && idv_cards::printed::plausible_latin_name(&l.text, l.confidence / 100.0))
+        });
+        if let Some(name) = found {
+            lines.insert(i + 1, name.moved(x0, y0));
+            i += 1;
+        }
+        i += 1;
+    }
+}
+
 /// Which of a name's words (as the page read them) a signature or stamp is drawn over:
 /// read with little confidence ([`NAME_WORD_DOUBT`]) and half as tall again as the
 /// middle of the others or more, as only strokes above and below the line make a word
@@ -1133,6 +1174,37 @@ mod tests {
         }
         fn describe(&self) -> String {
             "band".into()
+        }
+    }
+
+    /// A name the page dropped under its label (seed 23's dark PAN: "ama / Name", then
+    /// "Father's Name" 79 pixels lower) is read from the band under the label, and goes
+    /// in after it. Must-fail twins: a label whose value line the page read is not read
+    /// again; a band read unsurely, or as no name, adds nothing.
+    #[test]
+    fn a_name_the_page_dropped_under_its_label_is_read_from_its_band() {
+        let line = |text: &str, x: u32, y: u32, width: u32, height: u32| OcrLine { text: text.into(), confidence: 80.0, bbox: TextBox { x, y, width, height }, symbols: Vec::new(), words: Vec::new() };
+        let page = image::GrayImage::new(1200, 757);
+        let dropped = || vec![line("ama / Name", 45, 436, 131, 31), line("fact er ara / Father's Name", 45, 546, 318, 36), line("MAHESH KUMAR PATEL", 49, 596, 491, 32)];
+        let engine = Band::new("GEETA PATEL", 92.0, TextBox { x: 20, y: 20, width: 240, height: 31 });
+        let mut lines = dropped();
+        super::read_missing_name_bands(&page, &mut lines, &engine);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["ama / Name", "GEETA PATEL", "fact er ara / Father's Name", "MAHESH KUMAR PATEL"]);
+        assert_eq!(lines[1].bbox, TextBox { x: 45 - 15 + 20, y: 467 + 20, width: 240, height: 31 }, "in the page's pixels");
+        let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+        assert_eq!(asked, [(600 + 15, 546 - 467, None)], "from half a label height left of it, half the page wide, down to the next line, no whitelist");
+        let f = idv_cards::printed::parse_printed("in.pan", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
+        assert_eq!(f.iter().find(|x| x.field == "name").map(|x| x.value.as_str()), Some("GEETA PATEL"));
+        // The value line read: nothing asked.
+        let engine = Band::new("GEETA PATEL", 92.0, TextBox { x: 20, y: 20, width: 240, height: 31 });
+        let mut read = vec![line("ama / Name", 45, 436, 131, 31), line("GEETA PATEL", 48, 480, 260, 31), line("fact er ara / Father's Name", 45, 546, 318, 36), line("MAHESH KUMAR PATEL", 49, 596, 491, 32)];
+        super::read_missing_name_bands(&page, &mut read, &engine);
+        assert_eq!((read.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (4, 0));
+        for engine in [Band::new("GEETA PATEL", 60.0, TextBox { x: 20, y: 20, width: 240, height: 31 }), Band::new("geeta patel", 92.0, TextBox { x: 20, y: 20, width: 240, height: 31 })] {
+            let mut lines = dropped();
+            super::read_missing_name_bands(&page, &mut lines, &engine);
+            assert_eq!(lines.len(), 3);
         }
     }
 
