@@ -2452,23 +2452,7 @@ mod print_tests {
     /// digit is still given, `UNSURE`.
     #[test]
     fn a_zone_date_as_read_that_failed_its_check_is_no_date() {
-        use idv_vision::mrz::{ZoneCandidate, ZoneRead};
-        let zone = |second: &str| {
-            let lines = vec!["IDINDDZ48930383<<<<<<<<<<<<<<<".to_string(), second.to_string(), "PATEL<<NEHA<<<<<<<<<<<<<<<<<<<".to_string()];
-            MrzOutcome::Found(ZoneRead {
-                zone: ZoneCandidate { read: lines.clone(), lines, bbox: TextBox { x: 0, y: 480, width: 1200, height: 240 }, confidence: 90.0, fillers_adjusted: false },
-                judgement: Some((3, 4)),
-                lang: "mrz",
-                ocr_calls: 1,
-            })
-        };
-        let measures = CardMeasures { blur_sigma: 0.25, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 16.0, luma_p10: 158.0, luma_p90: 244.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
-        let good = CardSanity { verdict: CardSanityVerdict::Good, score: 1.0, details: Vec::new(), measures };
-        let read = |second: &str| {
-            let scan = zone_side(zone(second), good.clone());
-            let side = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
-            read_card("in.national_id", None, &side, None, None, 2026)
-        };
+        let read = |second: &str| read_zone_text("in.national_id", &format!("IDINDDZ48930383<<<<<<<<<<<<<<<\n{second}\nPATEL<<NEHA<<<<<<<<<<<<<<<<<<<"));
         let unknown_day = read("6712282F32051<0IND<<<<<<<<<<<0");
         assert_eq!(value(&unknown_day, "expiry_date"), None, "{:?}", unknown_day.card_information);
         assert_eq!(value(&unknown_day, "dob"), Some("28/12/1967"));
@@ -2477,32 +2461,31 @@ mod print_tests {
         assert!(super::ddmmyyyy("16/05/2032") && !super::ddmmyyyy("32051<") && !super::ddmmyyyy("1/05/2032"));
     }
 
+    /// A card of `card_type` read from a zone alone (`text`, its lines), on a side judged good.
+    fn read_zone_text(card_type: &str, text: &str) -> CardReading {
+        use idv_vision::mrz::{ZoneCandidate, ZoneRead};
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let zone = MrzOutcome::Found(ZoneRead {
+            zone: ZoneCandidate { read: lines.clone(), lines, bbox: TextBox { x: 0, y: 480, width: 1200, height: 240 }, confidence: 90.0, fillers_adjusted: false },
+            judgement: Some((4, 4)),
+            lang: "mrz",
+            ocr_calls: 1,
+        });
+        let measures = CardMeasures { blur_sigma: 0.25, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 16.0, luma_p10: 158.0, luma_p90: 244.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
+        let scan = zone_side(zone, CardSanity { verdict: CardSanityVerdict::Good, score: 1.0, details: Vec::new(), measures });
+        let side = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
+        read_card(card_type, None, &side, None, None, 2026)
+    }
+
     /// A passport's zone read at TD2's width is TD3's read short (seed 23's glared
     /// passport, "NITIN PRASAI" of NITIN PRASAD): its checked entries stand, its names
     /// are cut. Must-fail twin: the zone at TD3's width gives the names.
     #[test]
     fn a_passport_zone_read_short_as_td2_gives_no_names() {
-        use idv_vision::mrz::{ZoneCandidate, ZoneRead};
-        let zone = |text: &str| {
-            let lines: Vec<String> = text.lines().map(str::to_string).collect();
-            MrzOutcome::Found(ZoneRead {
-                zone: ZoneCandidate { read: lines.clone(), lines, bbox: TextBox { x: 0, y: 600, width: 1200, height: 90 }, confidence: 90.0, fillers_adjusted: false },
-                judgement: Some((5, 5)),
-                lang: "mrz",
-                ocr_calls: 1,
-            })
-        };
-        let measures = CardMeasures { blur_sigma: 0.25, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 16.0, luma_p10: 158.0, luma_p90: 244.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
-        let good = CardSanity { verdict: CardSanityVerdict::Good, score: 1.0, details: Vec::new(), measures };
-        let read = |text: &str| {
-            let scan = zone_side(zone(text), good.clone());
-            let side = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
-            read_card("in.passport", None, &side, None, None, 2026)
-        };
-        let short = read("P<INDSHARMA<<PRIYA<KUMAR<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<0");
+        let short = read_zone_text("in.passport", "P<INDSHARMA<<PRIYA<KUMAR<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<0");
         assert_eq!((value(&short, "id"), value(&short, "dob")), (Some("Z1234567"), Some("15/08/1990")), "{:?}", short.card_information);
         assert_eq!((value(&short, "first_name"), value(&short, "name")), (None, None), "{:?}", short.card_information);
-        let whole = read("P<INDSHARMA<<PRIYA<KUMARI<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<<<<<<<<<0");
+        let whole = read_zone_text("in.passport", "P<INDSHARMA<<PRIYA<KUMARI<<<<<<<<<<<<<<<<<<<\nZ1234567<1IND9008157F3103142<<<<<<<<<<<<<<<0");
         assert_eq!(value(&whole, "first_name"), Some("PRIYA KUMARI"), "{:?}", whole.card_information);
     }
 
