@@ -2427,23 +2427,7 @@ mod print_tests {
 
     /// A side of a card found filling the photo (1200 x 757) whose only reading is `mrz`.
     fn zone_side(mrz: MrzOutcome, sanity: CardSanity) -> SideScan {
-        SideScan {
-            photo_width: 1200,
-            photo_height: 757,
-            upload_scale: 1.0,
-            located: Located::FillsFrame,
-            flat: None,
-            sanity: Some(sanity),
-            qr_texts: Vec::new(),
-            ocr: OcrOutcome::Lines(Vec::new()),
-            mrz,
-            photo_blur_sigma: None,
-            photo_glare_box: None,
-            photo_exposure: None,
-            reread: Vec::new(),
-            noisy: false,
-            photo_page: None,
-        }
+        SideScan { photo_height: 757, ocr: OcrOutcome::Lines(Vec::new()), mrz, ..cccd_front_scan(Some(sanity)) }
     }
 
     /// A zone's date whose check digit failed is given only as a date: one the codec
