@@ -444,10 +444,10 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
     out
 }
 
-/// Whether `value` is written as the service writes dates, `DD/MM/YYYY`.
+/// Whether `value` is a date written as the service writes dates, `DD/MM/YYYY` (the
+/// printed dates' own reading, `idv_cards::printed::extract_date`, gives it back as it is).
 fn ddmmyyyy(value: &str) -> bool {
-    let b = value.as_bytes();
-    b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i == 2 || i == 5 { *c == b'/' } else { c.is_ascii_digit() })
+    idv_cards::printed::extract_date(value).as_deref() == Some(value)
 }
 
 /// The printed values a side's later readings give (`SideScan::reread`), each as the
