@@ -688,7 +688,7 @@ fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     // Without the label, only one as printed, read with confidence.
     let pan_like = |t: &str| idv_cards::printed::printed_pan(t) || (labelled.is_some() && t.chars().count() == 11 && t.chars().all(|c| c.is_ascii_alphanumeric()));
     let sure_enough = |l: &idv_vision::ocr::OcrLine| labelled.is_some() || l.confidence >= BIRTH_BAND_MIN_CONFIDENCE;
-    let band = Reread { after: at, area, whitelist: "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" };
+    let band = Reread { after: at, area, whitelist: Some("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") };
     band.read_into(page, lines, engine, |l| l.text.split_whitespace().any(pan_like) && sure_enough(l));
 }
 
@@ -728,7 +728,7 @@ fn read_birth_date_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     let x1 = birth.right().saturating_add(birth.right().saturating_sub(line.x) / 4).min(pw);
     let y0 = birth.bottom().min(ph);
     let y1 = y0.saturating_add(5 * birth.height.max(8) / 2).min(ph);
-    let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: "0123456789/-." };
+    let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: Some("0123456789/-.") };
     band.read_into(page, lines, engine, |l| idv_cards::printed::extract_date(&l.text).is_some() && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
 }
 
@@ -767,7 +767,7 @@ fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr:
     let y0 = label.bottom().min(ph);
     let y1 = y0.saturating_add(3 * label.height.max(8)).min(ph);
     let number = |l: &idv_vision::ocr::OcrLine| l.text.split_whitespace().any(|t| idv_cards::printed::aadhaar_check(t) == idv_cards::printed::FieldCheck::Passed);
-    let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: "0123456789" };
+    let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: Some("0123456789") };
     band.read_into(page, lines, engine, |l| number(l) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
 }
 
@@ -1000,20 +1000,11 @@ fn read_missing_name_bands(page: &image::GrayImage, lines: &mut Vec<idv_vision::
         }
         let (x0, y0) = (label.x.saturating_sub(h / 2), label.bottom().min(ph));
         let (x1, y1) = (label.x.saturating_add(pw / 2).min(pw), next_top.min(y0.saturating_add(3 * h)).min(ph));
-        if x1 <= x0 + 8 || y1 <= y0 + 8 {
-            i += 1;
-            continue;
-        }
-        let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
-        let params = OcrParams { lang: "eng", char_whitelist: None, layout: Layout::Block };
-        let found = engine.read_lines(&band, &params).ok().and_then(|read| {
-            read.into_iter().find(|l| l.confidence >= BIRTH_BAND_MIN_CONFIDENCE && idv_cards::printed::plausible_latin_name(&l.text, l.confidence / 100.0))
-        });
-        if let Some(name) = found {
-            lines.insert(i + 1, name.moved(x0, y0));
-            i += 1;
-        }
-        i += 1;
+        let before = lines.len();
+        let band = Reread { after: i, area: [x0, y0, x1, y1], whitelist: None };
+        band.read_into(page, lines, engine, |l| l.confidence >= BIRTH_BAND_MIN_CONFIDENCE && idv_cards::printed::plausible_latin_name(&l.text, l.confidence / 100.0));
+        // Past the label, and past the name where one went in.
+        i += 1 + (lines.len() - before);
     }
 }
 
@@ -1100,12 +1091,12 @@ fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
 }
 
 /// A band of the page read again on its own (the band readers above): its area in the
-/// page's pixels `[x0, y0, x1, y1]`, the characters it may hold, and the line after
-/// which its reading goes in.
+/// page's pixels `[x0, y0, x1, y1]`, the characters it may hold (`None`: any, as for a
+/// name, whose spaces a whitelist drops), and the line after which its reading goes in.
 struct Reread {
     after: usize,
     area: [u32; 4],
-    whitelist: &'static str,
+    whitelist: Option<&'static str>,
 }
 
 impl Reread {
@@ -1118,7 +1109,7 @@ impl Reread {
             return;
         }
         let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
-        let params = OcrParams { lang: "eng", char_whitelist: Some(self.whitelist), layout: Layout::Block };
+        let params = OcrParams { lang: "eng", char_whitelist: self.whitelist, layout: Layout::Block };
         let Ok(read) = engine.read_lines(&band, &params) else { return };
         if let Some(found) = read.into_iter().find(|l| keep(l)) {
             lines.insert(self.after + 1, found.moved(x0, y0));
