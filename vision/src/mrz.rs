@@ -620,6 +620,107 @@ pub fn with_checked_lines_from(read: &ZoneRead, others: &[ZoneCandidate], judge:
     best
 }
 
+/// `line` (already [`clean`]) with the `K`s the general model reads for fillers made
+/// fillers again: `K`s with fillers right before and after them, in a run of `<` and `K`
+/// three or more long ("2706074<<<<<K<<<<<<<<<02" for "2706074<<<<<<<<<<<<<<02"). A
+/// letter between fillers is no field's value (values start at their field's first
+/// position), but for a field after one that ends in fillers whose value is a lone K
+/// ("D<<" and an optional field "K<<…", which no such card prints). `None` when there
+/// is none.
+fn fillers_for_ks(line: &str) -> Option<String> {
+    let b = line.as_bytes();
+    let mut out = b.to_vec();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'<' && b[i] != b'K' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && (b[i] == b'<' || b[i] == b'K') {
+            i += 1;
+        }
+        // Only Ks with fillers on both sides ("<K<", "<KK<"): a field's value starts at
+        // its first position, so a letter right after fillers and before more is none.
+        let run = &b[start..i];
+        if run.len() >= 3 {
+            let mut k = 0;
+            while k < run.len() {
+                if run[k] != b'K' {
+                    k += 1;
+                    continue;
+                }
+                let from = k;
+                while k < run.len() && run[k] == b'K' {
+                    k += 1;
+                }
+                if from > 0 && k < run.len() {
+                    out[start + from..start + k].fill(b'<');
+                }
+            }
+        }
+    }
+    (out != b).then(|| String::from_utf8_lossy(&out).into_owned())
+}
+
+/// `read` with one or more of its checked lines (those that carry check digits) taken
+/// from single lines of the card's printed text (`printed`, read with the general model),
+/// where the zone then passes every check digit: each printed line cleaned, fitted to
+/// the zone's width (fillers as [`fit`] fits them) after the fillers the general model
+/// read as `K` are put back ([`fillers_for_ks`]; no check digit tells a `K` from a filler). Unlike [`with_checked_lines_from`]
+/// the printed text need not hold the whole zone: the general model reads a passport's
+/// names line with its fillers as letters ("…SURESH<<<<<<< << <<< << SSE KK"), so no
+/// zone is found in it, while it read the number line whole but for one filler ("…
+/// 2706074<<<<<K<<<<<<<<<02", seed 24, a passport in perspective whose zone's reader
+/// read "46280590<5END…"). Only a zone that passes every check is taken. `None` when
+/// none does.
+pub fn with_checked_lines_read_alone(read: &ZoneRead, printed: &[OcrLine], judge: &dyn Fn(&[String]) -> Judgement) -> Option<ZoneRead> {
+    let count = read.zone.lines.len();
+    let width = read.zone.lines.first().map(String::len)?;
+    let mut readings: Vec<(String, String, f32)> = Vec::new();
+    for line in printed {
+        let Some(cleaned) = clean(&line.text) else { continue };
+        // Only the line with its fillers put back: a K counts as 20, a filler as 0, and
+        // check digits are sums mod 10, so no check tells them apart ("<<<<<K<<<<<<<<"
+        // passes the personal number's check digit 0 as the fillers alone do).
+        let variant = fillers_for_ks(&cleaned).unwrap_or_else(|| cleaned.clone());
+        if let Some((fitted, _)) = fit(&variant, width) {
+            if fitted.contains('<') && !readings.iter().any(|r| r.0 == fitted) {
+                readings.push((fitted, cleaned, line.confidence));
+            }
+        }
+    }
+    let checked = checked_lines(count);
+    // Each checked line replaced by each reading, then each pair of replacements.
+    let mut tries: Vec<Vec<(usize, usize)>> = Vec::new();
+    for &i in checked {
+        tries.extend((0..readings.len()).map(|r| vec![(i, r)]));
+    }
+    if let [a, b] = checked {
+        for ra in 0..readings.len() {
+            tries.extend((0..readings.len()).filter(|&rb| rb != ra).map(|rb| vec![(*a, ra), (*b, rb)]));
+        }
+    }
+    tries.into_iter().find_map(|taken| {
+        let mut zone = read.zone.clone();
+        for &(i, r) in &taken {
+            let (fitted, raw, _) = &readings[r];
+            zone.lines[i] = fitted.clone();
+            zone.fillers_adjusted |= fitted != raw;
+            if let Some(slot) = zone.read.get_mut(i) {
+                slot.clone_from(raw);
+            }
+        }
+        let judgement = judge(&zone.lines);
+        let all = matches!(judgement, Some((p, n)) if p == n);
+        all.then(|| {
+            let taken_conf: f32 = taken.iter().map(|&(_, r)| readings[r].2).sum();
+            zone.confidence = (read.zone.confidence * (count - taken.len()) as f32 + taken_conf) / count as f32;
+            ZoneRead { zone, judgement, lang: MIXED_LANG, ocr_calls: read.ocr_calls }
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -630,6 +731,70 @@ mod tests {
 
     fn line(text: &str, x: u32, y: u32, w: u32, h: u32) -> OcrLine {
         OcrLine { text: text.into(), confidence: 90.0, bbox: TextBox { x, y, width: w, height: h }, symbols: Vec::new(), words: Vec::new() }
+    }
+
+    /// Fillers the general model read as `K` are fillers again, in runs of three or
+    /// more that hold a filler; a `K` of a name or number is left. Must-fail: nothing
+    /// to change is `None`.
+    #[test]
+    fn fillers_read_as_k_are_put_back() {
+        assert_eq!(fillers_for_ks("2706074<<<<<K<<<<<<<<<02").as_deref(), Some("2706074<<<<<<<<<<<<<<<02"));
+        assert_eq!(fillers_for_ks("3103142<<KK<<<00").as_deref(), Some("3103142<<<<<<<00"));
+        assert_eq!(fillers_for_ks("SURESH<<KUMAR<<<"), None, "a K starting a name after fillers");
+        assert_eq!(fillers_for_ks("SURESH<<KKK"), None, "Ks ending the line");
+        assert_eq!(fillers_for_ks("3103142K<<<<<<00"), None, "a K right after a digit");
+        assert_eq!(fillers_for_ks("1<K<2").as_deref(), Some("1<<<2"));
+        assert_eq!(fillers_for_ks("1<K2"), None, "a K with a filler on one side only");
+        assert_eq!(fillers_for_ks("KKKKK"), None, "no filler in the run");
+        assert_eq!(fillers_for_ks("Z1234567<1IND"), None);
+    }
+
+    /// Seed 24's passport in perspective: the zone's reader read line 2 "46280590<5END…"
+    /// (checks failing); the printed text read the names line with its fillers as
+    /// letters (no zone found in it) and line 2 whole but for a filler read as an extra
+    /// `K`. Line 2 is taken from the printed line alone, its filler put back. Must-fail:
+    /// a printed line that leaves a check failing is not taken; the `K` is never kept
+    /// (check digits cannot tell it from a filler).
+    #[test]
+    fn a_checked_line_is_taken_from_a_printed_line_read_alone() {
+        let judge = |lines: &[String]| -> Judgement {
+            let l2 = lines.get(1)?;
+            if l2.len() != 44 {
+                return None;
+            }
+            let value = |c: u8| if c.is_ascii_digit() { u32::from(c - b'0') } else if c.is_ascii_uppercase() { u32::from(c - b'A') + 10 } else { 0 };
+            let digit = |s: &str| s.bytes().zip([7u32, 3, 1].iter().cycle()).map(|(c, w)| w * value(c)).sum::<u32>() % 10;
+            let passes = |s: &str, d: u8| u32::from(d.wrapping_sub(b'0')) == digit(s);
+            let b = l2.as_bytes();
+            let n = [passes(&l2[0..9], b[9]), passes(&l2[13..19], b[19]), passes(&l2[21..27], b[27]), passes(&l2[28..42], b[42])].iter().filter(|&&p| p).count();
+            Some((n, 4))
+        };
+        let good = "Z1234567<1IND9008157F3103142<<<<<<<<<<<<<<00";
+        assert_eq!(judge(&[L1.to_string(), good.to_string()]), Some((4, 4)));
+        let misread = good.replacen("Z1234567<1IND9008157", "Z1Z34567<1END9808157", 1);
+        let read = ZoneRead {
+            zone: ZoneCandidate { lines: vec![L1.into(), misread.clone()], read: vec![L1.into(), misread.clone()], bbox: TextBox::default(), confidence: 40.0, fillers_adjusted: false },
+            judgement: judge(&[L1.to_string(), misread.clone()]),
+            lang: MRZ_LANG,
+            ocr_calls: 3,
+        };
+        assert_eq!(read.judgement, Some((2, 4)));
+        let printed_l2 = "Z1234567<1IND9008157F3103142<<<<<K<<<<<<<<<00";
+        let printed = vec![line("P<INDSHARMA<<PRIYA<<< << SSE KK", 58, 720, 1100, 38), line(printed_l2, 57, 781, 1100, 28), line("=e", 1156, 796, 44, 49)];
+        assert!(find_zones(&printed).is_empty(), "no whole zone in the printed text");
+        let taken = with_checked_lines_read_alone(&read, &printed, &judge).expect("line 2 taken");
+        assert_eq!((taken.zone.lines.as_slice(), taken.judgement, taken.lang), ([L1.to_string(), good.to_string()].as_slice(), Some((4, 4)), MIXED_LANG));
+        assert_eq!(taken.zone.read[1], printed_l2.replace(' ', ""), "as the printed text read it");
+        assert!(taken.zone.fillers_adjusted);
+
+        // A printed line 2 misread (a check failing) is not taken.
+        let wrong = vec![line(&good.replacen("9008157", "9008158", 1), 57, 781, 1100, 28)];
+        assert!(with_checked_lines_read_alone(&read, &wrong, &judge).is_none());
+        // A K between fillers passes the checks the fillers pass: it is made a filler.
+        let k_read = "Z1234567<1IND9008157F3103142<<K<<<<<<<<<<<00";
+        assert_eq!(judge(&[L1.to_string(), k_read.to_string()]), Some((4, 4)), "a K passes the checks a filler passes");
+        let taken = with_checked_lines_read_alone(&read, &[line(k_read, 57, 781, 1100, 28)], &judge).expect("line 2 taken");
+        assert_eq!(taken.zone.lines[1], good, "the K read as a filler");
     }
 
     /// Seed 19's passport at JPEG quality 35: the zone's reader read line 2 with three

@@ -75,11 +75,16 @@ pub struct OcrLine {
 impl OcrLine {
     /// The line as read from a crop whose top-left corner is at (`dx`, `dy`) of the page:
     /// its box and its words' boxes in the page's pixels.
-    pub fn moved(mut self, dx: u32, dy: u32) -> OcrLine {
-        let shift = |b: TextBox| TextBox { x: b.x + dx, y: b.y + dy, ..b };
-        self.bbox = shift(self.bbox);
+    pub fn moved(self, dx: u32, dy: u32) -> OcrLine {
+        self.unscaled(1.0, dx, dy)
+    }
+
+    /// The line as read from a crop scaled by `scale` whose top-left corner is at (`dx`,
+    /// `dy`) of the page: its box and its words' boxes in the page's pixels.
+    pub fn unscaled(mut self, scale: f32, dx: u32, dy: u32) -> OcrLine {
+        self.bbox = self.bbox.unscale(scale, dx, dy);
         for w in &mut self.words {
-            w.bbox = shift(w.bbox);
+            w.bbox = w.bbox.unscale(scale, dx, dy);
         }
         self
     }
@@ -144,7 +149,8 @@ pub fn check_input(image: &GrayImage, params: &OcrParams<'_>) -> Result<(), OcrE
         return Err(OcrError::BadInput(format!("language name {:?}", params.lang)));
     }
     if let Some(w) = params.char_whitelist {
-        if w.is_empty() || !w.bytes().all(|b| b.is_ascii_graphic()) {
+        // The space is allowed: it lets Tesseract split a grouped number into words.
+        if w.trim().is_empty() || !w.bytes().all(|b| b.is_ascii_graphic() || b == b' ') {
             return Err(OcrError::BadInput("the character whitelist must be printable ASCII".into()));
         }
     }
@@ -748,6 +754,9 @@ mod tests {
         }
         assert!(check_input(&img, &OcrParams { char_whitelist: Some(""), ..ok }).is_err());
         assert!(check_input(&img, &OcrParams { char_whitelist: Some("A\u{e9}"), ..ok }).is_err());
+        assert!(check_input(&img, &OcrParams { char_whitelist: Some("  "), ..ok }).is_err(), "spaces alone");
+        assert!(check_input(&img, &OcrParams { char_whitelist: Some("A\t"), ..ok }).is_err(), "a tab");
+        assert!(check_input(&img, &OcrParams { char_whitelist: Some("0123456789 "), ..ok }).is_ok(), "digits and the space");
         assert!(check_input(&GrayImage::new(MAX_SIDE + 1, 40), &ok).is_err());
         assert!(check_input(&GrayImage::new(100, MIN_SIDE - 1), &ok).is_err());
     }

@@ -433,6 +433,11 @@ mod tests {
         assert_eq!(super::super::undoubled("WWYOPS8865H", super::PAN_PATTERN).as_deref(), Some("WYOPS8865H"));
         assert_eq!(super::super::undoubled("AABCDD1234E", super::PAN_PATTERN), None, "two pairs, two different numbers: neither");
         assert_eq!(super::super::undoubled("WYOPSS88X5H", super::PAN_PATTERN), None, "no PAN as printed with one dropped");
+        let epic = super::super::in_voter::EPIC_PATTERN;
+        assert_eq!(super::super::undoubled("GGXO1715266", epic).as_deref(), Some("GXO1715266"));
+        assert_eq!(super::super::undoubled("VVIJ2552814", epic), None, "the I may be the extra glyph as well as a V");
+        assert_eq!(super::super::undoubled("VVlJ2552814", epic), None, "an l as an I");
+        assert_eq!(super::super::undoubled("VVJI2552814", epic), None, "an I beside the digits too");
     }
 
     /// A dark capture of the unseen evaluation seed: the name's final J read as `]`
@@ -520,6 +525,34 @@ mod tests {
         let unboxed = |rows: &[(&str, u32, u32, u32, u32)]| lines(&rows.iter().map(|r| r.0).collect::<Vec<_>>());
         assert_eq!(value(&parse_printed("in.pan", Side::Front, &unboxed(&dark)), "father_name"), Some("UA AHR"));
         assert_ne!(value(&parse_printed("in.pan", Side::Front, &unboxed(&cut)), "mother_name"), Some("SUNITA RAO"));
+
+        // The label read first of the page and its value fourteen lines on (seed 24, JPEG
+        // quality 35): the line right under it is its value wherever it was read.
+        let far = [
+            ("Aa", 0, 35, 0, 37),
+            ("Aral #1 Tq / Mother's Name", 50, 357, 544, 575),
+            ("oraz feet (70) We ALTT", 45, 1153, 27, 73),
+            ("INCOME TAX DEPARTMENT ~~ GOVT. OF INDIA", 51, 1148, 71, 113),
+            ("|", 1194, 1198, 117, 165),
+            ("order sen ee eda", 494, 1146, 156, 218),
+            ("Permanent Account Number Card He |", 352, 1200, 216, 260),
+            ("HDKPY38540 ee", 431, 1142, 275, 328),
+            ("a", 1116, 1200, 341, 370),
+            ("m", 1022, 1031, 390, 396),
+            ("|", 1195, 1199, 401, 447),
+            ("am / Name |", 53, 1200, 447, 478),
+            ("SANDEEP YADAV |", 56, 1199, 484, 530),
+            ("ANJALI YADAV", 54, 309, 584, 620),
+            ("ot & ata/Date of Birth", 50, 329, 638, 672),
+            ("Q 07/07/1984 geaar / Signature Ge seri GR af er NY", 0, 1200, 681, 757),
+        ];
+        let f = parse_printed("in.pan", Side::Front, &boxed(&far));
+        assert_eq!((value(&f, "name"), value(&f, "mother_name")), (Some("SANDEEP YADAV"), Some("ANJALI YADAV")), "{f:?}");
+        // Three label heights under it or more is not right under it.
+        let mut lower = far;
+        lower[13] = ("ANJALI YADAV", 54, 309, 640, 676);
+        lower[14] = ("ot & ata/Date of Birth", 50, 329, 690, 720);
+        assert_eq!(value(&parse_printed("in.pan", Side::Front, &boxed(&lower)), "mother_name"), None);
     }
 
     /// Tesseract lost the "नाम / Name" label line of a clean generated PAN (seed-shifted

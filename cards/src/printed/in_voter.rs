@@ -82,7 +82,7 @@ fn relation_label(doc: &Doc) -> Option<(&'static str, bool)> {
 }
 
 /// An EPIC number's shape: three capitals, seven digits.
-const EPIC_PATTERN: &str = "AAA9999999";
+pub(crate) const EPIC_PATTERN: &str = "AAA9999999";
 
 /// The EPIC number on the card, with its check.
 pub(crate) fn find_epic(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {

@@ -761,8 +761,18 @@ impl Doc {
         let beside = |l: &Line| {
             boxed(label) && boxed(l) && (l.y.saturating_add(l.height) <= label.y || l.x >= label.x.saturating_add(label.width) || l.x.saturating_add(l.width) <= label.x)
         };
-        let mut under: Vec<usize> = (i + 1..self.len().min(i + 1 + max_next + LINES_UNDER_REACH)).filter(|&j| !self.lines.get(j).is_some_and(beside)).collect();
+        let reach = i + 1..self.len().min(i + 1 + max_next + LINES_UNDER_REACH);
+        let mut under: Vec<usize> = reach.clone().filter(|&j| !self.lines.get(j).is_some_and(beside)).collect();
         if under.iter().all(|&j| self.lines.get(j).is_some_and(boxed)) {
+            // A line right under the label that the layout analysis read in another block,
+            // far from it in reading order ("Mother's Name" read first of the page, its
+            // "ANJALI YADAV" fourteen lines on, a PAN at JPEG quality 35, seed 24): a
+            // boxed line starting within two label heights under the label's foot, not
+            // beside it, is under it wherever it was read.
+            let right_under = |l: &Line| {
+                boxed(label) && boxed(l) && !beside(l) && l.y >= label.y.saturating_add(label.height / 2) && l.y <= label.y.saturating_add(3 * label.height)
+            };
+            under.extend((0..self.len()).filter(|&j| j != i && !reach.contains(&j) && self.lines.get(j).is_some_and(right_under)));
             under.sort_by_key(|&j| self.lines.get(j).map_or(0, |l| l.y));
         }
         under.truncate(max_next);
@@ -1139,7 +1149,7 @@ pub fn gender_value(s: &str, letters: bool) -> Option<&'static str> {
 }
 
 /// Levenshtein distance.
-pub(crate) fn edit_distance(a: &[char], b: &[char]) -> u32 {
+pub fn edit_distance(a: &[char], b: &[char]) -> u32 {
     let mut prev: Vec<u32> = (0..=b.len() as u32).collect();
     let mut cur = vec![0u32; b.len() + 1];
     for (i, ca) in a.iter().enumerate() {
@@ -1297,6 +1307,14 @@ pub(crate) fn undoubled(token: &str, pattern: &str) -> Option<String> {
     // elsewhere.
     let as_printed = |t: &str| repair_positional(t, pattern).is_some_and(|(fixed, repairs)| repairs == 0 && fixed == t);
     let mut fits: Vec<String> = chars.windows(2).enumerate().filter(|(_, p)| p[0] == p[1] && p[0].is_ascii_uppercase()).map(|(i, _)| dropped(i)).filter(|t| as_printed(t)).collect();
+    // A thin upright stroke Tesseract put between two glyphs is as likely the extra one
+    // ("VVIJ2552814" for the EPIC `VVJ2552814`, a clean voter card, the independent set's
+    // seed 24): where dropping an I gives a number as printed too, the token is two
+    // numbers and neither is taken.
+    let thin_extra = chars.iter().enumerate().any(|(j, c)| matches!(c, 'I' | 'l') && as_printed(&dropped(j)));
+    if thin_extra {
+        return None;
+    }
     fits.dedup();
     match fits.as_slice() {
         [one] => Some(one.clone()),

@@ -841,10 +841,11 @@ fn cut_off(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
 }
 
 /// Whether every line of a value beside a cut corner on the card's left starts at the
-/// print's left margin, clear of the cut: its first word of the value begins right of
-/// where the cut, as measured (not grown as in [`cut_off`]), reaches at that word's rows,
-/// by a tenth of its height ([`CUT_CLEARANCE_HEIGHTS`]), and within half a height of
-/// where a line above it starts that the cut did not reach. A value that lost its start
+/// print's left margin, clear of the cut: where the value's words on it reach into the
+/// grown cut at all, its first word of the value begins right of where the cut, as
+/// measured (not grown as in [`cut_off`]), reaches at that word's rows, by a tenth of its
+/// height ([`CUT_CLEARANCE_HEIGHTS`]), and within half a height of where a line above or
+/// below it starts that the cut did not reach. A value that lost its start
 /// to the cut would start right of the margin (its first read word is its second
 /// printed one) or in the cut; one that starts at the margin beside it lost nothing
 /// there, and a left corner takes nothing from a line's end. Seed 19's PAN: a father's
@@ -860,7 +861,9 @@ fn starts_at_margin_clear_of_cut(sanity: Option<&CardSanity>, value: &str, sourc
     }
     source.iter().zip(&spans).all(|(line, &(j, _))| {
         let Some(first) = line.words.get(j) else { return false };
-        if !reaches_into(&line.bbox, grown) {
+        // The value's words: a label before them in the cut lost nothing of the value.
+        let from_value = line.words[j..].iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)).unwrap_or(line.bbox);
+        if !reaches_into(&from_value, grown) {
             return true;
         }
         // A box may take in the cut's edge below the letters (seed 19: 53 px for 30 px
@@ -871,8 +874,12 @@ fn starts_at_margin_clear_of_cut(sanity: Option<&CardSanity>, value: &str, sourc
         let nearest_row = cy.clamp(top, bottom);
         let reach = along_x * (1.0 - (nearest_row - cy).abs() / along_y);
         let clear = first.bbox.x as f32 >= reach.max(0.0) + CUT_CLEARANCE_HEIGHTS * h;
+        // A line above or below it, clear of the cut, starting at its column: the
+        // margin (an address's last line under a cut top-left corner, the card's next
+        // line below it, seed 24's voter card).
         let at_margin = lines.iter().any(|other| {
-            other.bbox.bottom() as f32 <= top && !reaches_into(&other.bbox, grown) && (other.bbox.x as f32 - first.bbox.x as f32).abs() <= 0.5 * h
+            let apart = other.bbox.bottom() as f32 <= top || other.bbox.y as f32 >= first.bbox.y as f32 + h;
+            apart && !reaches_into(&other.bbox, grown) && (other.bbox.x as f32 - first.bbox.x as f32).abs() <= 0.5 * h
         });
         clear && at_margin
     })
@@ -1773,6 +1780,23 @@ mod print_tests {
         let right = sanity([1200.0, 757.0, 152.5, 166.4]);
         let lines = vec![label.clone(), name.clone()];
         assert!(!starts_at_margin_clear_of_cut(Some(&right), "ABHISHEK NATH QURESHI", &[&lines[1]], &lines));
+
+        // An address under a cut top-left corner (seed 24's voter card back): its label
+        // in the cut, its first line's value clear of it, its last line at the margin
+        // that the card's next line, below it, starts at. Must-fail: no line at that
+        // margin; the next line starting elsewhere.
+        let top_left = [0.0, 0.0, 159.4, 158.1];
+        let address = "House No. 182, Main Road, Mumbai, Mumbai Suburban, Maharashtra";
+        let first = worded_line(&[("y/", 101), ("Address", 115), (":", 269), ("House", 287), ("No.", 394), ("182,", 456), ("Main", 530), ("Road,", 614), ("Mumbai,", 707)], 67);
+        let last = worded_line(&[("Mumbai", 66), ("Suburban,", 201), ("Maharashtra", 369)], 116);
+        let judge = |next: Option<OcrLine>| {
+            let lines: Vec<OcrLine> = [Some(first.clone()), Some(last.clone()), next].into_iter().flatten().collect();
+            assert!(reaches_into(&last.bbox, cut_off(Some(&sanity(top_left))).expect("a cut")), "the last line reaches into the grown cut");
+            starts_at_margin_clear_of_cut(Some(&sanity(top_left)), address, &[&lines[0], &lines[1]], &lines)
+        };
+        assert!(judge(Some(worded_line(&[("Assembly", 63), ("Constituency", 191)], 199))));
+        assert!(!judge(None), "no line at the margin");
+        assert!(!judge(Some(worded_line(&[("Assembly", 120), ("Constituency", 248)], 199))), "the next line starts elsewhere");
     }
 
     #[test]

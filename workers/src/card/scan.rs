@@ -346,7 +346,13 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
             (MrzOutcome::Found(zone), OcrOutcome::Lines(lines)) if !zone.all_passed() => {
                 let judge = |zone_lines: &[String]| crate::card::mrz::judge(zone_lines, plan.year);
                 let printed_zones = idv_vision::mrz::find_zones(lines);
-                MrzOutcome::Found(idv_vision::mrz::with_checked_lines_from(&zone, &printed_zones, &judge).unwrap_or(zone))
+                let better = idv_vision::mrz::with_checked_lines_from(&zone, &printed_zones, &judge);
+                // Where the printed text held no whole zone: its lines one by one.
+                let better = match better {
+                    Some(whole) if whole.all_passed() => Some(whole),
+                    partly => idv_vision::mrz::with_checked_lines_read_alone(&zone, lines, &judge).or(partly),
+                };
+                MrzOutcome::Found(better.unwrap_or(zone))
             }
             (outcome, _) => outcome,
         };
@@ -584,6 +590,8 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
                 read_pan_number_band(&gray, &mut lines, engine);
                 read_birth_date_band(&gray, &mut lines, engine);
                 read_id_number_band(&gray, &mut lines, engine);
+                read_epic_word(&gray, &mut lines, engine);
+                read_sex_band(&gray, &mut lines, engine);
                 read_name_bands(&gray, &mut lines, engine);
                 read_missing_name_bands(&gray, &mut lines, engine);
             }
@@ -636,9 +644,10 @@ fn drop_leading_debris(line: &mut idv_vision::ocr::OcrLine) {
 }
 
 /// A PAN's number read again on its own, when the page read none: the band under the
-/// "Permanent Account Number" label (where both designs print it), as wide as the label
-/// and a quarter of it either side, three label heights tall, read as one block of
-/// capitals and digits. The page's layout analysis joins the big bold number to the
+/// "Permanent Account Number" label (where both designs print it), from a label height
+/// left of its first word to half a height right of its last ("Number" or "Card"; where
+/// the page's words are not the line's, the line's width and a quarter of it either
+/// side), three label heights tall, read as one block of capitals and digits. The page's layout analysis joins the big bold number to the
 /// portrait's edge beside it and then misreads it ("J wyopsss6sH" for "WYOPS8865H") or
 /// drops it (the independent card set, `benches/indep_cards`, 2 of 4 clean and tilted
 /// PANs); alone, it reads as printed. The band's reading is kept only when it holds a
@@ -663,13 +672,39 @@ fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     });
     let (at, area) = match labelled {
         Some(at) => {
-            let label = lines[at].bbox;
-            let band = [
-                label.x.saturating_sub(label.width / 4),
-                label.bottom().min(ph),
-                label.right().saturating_add(label.width / 4).min(pw),
-                label.bottom().saturating_add(3 * label.height.max(8)).min(ph),
-            ];
+            // The label's own words where the page read them so: what it joined to the
+            // label's line on its right ("Permanent Account Number Card & racism", the
+            // QR code's top, seed 24, a tilted PAN) stays out of the band, as the QR code
+            // beside the number must (read into the band, "COUPSO082AB" for
+            // `COUPS0082A`), and the portrait's edge on its left ("5COUPS0082A"). The
+            // number is printed under the label, from its start on.
+            let line = &lines[at];
+            let texts: Vec<&str> = line.text.split(' ').collect();
+            let own = (texts.len() == line.words.len())
+                .then(|| {
+                    let folded: Vec<String> = texts.iter().map(|t| t.to_lowercase()).collect();
+                    let first = folded.iter().position(|t| t.contains("permanent"))?;
+                    let last = folded.iter().rposition(|t| t.contains("number") || t.starts_with("card"))?;
+                    line.words[first..=last.max(first)].iter().map(|w| w.bbox).reduce(|a, b| a.union(&b))
+                })
+                .flatten();
+            let band = match own {
+                Some(label) => [
+                    label.x.saturating_sub(label.height),
+                    label.bottom().min(ph),
+                    label.right().saturating_add(label.height / 2).min(pw),
+                    label.bottom().saturating_add(3 * label.height.max(8)).min(ph),
+                ],
+                None => {
+                    let label = line.bbox;
+                    [
+                        label.x.saturating_sub(label.width / 4),
+                        label.bottom().min(ph),
+                        label.right().saturating_add(label.width / 4).min(pw),
+                        label.bottom().saturating_add(3 * label.height.max(8)).min(ph),
+                    ]
+                }
+            };
             (at, band)
         }
         None => {
@@ -685,10 +720,12 @@ fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     };
     // A PAN as printed, or with one glyph read twice ("WYOPSS8865H"): the parser undoes
     // that (`in_pan::undoubled`) and checks the number as it checks any other line's.
-    // Without the label, only one as printed, read with confidence.
+    // Without the label, only one as printed, read with confidence; under it, one read
+    // with some confidence (a glared number read "REMPA2043I" for `RFMPA2043L` at
+    // confidence 0, seed 24).
     let pan_like = |t: &str| idv_cards::printed::printed_pan(t) || (labelled.is_some() && t.chars().count() == 11 && t.chars().all(|c| c.is_ascii_alphanumeric()));
-    let sure_enough = |l: &idv_vision::ocr::OcrLine| labelled.is_some() || l.confidence >= BIRTH_BAND_MIN_CONFIDENCE;
-    let band = Reread { after: at, area, whitelist: Some("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") };
+    let sure_enough = |l: &idv_vision::ocr::OcrLine| l.confidence >= if labelled.is_some() { NAME_WORD_DOUBT } else { BIRTH_BAND_MIN_CONFIDENCE };
+    let band = Reread { after: at, area, whitelist: Some(CAPITALS_AND_DIGITS), upscale: 1 };
     band.read_into(page, lines, engine, |l| l.text.split_whitespace().any(pan_like) && sure_enough(l));
 }
 
@@ -728,7 +765,7 @@ fn read_birth_date_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     let x1 = birth.right().saturating_add(birth.right().saturating_sub(line.x) / 4).min(pw);
     let y0 = birth.bottom().min(ph);
     let y1 = y0.saturating_add(5 * birth.height.max(8) / 2).min(ph);
-    let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: Some("0123456789/-.") };
+    let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: Some("0123456789/-. "), upscale: 1 };
     band.read_into(page, lines, engine, |l| idv_cards::printed::extract_date(&l.text).is_some() && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
 }
 
@@ -766,9 +803,126 @@ fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr:
     let x1 = label.x.saturating_add(5 * label.width / 2).min(pw);
     let y0 = label.bottom().min(ph);
     let y1 = y0.saturating_add(3 * label.height.max(8)).min(ph);
-    let number = |l: &idv_vision::ocr::OcrLine| l.text.split_whitespace().any(|t| idv_cards::printed::aadhaar_check(t) == idv_cards::printed::FieldCheck::Passed);
-    let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: Some("0123456789") };
+    // Twelve digits in one token or in groups read apart ("5984 0581 7636", as printed).
+    let number = |l: &idv_vision::ocr::OcrLine| {
+        let tokens: Vec<&str> = l.text.split_whitespace().collect();
+        (0..tokens.len()).any(|i| (i + 1..=tokens.len()).any(|j| idv_cards::printed::aadhaar_check(&tokens[i..j].concat()) == idv_cards::printed::FieldCheck::Passed))
+    };
+    let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: Some("0123456789 "), upscale: 1 };
     band.read_into(page, lines, engine, |l| number(l) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
+}
+
+/// A voter card's EPIC number read again on its own, when the page read none as
+/// printed (three capitals, seven digits) but a word of its shape give or take a glyph:
+/// ten to twelve letters and digits, a capital first, two capitals or more and six digits
+/// or more. Its word's box, half a height wider above and below and a height either
+/// side, is read as one block of capitals and digits. The page reads the big bold
+/// number beside the portrait and the barcode, and now and then with a glyph too many
+/// ("VVIJ2552814" for `VVJ2552814`, the independent set's seed 24, a clean card:
+/// the parser cannot tell which glyph is the extra one, `in_voter::find_epic`); alone,
+/// it reads as printed. The reading is kept only when it holds an EPIC number as
+/// printed, read with confidence ([`BIRTH_BAND_MIN_CONFIDENCE`]), at most two edits
+/// from the page's word (the same number, not another one), and goes in before the
+/// word's line, so the parser takes it first. No line is touched.
+fn read_epic_word(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer) {
+    let as_printed = |t: &str| idv_cards::printed::epic_check(t) == idv_cards::printed::FieldCheck::Passed;
+    if lines.iter().any(|l| l.text.split(|c: char| !c.is_alphanumeric()).any(as_printed)) {
+        return;
+    }
+    let epic_shaped = |t: &str| {
+        let n = t.chars().count();
+        (10..=12).contains(&n)
+            && t.chars().all(|c| c.is_ascii_alphanumeric())
+            && t.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && t.chars().filter(char::is_ascii_uppercase).count() >= 2
+            && t.chars().filter(char::is_ascii_digit).count() >= 6
+    };
+    let found = lines.iter().enumerate().find_map(|(i, l)| {
+        let texts: Vec<&str> = l.text.split(' ').collect();
+        if texts.len() != l.words.len() {
+            return None;
+        }
+        texts.iter().zip(&l.words).find_map(|(t, w)| {
+            let core = t.trim_matches(|c: char| !c.is_alphanumeric());
+            epic_shaped(core).then(|| (i, core.chars().collect::<Vec<char>>(), w.bbox))
+        })
+    });
+    let Some((at, word, bbox)) = found else { return };
+    let (pw, ph) = page.dimensions();
+    let area = [
+        bbox.x.saturating_sub(bbox.height),
+        bbox.y.saturating_sub(bbox.height / 2),
+        bbox.right().saturating_add(bbox.height).min(pw),
+        bbox.bottom().saturating_add(bbox.height / 2).min(ph),
+    ];
+    let same_number = |t: &str| as_printed(t) && idv_cards::printed::edit_distance(&t.chars().collect::<Vec<char>>(), &word) <= 2;
+    let before = lines.len();
+    let band = Reread { after: at, area, whitelist: Some(CAPITALS_AND_DIGITS), upscale: 1 };
+    band.read_into(page, lines, engine, |l| l.text.split_whitespace().any(same_number) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
+    if lines.len() > before {
+        // In before the page's word, which the parser would otherwise take first.
+        lines.swap(at, at + 1);
+    }
+}
+
+/// A sex read again on its own, when the page read its label ("Sex", "Gender") but no
+/// sex after it on its line or the next: the label's line from half a height left of
+/// it to six heights right of the label, half a height above and below, read as one
+/// block (not where the label ends its line, its value under it). A voter card prints
+/// "Sex : F", the value one bold letter; the page reads the
+/// colon and the letter as something else ("Sex 7h", the independent set's seed 24, a
+/// clean card; 7 of the voter cards of seeds 18-24 lost their sex so); alone, the line
+/// reads as printed. Kept only when the reading holds the label and a sex after it
+/// (`idv_cards::printed::gender_value`, single letters too), read with confidence
+/// ([`BIRTH_BAND_MIN_CONFIDENCE`]); it goes in after the label's line, where the
+/// parsers look for a labelled value.
+fn read_sex_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer) {
+    let is_label = |w: &str| {
+        // The colon and the value glued to the label are read into its word at times
+        // ("Sexi" for "Sex: F", seed 19, a voter card in perspective).
+        let folded: String = w.chars().filter(char::is_ascii_alphabetic).collect::<String>().to_lowercase();
+        (folded.starts_with("sex") && folded.len() <= 7) || (folded.starts_with("gender") && folded.len() <= 9)
+    };
+    // The words after the label in `text`, when its first three words hold one.
+    let after_label = |text: &str| -> Option<String> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let i = words.iter().take(3).position(|w| is_label(w))?;
+        Some(words[i + 1..].join(" "))
+    };
+    let read_sex = |text: &str| after_label(text).is_some_and(|rest| idv_cards::printed::gender_value(&rest, true).is_some());
+    let found = lines.iter().enumerate().find_map(|(i, l)| {
+        let texts: Vec<&str> = l.text.split(' ').collect();
+        if texts.len() != l.words.len() {
+            return None;
+        }
+        let label = texts.iter().take(3).position(|w| is_label(w))?;
+        // A label alone at its line's end ("fert / Sex") has its value under it, on a
+        // line of its own (a national identity card), not misread beside it.
+        let folded: String = texts[label].chars().filter(char::is_ascii_alphabetic).collect::<String>().to_lowercase();
+        let alone = label + 1 == texts.len() && (folded == "sex" || folded == "gender");
+        (!alone).then(|| (i, l.bbox, l.words[label].bbox))
+    });
+    let Some((at, line, label)) = found else { return };
+    let next_holds = lines.get(at + 1).is_some_and(|l| idv_cards::printed::gender_value(&l.text, true).is_some());
+    if read_sex(&lines[at].text) || next_holds {
+        return;
+    }
+    let (pw, ph) = page.dimensions();
+    let h = label.height.max(8);
+    let area = [
+        line.x.saturating_sub(h / 2),
+        line.y.saturating_sub(h / 2),
+        label.right().saturating_add(6 * h).min(pw),
+        line.bottom().saturating_add(h / 2).min(ph),
+    ];
+    let keep = |l: &idv_vision::ocr::OcrLine| read_sex(&l.text) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE;
+    let before = lines.len();
+    Reread { after: at, area, whitelist: None, upscale: 1 }.read_into(page, lines, engine, keep);
+    // Print under 30 pixels tall that read as nothing is read again twice as large
+    // ("Sexi" for "Sex: F" at 24 pixels, seed 19, a voter card in perspective).
+    if lines.len() == before && h < 30 {
+        Reread { after: at, area, whitelist: None, upscale: 2 }.read_into(page, lines, engine, keep);
+    }
 }
 
 /// How far apart (in its words' heights) what the page read into one line is set for
@@ -1001,7 +1155,7 @@ fn read_missing_name_bands(page: &image::GrayImage, lines: &mut Vec<idv_vision::
         let (x0, y0) = (label.x.saturating_sub(h / 2), label.bottom().min(ph));
         let (x1, y1) = (label.x.saturating_add(pw / 2).min(pw), next_top.min(y0.saturating_add(3 * h)).min(ph));
         let before = lines.len();
-        let band = Reread { after: i, area: [x0, y0, x1, y1], whitelist: None };
+        let band = Reread { after: i, area: [x0, y0, x1, y1], whitelist: None, upscale: 1 };
         band.read_into(page, lines, engine, |l| l.confidence >= BIRTH_BAND_MIN_CONFIDENCE && idv_cards::printed::plausible_latin_name(&l.text, l.confidence / 100.0));
         // Past the label, and past the name where one went in.
         i += 1 + (lines.len() - before);
@@ -1090,13 +1244,21 @@ fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
     }
 }
 
+/// The characters a band holding an identifier is read with: capitals, digits and the
+/// space. Without the space Tesseract reads a number printed in groups as one word and
+/// gives it confidence 0 ("598405817636" for "5984 0581 7636", the independent set's
+/// seed 24, a national identity card at JPEG quality 35; read with it, 96 per word).
+const CAPITALS_AND_DIGITS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ";
+
 /// A band of the page read again on its own (the band readers above): its area in the
 /// page's pixels `[x0, y0, x1, y1]`, the characters it may hold (`None`: any, as for a
-/// name, whose spaces a whitelist drops), and the line after which its reading goes in.
+/// name, whose spaces a whitelist drops), the line after which its reading goes in, and
+/// how many times larger it is read (1: as on the page).
 struct Reread {
     after: usize,
     area: [u32; 4],
     whitelist: Option<&'static str>,
+    upscale: u32,
 }
 
 impl Reread {
@@ -1108,11 +1270,15 @@ impl Reread {
         if x1 <= x0 + 8 || y1 <= y0 + 8 {
             return;
         }
-        let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
+        let mut band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
+        let upscale = self.upscale.clamp(1, 4);
+        if upscale > 1 {
+            band = image::imageops::resize(&band, band.width() * upscale, band.height() * upscale, image::imageops::FilterType::CatmullRom);
+        }
         let params = OcrParams { lang: "eng", char_whitelist: self.whitelist, layout: Layout::Block };
         let Ok(read) = engine.read_lines(&band, &params) else { return };
         if let Some(found) = read.into_iter().find(|l| keep(l)) {
-            lines.insert(self.after + 1, found.moved(x0, y0));
+            lines.insert(self.after + 1, found.unscaled(upscale as f32, x0, y0));
         }
     }
 }
@@ -1353,8 +1519,24 @@ mod tests {
             super::read_pan_number_band(&page, &mut lines, &engine);
             assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (before, 0));
         }
-        // A band reading of no PAN's shape adds nothing.
+        // The label's words read (seed 24's tilted PAN, the QR code's top joined to the
+        // label's line): the band runs from a label height left of "Permanent" to half
+        // one right of "Card", not under what was joined on the right.
+        let label = worded_line(&[("Permanent", 328, 170), ("Account", 508, 140), ("Number", 658, 130), ("Card", 798, 80), ("&", 900, 20), ("racism", 940, 202)], 220, 27);
+        let engine = pan_band("COUPS0082A");
+        let mut lines = vec![line("INCOME TAX DEPARTMENT", 90, 25), label, line("S COUPSO082AB", 265, 56), line("ama / Name", 431, 32)];
+        super::read_pan_number_band(&page, &mut lines, &engine);
+        assert_eq!(lines[2].text, "COUPS0082A");
+        let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+        assert_eq!((asked.len(), asked[0].0, asked[0].1), (1, (878 + 13) - (328 - 27), 81), "from a label height left of the label to half one right of its last word");
+
+        // A band reading of no PAN's shape adds nothing, nor one read with little
+        // confidence under the label (a glared "REMPA2043I" at confidence 0).
         let engine = pan_band("WYOPS 8865");
+        let mut lines = page_lines();
+        super::read_pan_number_band(&page, &mut lines, &engine);
+        assert_eq!(lines.len(), 4);
+        let engine = Band::new("REMPA2043I", 0.0, TextBox { x: 120, y: 20, width: 480, height: 48 });
         let mut lines = page_lines();
         super::read_pan_number_band(&page, &mut lines, &engine);
         assert_eq!(lines.len(), 4);
@@ -1435,6 +1617,126 @@ mod tests {
     /// the band under the label read alone; kept only as twelve digits passing Verhoeff.
     /// Must-fail: a page that read ten digits or more there is not read again; a band of
     /// digits failing the check, or read with little confidence, adds nothing.
+    /// A line whose words are those given, each as (text, x, width), at `y`, `h` tall.
+    fn worded_line(words: &[(&str, u32, u32)], y: u32, h: u32) -> OcrLine {
+        use idv_vision::ocr::TsvWord;
+        let boxes: Vec<TsvWord> = words.iter().map(|&(t, x, width)| TsvWord { bbox: TextBox { x, y, width, height: h }, confidence: Some(80.0), chars: t.chars().count() }).collect();
+        let bbox = boxes.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)).unwrap_or_default();
+        let text = words.iter().map(|w| w.0).collect::<Vec<_>>().join(" ");
+        OcrLine { text, confidence: 80.0, bbox, symbols: Vec::new(), words: boxes }
+    }
+
+    /// An EPIC number the page read with a glyph too many (seed 24: "VVIJ2552814" for
+    /// `VVJ2552814`) is read again from its word's box and goes in before the page's
+    /// line, where the voter parser takes it. Must-fail twins: no reread where the page
+    /// read a number as printed; a reading unsure, or of another number (more than two
+    /// edits away), adds nothing.
+    #[test]
+    fn an_epic_number_read_with_a_glyph_too_many_is_read_alone_from_its_word() {
+        let page = image::GrayImage::new(1200, 757);
+        let page_lines = |id: &'static str| vec![worded_line(&[("Sex", 364, 50), ("7h", 420, 40)], 351, 24), worded_line(&[(id, 58, 247)], 550, 31)];
+        let engine = Band::new("VVJ2552814", 92.0, TextBox { x: 31, y: 15, width: 247, height: 31 });
+        let mut lines = page_lines("VVIJ2552814");
+        super::read_epic_word(&page, &mut lines, &engine);
+        let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["Sex 7h", "VVJ2552814", "VVIJ2552814"]);
+        assert_eq!(lines[1].bbox, TextBox { x: 58 - 31 + 31, y: 550 - 15 + 15, width: 247, height: 31 }, "the box in the page's pixels");
+        let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+        assert_eq!((asked.len(), asked[0].0, asked[0].1), (1, 247 + 2 * 31, 31 + 2 * 15), "the word, a height either side, half above and below");
+        let f = idv_cards::printed::parse_printed("in.voter", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
+        assert_eq!(f.iter().find(|x| x.field == "id").map(|x| x.value.as_str()), Some("VVJ2552814"));
+        let f = idv_cards::printed::parse_printed("in.voter", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&page_lines("VVIJ2552814")));
+        assert_eq!(f.iter().find(|x| x.field == "id"), None, "the page's reading alone gives no number: which glyph is extra is not known");
+
+        let engine = Band::new("VVJ2552814", 92.0, TextBox { x: 31, y: 15, width: 247, height: 31 });
+        let mut lines = page_lines("VVJ2552814");
+        super::read_epic_word(&page, &mut lines, &engine);
+        assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (2, 0), "a number as printed is not read again");
+        for (answer, confidence) in [("VVJ2552814", 60.0), ("ABC1234567", 95.0), ("VVJ255281", 95.0)] {
+            let engine = Band::new(answer, confidence, TextBox { x: 31, y: 15, width: 247, height: 31 });
+            let mut lines = page_lines("VVIJ2552814");
+            super::read_epic_word(&page, &mut lines, &engine);
+            assert_eq!(lines.len(), 2, "{answer} at {confidence}");
+        }
+    }
+
+    /// An engine that reads small print as `small` and print twice as large or more as
+    /// `large` (a band under `wide` pixels wide is small).
+    struct BySize {
+        small: &'static str,
+        large: &'static str,
+        wide: u32,
+        bbox: TextBox,
+        asked: Mutex<Vec<(u32, u32)>>,
+    }
+
+    impl TextRecognizer for BySize {
+        fn read_lines(&self, image: &image::GrayImage, _: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
+            self.asked.lock().map_err(|_| OcrError::Failed("lock".into()))?.push(image.dimensions());
+            let text = if image.width() < self.wide { self.small } else { self.large };
+            Ok(vec![OcrLine { text: text.into(), confidence: 91.0, bbox: self.bbox, symbols: Vec::new(), words: Vec::new() }])
+        }
+        fn has_language(&self, _: &str) -> bool {
+            true
+        }
+        fn describe(&self) -> String {
+            "by size".into()
+        }
+    }
+
+    /// A sex the page misread after its label ("Sex 7h", "Sexi" for "Sex: F") is read
+    /// again from the label's line, and where that reads no sex and the print is small,
+    /// twice as large; it goes in after the label's line. Must-fail twins: a sex read on
+    /// the label's line or the next is not read again; a reading unsure, or holding no
+    /// sex after the label, adds nothing; print 30 pixels tall is not read larger.
+    #[test]
+    fn a_sex_the_page_misread_after_its_label_is_read_again() {
+        let page = image::GrayImage::new(1200, 757);
+        let answer = TextBox { x: 30, y: 24, width: 190, height: 48 };
+        for label in [vec![("Sex", 364, 50), ("7h", 420, 40)], vec![("Sexi", 364, 60)], vec![("SexiuF", 364, 90)]] {
+            let band_width = 364 + label[0].2 + 6 * 24 - 352;
+            let page_lines = || vec![worded_line(&label, 351, 24), worded_line(&[("Date", 366, 60), ("of", 430, 20), ("Birth:", 455, 70), ("22/06/1951", 530, 150)], 405, 26)];
+            let engine = Band::new("Sex: F", 91.0, answer);
+            let mut lines = page_lines();
+            super::read_sex_band(&page, &mut lines, &engine);
+            let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+            assert_eq!(texts[1], "Sex: F", "{label:?}");
+            assert_eq!(lines[1].bbox, TextBox { x: 352 + 30, y: 339 + 24, width: 190, height: 48 }, "the box in the page's pixels");
+            let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+            assert_eq!(asked.iter().map(|a| (a.0, a.1)).collect::<Vec<_>>(), [(band_width, 48)], "the label's line, six heights past the label, half a height above and below");
+            let f = idv_cards::printed::parse_printed("in.voter", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
+            assert_eq!(f.iter().find(|x| x.field == "gender").map(|x| x.value.as_str()), Some("F"));
+
+            // Read as nothing at the page's size: read again twice as large.
+            let engine = BySize { small: "Sexi", large: "Sex: F", wide: 2 * band_width, bbox: answer, asked: Mutex::new(Vec::new()) };
+            let mut lines = page_lines();
+            super::read_sex_band(&page, &mut lines, &engine);
+            assert_eq!(lines[1].text, "Sex: F");
+            assert_eq!(lines[1].bbox, TextBox { x: 352 + 15, y: 339 + 12, width: 95, height: 24 }, "halved back into the page's pixels");
+            assert_eq!(engine.asked.lock().map(|a| a.clone()).unwrap_or_default(), [(band_width, 48), (2 * band_width, 96)]);
+        }
+        let engine = BySize { small: "Sexi", large: "Sex: F", wide: 10_000, bbox: answer, asked: Mutex::new(Vec::new()) };
+        let mut lines = vec![worded_line(&[("Sexi", 364, 60)], 351, 30)];
+        super::read_sex_band(&page, &mut lines, &engine);
+        assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (1, 1), "print 30 pixels tall is read once");
+        for page_lines in [
+            vec![worded_line(&[("Sex", 364, 50), (":", 420, 8), ("F", 430, 20)], 351, 24)],
+            vec![worded_line(&[("Sex", 364, 50)], 351, 24), worded_line(&[("Female", 364, 90)], 380, 24)],
+            vec![worded_line(&[("fert", 707, 50), ("/", 760, 8), ("Sex", 772, 47)], 317, 38), worded_line(&[("to", 981, 98)], 181, 116)],
+        ] {
+            let engine = Band::new("Sex: F", 91.0, answer);
+            let mut lines = page_lines.clone();
+            super::read_sex_band(&page, &mut lines, &engine);
+            assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (page_lines.len(), 0), "{:?}", page_lines[0].text);
+        }
+        for (read, confidence) in [("Sex: F", 50.0), ("Sex: 7h", 95.0), ("F", 95.0)] {
+            let engine = Band::new(read, confidence, answer);
+            let mut lines = vec![worded_line(&[("Sex", 364, 50), ("7h", 420, 40)], 351, 24)];
+            super::read_sex_band(&page, &mut lines, &engine);
+            assert_eq!(lines.len(), 1, "{read} at {confidence}");
+        }
+    }
+
     #[test]
     fn an_identity_number_the_page_missed_is_read_alone_from_its_band() {
         use idv_vision::ocr::{OcrLine, TextBox};
@@ -1461,8 +1763,16 @@ mod tests {
             super::read_id_number_band(&page, &mut lines, &engine);
             assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (2, 0), "{read}");
         }
+        // The number read in its printed groups (the band's whitelist holds the space).
+        let engine = id_band("6719 4056 1717", 90.0);
+        let mut lines = page_lines();
+        super::read_id_number_band(&page, &mut lines, &engine);
+        assert_eq!(lines.get(2).map(|l| l.text.as_str()), Some("6719 4056 1717"));
+        assert!(engine.asked.lock().map(|a| a[0].2.clone()).unwrap_or_default().is_some_and(|w| w.contains(' ')));
+        let f = idv_cards::printed::parse_printed("in.national_id", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
+        assert_eq!(f.iter().find(|x| x.field == "id").map(|x| x.value.as_str()), Some("671940561717"));
         // Digits failing Verhoeff, or read with little confidence, add nothing.
-        for engine in [id_band("671940561718", 90.0), id_band("671940561717", 55.0)] {
+        for engine in [id_band("671940561718", 90.0), id_band("6719 4056 1718", 90.0), id_band("671940561717", 55.0)] {
             let mut lines = page_lines();
             super::read_id_number_band(&page, &mut lines, &engine);
             assert_eq!(lines.len(), 2);
