@@ -10,7 +10,7 @@
 //! | 1 | `image_too_blur` | the card's luminance resampled to [`WORK_WIDTH`] px wide (area average when shrinking, bilinear when enlarging), 3 % margins left out: the gradient energy E = Σ\|∇L\|² (central differences) before (E₁) and after (E₂) an extra Gaussian blur of [`REBLUR_SIGMA`]; r = E₂/E₁; edge blur σ̂ = σ_b·r/√(1−r²) in working pixels (a step edge blurred by σ has E ∝ 1/σ, so this gives its σ; independent of contrast and of how much print there is; unlike a Laplacian measure it does not drown in quantization noise on very blurred cards); and the defocus σ ([`defocus_sigma`]: the same energy after Gaussian blurs of [`DEFOCUS_SCALES`], fitted to E(s) ∝ (σ² + s²)^(−k/2) with the exponent k free) | σ̂ > [`BLUR_SIGMA`], or defocus σ > [`DEFOCUS_SIGMA`] with σ̂ > [`DEFOCUS_EDGE_SIGMA`] and > [`DEFOCUS_PHOTO_SIGMA`] pixels of the photo; or no structure at all (mean \|∇L\|² < 0.5) |
 //! | 2 | `image_too_dark` | 90th percentile of luminance (Rec. 601) | < [`DARK_P90`] |
 //! | 3 | `image_too_bright` | share of pixels with luminance ≥ 250; 10th percentile ([`overexposure`]); glare spots ([`glare_spots`]: solid, compact regions saturated in all three channels, their share of the card and the largest one's box) | share > [`BRIGHT_CLIPPED_SHARE`] (> [`BLACK_PRINT_CLIPPED_SHARE`] while its p1 stays under [`BLACK_PRINT_P1`]: a white card lit white, its print black), or p10 > [`BRIGHT_P10`] with p90 ≥ [`BRIGHT_PAPER_P90`] and p1 ≥ [`BRIGHT_INK_P1`] (exposure blown everywhere, print faded with it: a pale card with little print has a bright p10 below paper that is not blown, or paper lit white around print that stays dark); or glare spots cover > [`GLARE_SHARE`] of the card (a reflection washed a word or more out; the reader does not give values read beside the spot, and reads the rest), or solid saturated blocks of any shape > [`SOLID_GLARE_SHARE`] of it (a reflection running into a QR code or the card's edge; the largest region's box is then the glare box); a spot smaller than [`GLARE_EDGE_SHARE`] that reaches the card's edge is pale paper lit past white there and does not count |
-//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) ; and those mask holes and shadowed pixels opened by a fifth of the smallest punch's diameter (a punch into a machine-readable zone touches the letters above and below it), an opened region counting only where it holds ≥ [`OPENED_HOLE_MIN_OF_SOURCE`] of the region it was cut from and its mean colour stands more than the table tolerance apart from the median of the card in a ring around it | a hole with area ≥ [`hole_min_share`] of the card ([`HOLE_MIN_SHARE`], a 3 mm punch on an ID-1 card; on a passport page, 2.4 times an ID-1 card's area, that share scaled down), ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and the background-like pixels grown into the card's shadow on the table (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened toward the rim, and its lit middle is all the table's colours show of it), no bigger than a punch ([`HOLE_SHADOWED_MAX_SHARE`]), whose shadow-like pixels then count as the table's and whose mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's and its median deviation ≥ [`FLAT_REGION_ROBUST`] of it (a hole shows the grain; a neck or a face of the table's colour in the portrait is flat, a face's eyes and mouth aside), and both at most [`HOLE_MAX_TEXTURE`] times the table's (an emblem's grey rings on a noisy grey table are print: ink and paper vary far more than the table) |
+//! | 4 | `image_has_hole` | 4-connected regions enclosed by the card (not touching the outside of its filled mask): the background-like pixels ([`CardLocation::background_like`], closed 5x5, and as they are: the closing may join a punch to a QR code's modules averaged to table grey) inside it, and the holes of the mask itself that are ≥ 50 % background-like or ≥ [`MASK_HOLE_NEAR`] of the table's colour by the looser measure below (a punch cutting into a print line: text joins its background-like pixels, and the table seen through it strays from the border's colour) ; and those mask holes and shadowed pixels opened by a fifth of the smallest punch's diameter (a punch into a machine-readable zone touches the letters above and below it), an opened region counting only where it holds ≥ [`OPENED_HOLE_MIN_OF_SOURCE`] of the region it was cut from and its mean colour stands more than the table tolerance apart from the median of the card in a ring around it | a hole with area ≥ [`hole_min_share`] of the card ([`HOLE_MIN_SHARE`], a 3 mm punch on an ID-1 card; on a passport page, 2.4 times an ID-1 card's area, that share scaled down), ≤ [`HOLE_MAX_SHARE`] (the portrait is bigger), round (bbox aspect ≤ 1.3, fills ≥ 60 % of its bbox and ≥ 95 % of the ellipse of its own second moments — a disk, not the crescent or L of a portrait's background —, no island inside it: its own filled area ≤ 1.1 x its area), 90 % of whose pixels (60 % for a mask hole, which holds the rim) (3x3 means in the rectified card) are within max(24, 2 x spread + 10) of a background colour and nearer to it than to the card's median colour (dark print on a dark table is not; a grey portrait's face on a grey table is, for ~85 %), and the background-like pixels grown into the card's shadow on the table (a background colour darkened, `shadow_like`, and farther than that from the card's colour: through a punch the table under the card shows darkened toward the rim, and its lit middle is all the table's colours show of it), no bigger than a punch ([`HOLE_SHADOWED_MAX_SHARE`]), whose shadow-like pixels then count as the table's and whose mean colour must be the table's hue, within [`HOLE_HUE_TOL`] of its brightness (a neutral grey face on a reddish table is not), and, on a textured table ([`CardLocation::background_texture`] ≥ [`TEXTURED_TABLE`]), whose texture inside its rim is ≥ [`FLAT_REGION`] of the table's and its median deviation ≥ [`FLAT_REGION_ROBUST`] of it (a hole shows the grain; a neck or a face of the table's colour in the portrait is flat, a face's eyes and mouth aside), and both at most [`HOLE_MAX_TEXTURE`] times the table's (an emblem's grey rings on a noisy grey table are print: ink and paper vary far more than the table); with none found, a plain disk of a punch's size darker than the plain page around it whose rim is round ([`punch_by_its_rim`]: a pale page on white paper, the paper through the punch only shaded) |
 //! | 5 | `image_has_cut` | per corner of the fitted quad, the share of the triangle with legs [`CUT_LEG`] x the short side along the two sides that does not show the background (in the filled mask, or not background-like: the mask alone loses the low-contrast rim of a white card on a near-white table); pixels outside the photo count neither way, and a corner whose triangle is less than half in the photo is not judged | coverage < [`CUT_COVERAGE`] at some judged corner (an intact ID-1 corner, radius 3 mm, covers ~0.87), unless the card's outline still runs into it ([`corner_sides_seen`]: the edge along both of its sides from [`CORNER_SIDE_FROM`] to [`CORNER_SIDE_TO`] of the short side, as strong as further along: a white card's pale corner on white paper is within the paper's colours, but still has its sides) |
 //! | — | `incomplete` | | none failed, but a check did not run ([`CardSanity::not_performed`]) |
 //! | — | `good` | | every check ran, none failed |
@@ -1555,6 +1555,197 @@ pub fn exposure_sanity(mut s: CardSanity) -> CardSanity {
     s
 }
 
+/// Punch sizes [`punch_by_its_rim`] looks for, as diameters in mm: round punches for a
+/// lanyard or a cancellation are 3-8 mm across; a hole past 10.5 mm is no punch
+/// ([`HOLE_MAX_SHARE`]).
+const RIM_PUNCH_DIAMETERS_MM: [f32; 8] = [3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5];
+/// Least brightness (grey levels) by which a punch's middle stands under the page around
+/// it ([`punch_by_its_rim`]) ...
+const RIM_PUNCH_CONTRAST: f32 = 12.0;
+/// ... and most spread (σ, grey levels) of its middle and of the page around it: a punch
+/// shows the table, plain; print and a portrait are not plain.
+const RIM_PUNCH_PLAIN: f32 = 8.0;
+/// Share of the rays from its centre on which a punch's rim is found (a rise to the
+/// page's brightness) ...
+const RIM_PUNCH_RAYS: f32 = 0.95;
+/// ... and most median distance of the rim's points from the circle fitted to them, as a
+/// share of its radius: a punch is round. On the independent set's passports and PANs on
+/// white paper: punches 0-1 %; a ghost portrait's head and shoulders, round on most
+/// rays, 4-20 %.
+const RIM_PUNCH_ROUNDNESS: f32 = 0.02;
+
+/// A round punch found by its rim on the flattened `card`, `(x, y, radius)` in its pixels:
+/// where the table seen through a punch is the page's own colour (a passport's pale page
+/// on white paper: the table-colour masks of [`hole_share`] cover the page as much as
+/// the punch), the punch still shows as a plain disk darker than the page around it (the
+/// card's thickness shades the table under it), with a round rim. Candidates: plain
+/// middles ([`RIM_PUNCH_PLAIN`]) at least [`RIM_PUNCH_CONTRAST`] darker than a plain ring
+/// around them, for each punch size ([`RIM_PUNCH_DIAMETERS_MM`], the card's width taken
+/// as ID-1's or a passport page's by its aspect), in boxes from summed-area tables; each
+/// confirmed by its rim: on 48 rays from the centre, the steepest rise between half and
+/// one and a half radii, where the ray rises by 8 levels or more, on
+/// [`RIM_PUNCH_RAYS`] of the rays, the points within [`RIM_PUNCH_ROUNDNESS`] of a
+/// circle of a punch's size. The most contrasted such disk, or `None`.
+fn punch_by_its_rim(card: &RgbImage) -> Option<(f32, f32, f32)> {
+    let (w, h) = (card.width() as usize, card.height() as usize);
+    if w < 64 || h < 64 || card.as_raw().len() < w * h * 3 {
+        return None;
+    }
+    let raw: Vec<f32> = card.as_raw().chunks_exact(3).map(luma).collect();
+    // One 3x3 box pass: JPEG blocks and sensor noise off the rim's rays.
+    let gray: Vec<f32> = (0..w * h)
+        .map(|i| {
+            let (x, y) = (i % w, i / w);
+            let (x0, x1, y0, y1) = (x.saturating_sub(1), (x + 1).min(w - 1), y.saturating_sub(1), (y + 1).min(h - 1));
+            let mut sum = 0.0;
+            for yy in y0..=y1 {
+                for xx in x0..=x1 {
+                    sum += raw[yy * w + xx];
+                }
+            }
+            sum / ((x1 - x0 + 1) * (y1 - y0 + 1)) as f32
+        })
+        .collect();
+    // Summed-area tables of the grey and its square, (w + 1) x (h + 1).
+    let mut sat = vec![0f64; (w + 1) * (h + 1)];
+    let mut sat2 = vec![0f64; (w + 1) * (h + 1)];
+    for y in 0..h {
+        let (mut row, mut row2) = (0f64, 0f64);
+        for x in 0..w {
+            let v = f64::from(gray[y * w + x]);
+            row += v;
+            row2 += v * v;
+            sat[(y + 1) * (w + 1) + x + 1] = sat[y * (w + 1) + x + 1] + row;
+            sat2[(y + 1) * (w + 1) + x + 1] = sat2[y * (w + 1) + x + 1] + row2;
+        }
+    }
+    // Sum, sum of squares and count over the box of half-side `a` about (x, y).
+    let boxed = |x: usize, y: usize, a: usize| -> (f64, f64, f64) {
+        let (x0, y0, x1, y1) = (x - a, y - a, x + a + 1, y + a + 1);
+        let at = |t: &[f64], xx: usize, yy: usize| t[yy * (w + 1) + xx];
+        let sum = |t: &[f64]| at(t, x1, y1) - at(t, x0, y1) - at(t, x1, y0) + at(t, x0, y0);
+        (sum(&sat), sum(&sat2), ((2 * a + 1) * (2 * a + 1)) as f64)
+    };
+    let passport = crate::card_box::nearer_passport(w as f32 / h as f32);
+    let px_per_mm = w as f32 / if passport { 125.0 } else { 85.6 };
+    let (r_min, r_max) = (0.5 * 3.0 * px_per_mm, 0.5 * 10.5 * px_per_mm * 1.15);
+    let mut candidates: Vec<(f32, f32, f32, f32)> = Vec::new();
+    for d in RIM_PUNCH_DIAMETERS_MM {
+        let r = 0.5 * d * px_per_mm;
+        let (inner, ring_in, ring_out) = ((0.6 * r).round().max(1.0) as usize, (1.2 * r).round() as usize, (1.6 * r).round() as usize);
+        let step = ((r / 4.0).round() as usize).max(2);
+        let mut y = ring_out;
+        while y + ring_out < h {
+            let mut x = ring_out;
+            while x + ring_out < w {
+                let (s_in, s2_in, n_in) = boxed(x, y, inner);
+                let (s_o, s2_o, n_o) = boxed(x, y, ring_out);
+                let (s_i, s2_i, n_i) = boxed(x, y, ring_in);
+                let (s_r, s2_r, n_r) = (s_o - s_i, s2_o - s2_i, n_o - n_i);
+                let (m_in, m_r) = (s_in / n_in, s_r / n_r);
+                let (v_in, v_r) = (s2_in / n_in - m_in * m_in, s2_r / n_r - m_r * m_r);
+                let contrast = (m_r - m_in) as f32;
+                let plain = RIM_PUNCH_PLAIN * RIM_PUNCH_PLAIN;
+                if contrast >= RIM_PUNCH_CONTRAST && (v_in as f32) <= plain && (v_r as f32) <= plain {
+                    candidates.push((contrast, x as f32 + 0.5, y as f32 + 0.5, r));
+                }
+                x += step;
+            }
+            y += step;
+        }
+    }
+    candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut tried: Vec<(f32, f32, f32)> = Vec::new();
+    for (_, cx, cy, r) in candidates {
+        if tried.len() >= 12 {
+            break;
+        }
+        if tried.iter().any(|&(tx, ty, tr)| (tx - cx).hypot(ty - cy) < tr.max(r)) {
+            continue;
+        }
+        tried.push((cx, cy, r));
+        if let Some((fx, fy, fr)) = round_rim(&gray, w, h, cx, cy, r) {
+            if (r_min..=r_max).contains(&fr) {
+                return Some((fx, fy, fr));
+            }
+        }
+    }
+    None
+}
+
+/// The round rim about (`cx`, `cy`) of a dark disk of about radius `r` in `gray` (`w` x
+/// `h`), as the circle fitted to it (`x`, `y`, radius), when it is one
+/// ([`punch_by_its_rim`]).
+fn round_rim(gray: &[f32], w: usize, h: usize, cx: f32, cy: f32, r: f32) -> Option<(f32, f32, f32)> {
+    const RAYS: usize = 48;
+    const SAMPLES: usize = 81;
+    let at = |x: f32, y: f32| -> Option<f32> {
+        if !(x >= 0.0 && y >= 0.0 && x < (w - 1) as f32 && y < (h - 1) as f32) {
+            return None;
+        }
+        let (x0, y0) = (x as usize, y as usize);
+        let (fx, fy) = (x - x0 as f32, y - y0 as f32);
+        let v = |xx: usize, yy: usize| gray[yy * w + xx];
+        Some((v(x0, y0) * (1.0 - fx) + v(x0 + 1, y0) * fx) * (1.0 - fy) + (v(x0, y0 + 1) * (1.0 - fx) + v(x0 + 1, y0 + 1) * fx) * fy)
+    };
+    let mut points = Vec::with_capacity(RAYS);
+    let mut rays = 0usize;
+    for k in 0..RAYS {
+        let a = 2.0 * std::f32::consts::PI * k as f32 / RAYS as f32;
+        let (dx, dy) = (a.cos(), a.sin());
+        let t = |i: usize| r * (0.5 + i as f32 / (SAMPLES - 1) as f32);
+        let Some(profile) = (0..SAMPLES).map(|i| at(cx + t(i) * dx, cy + t(i) * dy)).collect::<Option<Vec<f32>>>() else { continue };
+        rays += 1;
+        let rise = profile[SAMPLES - 8..].iter().sum::<f32>() / 8.0 - profile[..8].iter().sum::<f32>() / 8.0;
+        let Some((i, step)) = profile.windows(2).map(|p| p[1] - p[0]).enumerate().max_by(|a, b| a.1.total_cmp(&b.1)) else { continue };
+        if step >= 1.0 && rise >= 8.0 {
+            let d = 0.5 * (t(i) + t(i + 1));
+            points.push((cx + d * dx, cy + d * dy));
+        }
+    }
+    if rays == 0 || points.len() < 12 || (points.len() as f32) < RIM_PUNCH_RAYS * rays as f32 {
+        return None;
+    }
+    // The circle x² + y² = 2ax + 2by + c through the points, least squares (Kåsa).
+    let (mut m, mut v) = ([[0f64; 3]; 3], [0f64; 3]);
+    for &(x, y) in &points {
+        let row = [2.0 * f64::from(x), 2.0 * f64::from(y), 1.0];
+        let rhs = f64::from(x * x + y * y);
+        for i in 0..3 {
+            for j in 0..3 {
+                m[i][j] += row[i] * row[j];
+            }
+            v[i] += row[i] * rhs;
+        }
+    }
+    let [a, b, c] = solve3(m, v)?;
+    let radius = (c + a * a + b * b).sqrt();
+    if !radius.is_finite() || radius <= 0.0 {
+        return None;
+    }
+    let mut off: Vec<f32> = points.iter().map(|&(x, y)| ((f64::from(x) - a).hypot(f64::from(y) - b) - radius).abs() as f32).collect();
+    off.sort_by(|p, q| p.total_cmp(q));
+    let median = off[off.len() / 2];
+    (median <= RIM_PUNCH_ROUNDNESS * radius as f32).then_some((a as f32, b as f32, radius as f32))
+}
+
+/// Solves the 3x3 system `m x = v` (Cramer's rule); `None` when it is singular.
+fn solve3(m: [[f64; 3]; 3], v: [f64; 3]) -> Option<[f64; 3]> {
+    let det = |m: &[[f64; 3]; 3]| m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    let d = det(&m);
+    if d.abs() < 1e-9 || !d.is_finite() {
+        return None;
+    }
+    let with = |k: usize| {
+        let mut c = m;
+        for i in 0..3 {
+            c[i][k] = v[i];
+        }
+        det(&c) / d
+    };
+    Some([with(0), with(1), with(2)])
+}
+
 /// Judges the card: see the module documentation. `card` is the rectified card (or the
 /// whole photo when it fills the frame); `location` (from [`crate::card_box::find_card`],
 /// `None` when the card fills the frame) gives the mask for holes and cuts.
@@ -1618,6 +1809,14 @@ pub fn card_sanity(card: &RgbImage, location: Option<&CardLocation>) -> CardSani
             if mw > 0 && mh > 0 && mask.len() == mw * mh {
                 let filled = fill_holes(&mask, mw, mh);
                 (m.hole_share, m.hole_box) = hole_share(card, loc, &mask, &filled);
+                // A punch the table's colours cannot show (a pale page on white paper, the
+                // paper seen through it only shaded): by its round rim.
+                if m.hole_box.is_none() {
+                    if let Some((cx, cy, r)) = punch_by_its_rim(card) {
+                        m.hole_share = std::f32::consts::PI * r * r / (w * h) as f32;
+                        m.hole_box = Some([cx - r, cy - r, cx + r, cy + r]);
+                    }
+                }
                 // A corner counts as missing only where it shows the background: on a
                 // white card on a near-white table the mask (cut at mid-contrast) loses
                 // the card's low-contrast rim, and more of it the more the card is turned.
@@ -1727,6 +1926,52 @@ mod tests {
     use super::*;
     use crate::card_box::synth::{place, render, Bg, CardSpec, Degradation};
     use crate::card_box::{find_card, rectify, CardFind, ID1_ASPECT};
+
+    /// A passport page (1200 x 845, pale, a line of print and a ghost portrait's head and
+    /// shoulders in grey) with, where given, a punch of diameter `d` mm at (`x`, `y`)
+    /// showing the table shaded, `shade` levels under the page, plain or with print.
+    fn page_with(punch: Option<(f32, f32, f32, f32, bool)>) -> RgbImage {
+        let ppm = 1200.0 / 125.0;
+        RgbImage::from_fn(1200, 845, |x, y| {
+            let (xf, yf) = (x as f32 + 0.5, y as f32 + 0.5);
+            let mut v = 236.0 + 2.0 * ((x * 7 + y * 13) % 5) as f32 / 4.0;
+            if (300..900).contains(&x) && (600..630).contains(&y) && x % 14 < 8 {
+                v = 40.0;
+            }
+            // Ghost portrait at (1100, 270): a head (an ellipse) on shoulders (a box).
+            let head = ((xf - 1100.0) / 26.0).powi(2) + ((yf - 250.0) / 32.0).powi(2) <= 1.0;
+            let shoulders = (1060.0..1140.0).contains(&xf) && (285.0..320.0).contains(&yf);
+            if head || shoulders {
+                v = 212.0;
+            }
+            if let Some((px, py, d, shade, printed)) = punch {
+                let r = 0.5 * d * ppm;
+                let dist = (xf - px).hypot(yf - py);
+                if dist <= r {
+                    v = 236.0 - shade + 6.0 * dist / r;
+                    if printed && (x % 9 < 3) {
+                        v = 60.0;
+                    }
+                }
+            }
+            image::Rgb([v as u8; 3])
+        })
+    }
+
+    /// A punch the table's colours cannot show (seed 21's passport on white paper: the
+    /// paper through it shaded ~20 levels under the page) is found by its round rim, where
+    /// it is and as large as it is. Must-fail: a ghost portrait's head and shoulders of
+    /// the same grey, a page without a punch, a disk past 10.5 mm, a disk with print in it.
+    #[test]
+    fn a_punch_is_found_by_its_round_rim() {
+        let ppm = 1200.0 / 125.0;
+        let Some((x, y, r)) = punch_by_its_rim(&page_with(Some((826.0, 78.0, 6.0, 22.0, false)))) else { panic!("no punch found") };
+        assert!((x - 826.0).abs() < 3.0 && (y - 78.0).abs() < 3.0, "at ({x}, {y})");
+        assert!((r / (3.0 * ppm) - 1.0).abs() < 0.15, "radius {r} for {}", 3.0 * ppm);
+        assert_eq!(punch_by_its_rim(&page_with(None)), None, "the ghost portrait is no punch");
+        assert_eq!(punch_by_its_rim(&page_with(Some((600.0, 300.0, 16.0, 22.0, false)))), None, "16 mm is no punch");
+        assert_eq!(punch_by_its_rim(&page_with(Some((600.0, 300.0, 6.0, 22.0, true)))), None, "print inside");
+    }
 
     const W: u32 = 1200;
     const H: u32 = 900;
