@@ -868,8 +868,7 @@ fn read_epic_word(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrL
 /// A sex read again on its own, when the page read its label ("Sex", "Gender") but no
 /// sex after it on its line or the next: the label's line from half a height left of
 /// it to six heights right of the label, half a height above and below, read as one
-/// block (not where the label ends its line, its value under it). A voter card prints
-/// "Sex : F", the value one bold letter; the page reads the
+/// block. A voter card prints "Sex : F", the value one bold letter; the page reads the
 /// colon and the letter as something else ("Sex 7h", the independent set's seed 24, a
 /// clean card; 7 of the voter cards of seeds 18-24 lost their sex so); alone, the line
 /// reads as printed. Kept only when the reading holds the label and a sex after it
@@ -896,11 +895,7 @@ fn read_sex_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLi
             return None;
         }
         let label = texts.iter().take(3).position(|w| is_label(w))?;
-        // A label alone at its line's end ("fert / Sex") has its value under it, on a
-        // line of its own (a national identity card), not misread beside it.
-        let folded: String = texts[label].chars().filter(char::is_ascii_alphabetic).collect::<String>().to_lowercase();
-        let alone = label + 1 == texts.len() && (folded == "sex" || folded == "gender");
-        (!alone).then(|| (i, l.bbox, l.words[label].bbox))
+        Some((i, l.bbox, l.words[label].bbox))
     });
     let Some((at, line, label)) = found else { return };
     let next_holds = lines.get(at + 1).is_some_and(|l| idv_cards::printed::gender_value(&l.text, true).is_some());
@@ -1306,25 +1301,32 @@ mod tests {
     use idv_vision::ocr::{OcrError, OcrLine, OcrParams, TextBox, TextRecognizer};
     use std::sync::Mutex;
 
-    /// An engine that reads one line, `answer` at `bbox`, from any band it is given, and
-    /// keeps what it was asked (the band's size, the characters allowed).
+    /// An engine that reads one line, `answer` at `bbox`, from any band it is given (a
+    /// band `larger.0` pixels wide or more as `larger.1`: small print read as nothing,
+    /// larger as printed), and keeps what it was asked (the band's size, the characters
+    /// allowed).
     struct Band {
         answer: &'static str,
         confidence: f32,
         bbox: TextBox,
+        larger: Option<(u32, &'static str)>,
         asked: Mutex<Vec<(u32, u32, Option<String>)>>,
     }
 
     impl Band {
         fn new(answer: &'static str, confidence: f32, bbox: TextBox) -> Band {
-            Band { answer, confidence, bbox, asked: Mutex::new(Vec::new()) }
+            Band { answer, confidence, bbox, larger: None, asked: Mutex::new(Vec::new()) }
         }
     }
 
     impl TextRecognizer for Band {
         fn read_lines(&self, image: &image::GrayImage, params: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
             self.asked.lock().map_err(|_| OcrError::Failed("lock".into()))?.push((image.width(), image.height(), params.char_whitelist.map(str::to_string)));
-            Ok(vec![OcrLine { text: self.answer.into(), confidence: self.confidence, bbox: self.bbox, symbols: Vec::new(), words: Vec::new() }])
+            let text = match self.larger {
+                Some((wide, large)) if image.width() >= wide => large,
+                _ => self.answer,
+            };
+            Ok(vec![OcrLine { text: text.into(), confidence: self.confidence, bbox: self.bbox, symbols: Vec::new(), words: Vec::new() }])
         }
         fn has_language(&self, _: &str) -> bool {
             true
@@ -1660,30 +1662,6 @@ mod tests {
         }
     }
 
-    /// An engine that reads small print as `small` and print twice as large or more as
-    /// `large` (a band under `wide` pixels wide is small).
-    struct BySize {
-        small: &'static str,
-        large: &'static str,
-        wide: u32,
-        bbox: TextBox,
-        asked: Mutex<Vec<(u32, u32)>>,
-    }
-
-    impl TextRecognizer for BySize {
-        fn read_lines(&self, image: &image::GrayImage, _: &OcrParams<'_>) -> Result<Vec<OcrLine>, OcrError> {
-            self.asked.lock().map_err(|_| OcrError::Failed("lock".into()))?.push(image.dimensions());
-            let text = if image.width() < self.wide { self.small } else { self.large };
-            Ok(vec![OcrLine { text: text.into(), confidence: 91.0, bbox: self.bbox, symbols: Vec::new(), words: Vec::new() }])
-        }
-        fn has_language(&self, _: &str) -> bool {
-            true
-        }
-        fn describe(&self) -> String {
-            "by size".into()
-        }
-    }
-
     /// A sex the page misread after its label ("Sex 7h", "Sexi" for "Sex: F") is read
     /// again from the label's line, and where that reads no sex and the print is small,
     /// twice as large; it goes in after the label's line. Must-fail twins: a sex read on
@@ -1708,21 +1686,21 @@ mod tests {
             assert_eq!(f.iter().find(|x| x.field == "gender").map(|x| x.value.as_str()), Some("F"));
 
             // Read as nothing at the page's size: read again twice as large.
-            let engine = BySize { small: "Sexi", large: "Sex: F", wide: 2 * band_width, bbox: answer, asked: Mutex::new(Vec::new()) };
+            let engine = Band { larger: Some((2 * band_width, "Sex: F")), ..Band::new("Sexi", 91.0, answer) };
             let mut lines = page_lines();
             super::read_sex_band(&page, &mut lines, &engine);
             assert_eq!(lines[1].text, "Sex: F");
             assert_eq!(lines[1].bbox, TextBox { x: 352 + 15, y: 339 + 12, width: 95, height: 24 }, "halved back into the page's pixels");
-            assert_eq!(engine.asked.lock().map(|a| a.clone()).unwrap_or_default(), [(band_width, 48), (2 * band_width, 96)]);
+            let asked: Vec<(u32, u32)> = engine.asked.lock().map(|a| a.iter().map(|q| (q.0, q.1)).collect()).unwrap_or_default();
+            assert_eq!(asked, [(band_width, 48), (2 * band_width, 96)]);
         }
-        let engine = BySize { small: "Sexi", large: "Sex: F", wide: 10_000, bbox: answer, asked: Mutex::new(Vec::new()) };
+        let engine = Band { larger: Some((10_000, "Sex: F")), ..Band::new("Sexi", 91.0, answer) };
         let mut lines = vec![worded_line(&[("Sexi", 364, 60)], 351, 30)];
         super::read_sex_band(&page, &mut lines, &engine);
         assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (1, 1), "print 30 pixels tall is read once");
         for page_lines in [
             vec![worded_line(&[("Sex", 364, 50), (":", 420, 8), ("F", 430, 20)], 351, 24)],
             vec![worded_line(&[("Sex", 364, 50)], 351, 24), worded_line(&[("Female", 364, 90)], 380, 24)],
-            vec![worded_line(&[("fert", 707, 50), ("/", 760, 8), ("Sex", 772, 47)], 317, 38), worded_line(&[("to", 981, 98)], 181, 116)],
         ] {
             let engine = Band::new("Sex: F", 91.0, answer);
             let mut lines = page_lines.clone();
