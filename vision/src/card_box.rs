@@ -1603,19 +1603,25 @@ fn find_card_in(photo: &RgbImage, long_side: u32, passes: usize, space: Space) -
     if w < MIN_WORK_SIDE || h < MIN_WORK_SIDE {
         return CardFind::None;
     }
-    // The photo's own pixels, barely smoothed, for what print looks like (`print_beside`).
-    let lightly = box3(&work.px, w, h);
-    let rgb = (0..passes).fold(work.px, |p, _| box3(&p, w, h));
-    let px: Vec<[f32; 3]> = match space {
-        Space::Rgb => rgb.clone(),
-        Space::Chroma => rgb
-            .iter()
-            .map(|p| {
-                let grey = (p[0] + p[1] + p[2]) / 3.0;
-                p.map(|v| 128.0 + CHROMA_GAIN * (v - grey))
-            })
-            .collect(),
+    // In the chroma space only: the photo's own pixels, barely smoothed, for what print
+    // looks like (`print_beside`).
+    let lightly = (space == Space::Chroma).then(|| box3(&work.px, w, h));
+    let smoothed = (0..passes).fold(work.px, |p, _| box3(&p, w, h));
+    // The space searched, and the smoothed RGB colours where that is another.
+    let (px, rgb): (Vec<[f32; 3]>, Option<Vec<[f32; 3]>>) = match space {
+        Space::Rgb => (smoothed, None),
+        Space::Chroma => (
+            smoothed
+                .iter()
+                .map(|p| {
+                    let grey = (p[0] + p[1] + p[2]) / 3.0;
+                    p.map(|v| 128.0 + CHROMA_GAIN * (v - grey))
+                })
+                .collect(),
+            Some(smoothed),
+        ),
     };
+    let rgb: &[[f32; 3]] = rgb.as_deref().unwrap_or(&px);
     let n = w * h;
 
     // 1. Background colours from the border ring.
@@ -1750,8 +1756,10 @@ fn find_card_in(photo: &RgbImage, long_side: u32, passes: usize, space: Space) -
     // A tint is found on a card too: a passport page's tinted part, its portrait's
     // backdrop (the independent set's noisy passports on white paper: quads of aspect
     // 1.29 and 1.76 within the page). Only what has table, not print, around it is a card.
-    if space == Space::Chroma && found.first().is_some_and(|(q, _)| print_beside(&lightly, &ring, w, h, &q.corners)) {
-        return CardFind::None;
+    if let (Some(lightly), Some((q, _))) = (&lightly, found.first()) {
+        if print_beside(lightly, &ring, w, h, &q.corners) {
+            return CardFind::None;
+        }
     }
     if let Some((q, c)) = found.pop() {
         let mut m = GrayImage::new(w as u32, h as u32);
@@ -1789,7 +1797,7 @@ fn find_card_in(photo: &RgbImage, long_side: u32, passes: usize, space: Space) -
             },
             background_colors: table_colors.iter().map(|c| c.map(|v| v.round().clamp(0.0, 255.0) as u8)).collect(),
             background_spread: table_spread,
-            background_texture: table_texture(&rgb, &labels, c.label, &dist, lo, w, h),
+            background_texture: table_texture(rgb, &labels, c.label, &dist, lo, w, h),
             edge_strength: {
                 let g = colour_edges(&px, w, h);
                 GrayImage::from_fn(w as u32, h as u32, |x, y| Luma([g[y as usize * w + x as usize].round().clamp(0.0, 255.0) as u8]))
