@@ -1198,8 +1198,8 @@ fn middle_height(heights: impl Iterator<Item = u32>) -> Option<u32> {
 /// at it. A mark of no letter or digit after it (a "|" read at the card's edge, seed 20's
 /// PAN at JPEG quality 35: "ROHIT CHATTERJEE apy awe |") goes with it. Unsure words of
 /// no capital, none of them tall, go too where they are set apart as another column
-/// ([`COLUMN_GAP`]), and so does an unsure word with a capital that is itself a column
-/// away from the word before it.
+/// ([`COLUMN_GAP`]), and so does an unsure word not in capitals a column away from a
+/// name in capitals (not one in capitals: glare may have washed out what was between).
 fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
     let trailing_mark = words.len() > 1 && words.last().is_some_and(|(text, _)| !text.chars().any(char::is_alphanumeric));
     let end = words.len() - usize::from(trailing_mark);
@@ -1215,11 +1215,17 @@ fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
         // independent set's seed 21, noisy) goes with the tall words: a name's word
         // starts with a capital.
         let tail = !text.chars().any(char::is_uppercase);
-        // An unsure word a column away from the word before it is another column's,
-        // capital or not ("SNEHA SHAH Sassi", a national identity card's chip read 324
+        // An unsure word not in capitals a column away from a name in capitals is
+        // another column's ("SNEHA SHAH Sassi", a national identity card's chip read 324
         // pixels after a 31-pixel name at confidence 5, the independent set's seed 26,
-        // dark).
-        let apart = start >= 2 && w.bbox.x as f32 > words[start - 2].1.bbox.right() as f32 + COLUMN_GAP * h;
+        // dark). A word in capitals may be the name's own past a gap that glare washed
+        // out ("VENKATESH K ... YADAV"): taken off, the line would no longer reach the
+        // glare spot, and the name cut short would be given.
+        let capitals = |t: &str| t.chars().any(char::is_alphabetic) && t.chars().filter(|c| c.is_alphabetic()).all(char::is_uppercase);
+        let apart = start >= 2
+            && !capitals(text)
+            && words[..start - 1].iter().all(|(t, _)| capitals(t))
+            && w.bbox.x as f32 > words[start - 2].1.bbox.right() as f32 + COLUMN_GAP * h;
         if w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && (tall || tail || apart) {
             tall_seen |= tall;
             start -= 1;
@@ -1461,7 +1467,7 @@ mod tests {
         let near = word(874 + 20, 45, 20, 14.0);
         assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("moh", &near)]), 4, "no tall mark, at a word's spacing");
         assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("e", &e), ("Moh", &moh)]), 5, "a capital starts a word");
-        // An unsure word with a capital a column away (seed 26's dark national identity
+        // An unsure word not in capitals a column away (seed 26's dark national identity
         // card, "SNEHA SHAH Sassi", the chip at confidence 5) is another column's.
         // Must-fail twins: at a word's spacing it may be the name's; read sure it stays.
         let (sneha, shah) = (word(384, 148, 30, 92.0), word(547, 117, 31, 97.0));
@@ -1469,6 +1475,9 @@ mod tests {
         assert_eq!(super::signature_after(&[("SNEHA", &sneha), ("SHAH", &shah), ("Sassi", &far)]), 2);
         assert_eq!(super::signature_after(&[("SNEHA", &sneha), ("SHAH", &shah), ("Sassi", &near)]), 3, "at a word's spacing");
         assert_eq!(super::signature_after(&[("SNEHA", &sneha), ("SHAH", &shah), ("Sassi", &sure)]), 3, "read sure");
+        // Nor a word in capitals past a gap glare may have washed out (the test
+        // command's glared PAN, "VENKATESH K ... YADAV").
+        assert_eq!(super::signature_after(&[("SNEHA", &sneha), ("SHAH", &shah), ("YADAV", &far)]), 3, "in capitals");
     }
 
     /// A tall, unsure word set apart in front of a line's words is the portrait's edge,
