@@ -698,52 +698,6 @@ fn order_corners(c: [P; 4]) -> [P; 4] {
     [v[start], v[(start + 1) % 4], v[(start + 2) % 4], v[(start + 3) % 4]]
 }
 
-/// Distance (working px) from a side's line within which a boundary point lies on it
-/// ([`consensus_line`]): a straight edge's boundary pixels lie within about a pixel of
-/// its line.
-const EDGE_INLIER: f32 = 1.0;
-/// Points of each end third of a side tried as a consensus line's ends.
-const CONSENSUS_TRIES: usize = 16;
-
-/// The line through most of a side's boundary points (`pts`, in order along the side or
-/// not): of the lines through a point of the side's first third and one of its last
-/// third ([`CONSENSUS_TRIES`] of each), the one with the most points within
-/// [`EDGE_INLIER`], refitted to those points by least squares. `None` when no line has
-/// half the points on it (no straight side to trust over the plain fit).
-fn consensus_line(pts: &[P]) -> Option<Line> {
-    let whole = fit_line(pts)?;
-    // Order along the side by the plain fit's direction.
-    let along = |p: &P| (p.0 - whole.c.0) * whole.d.0 + (p.1 - whole.c.1) * whole.d.1;
-    let mut sorted: Vec<P> = pts.to_vec();
-    sorted.sort_by(|a, b| along(a).total_cmp(&along(b)));
-    let n = sorted.len();
-    let third = n / 3;
-    if third == 0 {
-        return None;
-    }
-    let tries = CONSENSUS_TRIES.min(third);
-    let ends = |from: usize| -> Vec<P> { (0..tries).map(|k| sorted[from + k * third / tries]).collect() };
-    let (firsts, lasts) = (ends(0), ends(n - third));
-    let inliers = |a: P, b: P| -> Vec<P> {
-        let len = d2(a, b).sqrt().max(1e-3);
-        let nrm = (-(b.1 - a.1) / len, (b.0 - a.0) / len);
-        sorted.iter().copied().filter(|p| ((p.0 - a.0) * nrm.0 + (p.1 - a.1) * nrm.1).abs() <= EDGE_INLIER).collect()
-    };
-    let mut best: Vec<P> = Vec::new();
-    for &a in &firsts {
-        for &b in &lasts {
-            let on = inliers(a, b);
-            if on.len() > best.len() {
-                best = on;
-            }
-        }
-    }
-    if 2 * best.len() < n {
-        return None;
-    }
-    fit_line(&best)
-}
-
 /// Result of fitting a quad to one component.
 struct QuadFit {
     /// Working-frame corners, ordered.
@@ -879,7 +833,6 @@ fn fit_quad(f: &[u8], bw: usize, bh: usize, ox: usize, oy: usize, iw: usize, ih:
         let (a, b) = seg(e);
         let len = e.1;
         let mut line = Line { c: a, d: ((b.0 - a.0) / len, (b.1 - a.1) / len) };
-        let mut side_pts = Vec::new();
         for tol in [2.5 + 0.03 * len, 1.5 + 0.01 * len] {
             let pts: Vec<P> = boundary
                 .iter()
@@ -899,15 +852,6 @@ fn fit_quad(f: &[u8], bw: usize, bh: usize, ox: usize, oy: usize, iw: usize, ih:
                 l.d = (-l.d.0, -l.d.1);
             }
             line = l;
-            side_pts = pts;
-        }
-        // Dark print at the card's edge (a date on its last line) leaves a notch in the
-        // mask whose rim lies near enough inside the edge to be fitted with it, and a
-        // shadow's ragged rim a bulge outside it: either tilts the line across the card.
-        // The edge is the straight line most of the side's points lie on
-        // ([`consensus_line`]); the least squares fit stands where none holds half.
-        if let Some(l) = consensus_line(&side_pts) {
-            line = if l.d.0 * line.d.0 + l.d.1 * line.d.1 < 0.0 { Line { d: (-l.d.0, -l.d.1), ..l } } else { l };
         }
         lines.push(line);
     }
@@ -2790,42 +2734,6 @@ mod tests {
         for (got, want) in fit.corners.iter().zip([(100.0, 100.0), (540.0, 100.0), (540.0, 380.0), (100.0, 380.0)]) {
             assert!((got.0 - want.0).abs() < 0.01 && (got.1 - want.1).abs() < 0.01, "{:?}", fit.corners);
         }
-    }
-
-    /// Dark print at a card's edge (seed 26's clean PAN: its birth date 1 px from the
-    /// bottom edge) leaves a shallow notch in the mask, within the side's fitting band: the
-    /// side is fitted to the rim beyond it, not tilted into it; nor to a shadow's bulge.
-    /// Must-fail twin: a side that is tilted (perspective) keeps its tilt.
-    #[test]
-    fn a_notch_at_a_sides_end_does_not_tilt_the_side() {
-        let (bw, bh) = (440usize, 280usize);
-        let mut notched = vec![1u8; bw * bh];
-        for y in bh - 4..bh {
-            for x in 0..110 {
-                notched[y * bw + x] = 0;
-            }
-        }
-        let fit = fit_quad(&notched, bw, bh, 100, 100, 640, 480).expect("a notched rectangle fits");
-        for (got, want) in fit.corners.iter().zip([(100.0, 100.0), (540.0, 100.0), (540.0, 380.0), (100.0, 380.0)]) {
-            assert!((got.0 - want.0).abs() < 0.5 && (got.1 - want.1).abs() < 0.5, "{:?}", fit.corners);
-        }
-        // A shadow's ragged rim joined to the bottom's other end, 3 px out: the side
-        // stays on the card's edge.
-        let mut bulged = vec![1u8; bw * (bh + 3)];
-        for y in bh..bh + 3 {
-            for x in 0..bw {
-                bulged[y * bw + x] = u8::from(x >= 330);
-            }
-        }
-        let fit = fit_quad(&bulged, bw, bh + 3, 100, 100, 640, 480).expect("a rectangle with a bulge fits");
-        let (left, right) = (fit.corners[3], fit.corners[2]);
-        assert!((left.1 - 380.0).abs() < 0.5 && (right.1 - 380.0).abs() < 0.5, "{:?}", fit.corners);
-        // The bottom side falling 10 px over the width: a quad, not a notch.
-        let foot = |x: usize| 270.0 + 10.0 * x as f32 / bw as f32;
-        let tilted: Vec<u8> = (0..bw * bh).map(|i| u8::from(((i / bw) as f32 + 0.5) < foot(i % bw))).collect();
-        let fit = fit_quad(&tilted, bw, bh, 100, 100, 640, 480).expect("a quad fits");
-        let (left, right) = (fit.corners[3], fit.corners[2]);
-        assert!((left.1 - 370.0).abs() < 1.0 && (right.1 - 380.0).abs() < 1.0, "{:?}", fit.corners);
     }
 
     #[test]
