@@ -513,6 +513,24 @@ pub fn merge(readings: &[Reading]) -> Merged {
     out
 }
 
+/// An Aadhaar's `id_last4` where no Secure QR gave it (the code unread: blur, glare) but
+/// the card's `id` is given `SURE` (Verhoeff-checked, or a QR's): the number's last four
+/// digits, which the Secure QR's reference id starts with, with the number's verdict and
+/// score. A client that keys on `id_last4` gets it from whichever source the card was
+/// read by (**choice**, docs/API.md). Inserted after `id`; nothing where `id_last4` is
+/// already there or the number is not `SURE`.
+pub fn with_last4_of_checked_id(fields: &mut Vec<CardField>) {
+    if fields.iter().any(|f| f.field == "id_last4") {
+        return;
+    }
+    let Some(at) = fields.iter().position(|f| f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) && f.value.len() == 12 && f.value.bytes().all(|b| b.is_ascii_digit())) else {
+        return;
+    };
+    let id = &fields[at];
+    let last4 = CardField { field: "id_last4".into(), value: id.value[8..].to_string(), confidence_verdict: id.confidence_verdict, confidence_score: id.confidence_score, digit_confidence_scores: id.digit_confidence_scores.as_ref().map(|d| d.iter().skip(8).copied().collect()) };
+    fields.insert(at + 1, last4);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -603,6 +621,25 @@ mod tests {
         let m = merge(&[r(Source::Mrz, "first_name", "DIVYA RANI", 0.9, Check::Weak), r(Source::Printed, "first_name", "Divya Rani", 0.8, Check::Weak)]);
         assert_eq!(verdict(&m, "first_name"), ("Divya Rani".into(), Some(Sure)));
         assert!(mixes_case("Divya RANI") && !mixes_case("DIVYA RANI K") && !mixes_case("Ravi K") && !mixes_case("McDonald Rao"));
+    }
+
+    #[test]
+    fn an_aadhaar_id_given_sure_gives_its_last_four_digits_where_no_qr_did() {
+        let sure = |field: &str, value: &str| CardField { confidence_verdict: Some(Sure), confidence_score: Some(0.9), ..CardField::new(field, value) };
+        let mut fields = vec![sure("id", "234567890123"), sure("name", "Ravi")];
+        with_last4_of_checked_id(&mut fields);
+        let got: Vec<(&str, &str, Option<ConfidenceVerdict>)> = fields.iter().map(|f| (f.field.as_str(), f.value.as_str(), f.confidence_verdict)).collect();
+        assert_eq!(got, vec![("id", "234567890123", Some(Sure)), ("id_last4", "0123", Some(Sure)), ("name", "Ravi", Some(Sure))]);
+        // Must-fail twins: a number not SURE, one not twelve digits, a QR's last four kept.
+        let mut unsure = vec![CardField { confidence_verdict: Some(Unsure), ..sure("id", "234567890123") }];
+        with_last4_of_checked_id(&mut unsure);
+        assert_eq!(unsure.len(), 1);
+        let mut short = vec![sure("id", "23456789012")];
+        with_last4_of_checked_id(&mut short);
+        assert_eq!(short.len(), 1);
+        let mut from_qr = vec![sure("id", "234567890123"), sure("id_last4", "0123")];
+        with_last4_of_checked_id(&mut from_qr);
+        assert_eq!(from_qr.iter().filter(|f| f.field == "id_last4").count(), 1);
     }
 
     #[test]

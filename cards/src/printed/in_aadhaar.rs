@@ -357,7 +357,12 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
         }
     }
     let (address, repaired) = address_repaired(&join_parts(&parts));
-    if !address.is_empty() {
+    // An Aadhaar's address runs to its state's name and its PIN code: a block that ended
+    // at neither ended where a line of it was lost (a blurred back read "C/O Vijay
+    // Chandra Sharma, House No. 307, Station Road" and nothing of its next line, then
+    // "South Delhi, Delhi - 110086" a line further down) and is no address.
+    let whole = pin.is_some() || super::ends_with_indian_state(&address);
+    if !address.is_empty() && whole {
         let mut f = field("address", found(address, lines), FieldCheck::NotApplicable);
         f.confidence *= 1.0 - 0.1 * repaired as f32;
         out.push(f);
@@ -849,6 +854,34 @@ mod tests {
         let f = parse_printed("in.aadhaar", Side::Back, &l);
         assert_eq!(value(&f, "address"), Some("S/O Ramesh Kumar, MG Road, No. 12, Bengaluru, Karnataka"), "{f:?}");
         assert_eq!(value(&f, "pin_code"), Some("560001"));
+    }
+
+    /// A blurred back whose address lost a line to the blur (the independent set's seed
+    /// 27): the block ends at the gap, with neither its state nor its PIN code, and is no
+    /// address; the same block read whole is.
+    #[test]
+    fn an_address_that_ends_at_neither_its_state_nor_its_pin_is_cut_short() {
+        let cut = boxed(&[
+            ("Unique Identification Authority of India", 234, 970, 96, 133),
+            ("Address: C/O Vijay Chandra Sharma,", 65, 613, 365, 398),
+            ("House No. 307, Station Road,", 67, 505, 413, 441),
+            ("South Delhi, Delhi - 110086", 66, 476, 507, 535),
+            ("8855 4826 1829", 272, 734, 613, 661),
+        ]);
+        let f = parse_printed("in.aadhaar", Side::Back, &cut);
+        assert_eq!(value(&f, "address"), None, "{f:?}");
+        assert_eq!(value(&f, "id"), Some("885548261829"));
+        let whole = boxed(&[
+            ("Unique Identification Authority of India", 234, 970, 96, 133),
+            ("Address: C/O Vijay Chandra Sharma,", 65, 613, 365, 398),
+            ("House No. 307, Station Road,", 67, 505, 413, 441),
+            ("Behind Govt. School, Lajpat Nagar, New Delhi,", 67, 797, 460, 493),
+            ("South Delhi, Delhi - 110086", 66, 476, 507, 535),
+            ("8855 4826 1829", 272, 734, 613, 661),
+        ]);
+        let f = parse_printed("in.aadhaar", Side::Back, &whole);
+        assert_eq!(value(&f, "address"), Some("C/O Vijay Chandra Sharma, House No. 307, Station Road, Behind Govt. School, Lajpat Nagar, New Delhi, South Delhi, Delhi"), "{f:?}");
+        assert_eq!(value(&f, "pin_code"), Some("110086"));
     }
 
     /// "S/O" read "5/0" (OCR's five for an S and zero for an O): given as printed.

@@ -441,7 +441,7 @@ mod tests {
     }
 
     /// A dark capture of the unseen evaluation seed: the name's final J read as `]`
-    /// ("MANO] KUMAR MEHTA"). Must-fail: a bracket that is no J's is not taken for one.
+    /// ("MANO] KUMAR MEHTA"), or as `)`. Must-fail: a bracket that is no J's is not taken for one.
     #[test]
     fn a_j_read_as_a_bracket_in_a_name_is_a_j() {
         let read = |name: &str| {
@@ -449,6 +449,9 @@ mod tests {
             parse_printed("in.pan", Side::Front, &lines(&text))
         };
         assert_eq!(get(&read("MANO] KUMAR MEHTA"), "name").map(|x| x.value.as_str()), Some("MANOJ KUMAR MEHTA"));
+        // A voter card's "MANO) PILLAI" (the independent set's seed 26, tilted).
+        assert_eq!(get(&read("MANO) PILLAI"), "name").map(|x| x.value.as_str()), Some("MANOJ PILLAI"));
+        assert_ne!(get(&read("(KUMAR) MEHTA"), "name").map(|x| x.value.as_str()), Some("KUMARJ MEHTA"));
         assert_ne!(get(&read("[KUMAR] MEHTA"), "name").map(|x| x.value.as_str()), Some("KUMARJ MEHTA"));
         assert_ne!(get(&read("Mano] Kumar"), "name").map(|x| x.value.as_str()), Some("ManoJ Kumar"));
         assert_eq!(super::super::name_value("A] B]"), None, "a single capital and a bracket is no word");

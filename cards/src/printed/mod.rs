@@ -992,11 +992,11 @@ pub fn name_value(s: &str) -> Option<String> {
     };
     // A capital I read as a lowercase l ("lyer" for "Iyer"): no printed name word starts
     // with a lowercase letter, so an `l` opening an otherwise lowercase word is an `I`.
-    // And a capital J closing a word in capitals read as `]` ("MANO]" for "MANOJ"): no
-    // printed name holds the bracket.
+    // And a capital J closing a word in capitals read as `]` or `)` ("MANO]", "MANO)"
+    // for "MANOJ": DejaVu Sans's J has no foot): no printed name holds the bracket.
     let repaired: Vec<String> = clean(s)
         .split_whitespace()
-        .map(|w| match (w.strip_prefix('l'), w.strip_suffix(']')) {
+        .map(|w| match (w.strip_prefix('l'), w.strip_suffix(']').or_else(|| w.strip_suffix(')'))) {
             (Some(rest), _) if !rest.is_empty() && rest.chars().all(char::is_lowercase) => format!("I{rest}"),
             (_, Some(head)) if head.chars().count() >= 2 && head.chars().all(|c| c.is_ascii_uppercase()) => format!("{head}J"),
             _ => w.to_string(),

@@ -1035,8 +1035,15 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
             starts = vec![x0, line.bbox.x as f32];
         }
         // A mark read right after it ("Meera |" for "Meera Iyer", the rest faded into
-        // a stroke): print was there that did not read as letters.
-        if !ends_here && line.text.split(' ').nth(k).is_some_and(|w| !w.chars().any(char::is_alphanumeric)) {
+        // a stroke): print was there that did not read as letters. So is a "letter" of
+        // under half the value's height ("VÕ BẢO ï" for "VÕ BẢO NGỌC LAN", its "ï"
+        // 10 px high beside 32 px capitals): what glare left of a word, not a word.
+        // And a stroke read glued to its last word ("VENKATESH K\" for "VENKATESH
+        // KUMAR YADAV"), one the value does not end with.
+        let mark = |t: &str| !t.chars().any(char::is_alphanumeric);
+        let glued = k.checked_sub(1).and_then(|last| line.text.split(' ').nth(last)).and_then(|w| w.chars().last()).is_some_and(|c| STROKE_MARKS.contains(&c) && !f.value.ends_with(c));
+        let residue = glued || line.text.split(' ').nth(k).is_some_and(mark) || line.words.get(k).is_some_and(|n| (n.bbox.height as f32) < h / 2.0);
+        if !ends_here && residue {
             return false;
         }
         let after = line.words.get(k).map(|n| n.bbox.x as f32);
@@ -1067,6 +1074,10 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
 fn between_checked_characters(card_type: &str, f: &CardField) -> bool {
     (f.field == "gender" && matches!(f.value.as_str(), "M" | "F")) || (card_type == "in.passport" && f.field == "document_type" && f.value == "P")
 }
+
+/// What the strokes left of a word faded by glare are read as, glued to the word before
+/// them ([`glare_took_nothing`]): no value printed on a card ends with one.
+const STROKE_MARKS: [char; 7] = ['|', '\\', '/', '!', '_', '~', '¦'];
 
 /// How a card was lit too bright, for [`glare_took_nothing`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1388,6 +1399,10 @@ pub fn read_card(
         }
     }
     let mut merged = idv_cards::merge::merge(&readings);
+    if card_type == "in.aadhaar" {
+        // `id_last4` from a number given SURE where no Secure QR was read.
+        idv_cards::merge::with_last4_of_checked_id(&mut merged.fields);
+    }
     if card_type == "vn.national_id" {
         // One name form whichever source gave it (`idv_cards::vn_cccd::name_in_written_form`).
         for field in merged.fields.iter_mut().filter(|f| f.field == "name") {
@@ -1888,6 +1903,32 @@ mod print_tests {
         let OcrOutcome::Lines(lines) = &mut scan.ocr else { unreachable!("lines") };
         lines[4].words[1].confidence = Some(40.0);
         assert_eq!(value(&read_front(&scan), "name"), None);
+        // What glare left of a next word, read as a "letter" a third of the name's height
+        // ("VÕ BẢO ï", the independent set's seed 27): not given; the same word at the
+        // name's height is a word, and the name is judged as before (given).
+        let with_next_word = |height: u32| {
+            let mut scan = cccd_front_scan(glared([1000.0, 600.0, 1200.0, 760.0]));
+            let OcrOutcome::Lines(lines) = &mut scan.ocr else { unreachable!("lines") };
+            lines[4].text = "NGUYỄN VĂN AN ï".into();
+            let mut scan = on_glared_card(scan, corner);
+            let OcrOutcome::Lines(lines) = &mut scan.ocr else { unreachable!("lines") };
+            lines[4].words[3].bbox.height = height;
+            read_front(&scan)
+        };
+        assert_eq!(value(&with_next_word(10), "name"), None);
+        assert_eq!(value(&with_next_word(30), "name"), Some("Nguyễn Văn An"));
+        // A stroke glued to the name's last word ("VENKATESH K\" for "VENKATESH KUMAR
+        // YADAV"): not given; a period there (an initial's) is no stroke.
+        let glued = |last: &str| {
+            let mut scan = cccd_front_scan(glared([1000.0, 600.0, 1200.0, 760.0]));
+            let OcrOutcome::Lines(lines) = &mut scan.ocr else { unreachable!("lines") };
+            lines[4].text = format!("NGUYỄN VĂN {last}");
+            read_front(&on_glared_card(scan, corner))
+        };
+        assert_eq!(value(&glued("AN\\"), "name"), None, "{:?}", glued("AN\\").image1["ocr"]);
+        assert_eq!(value(&glued("AN|"), "name"), None);
+        let initial = glued("AN.");
+        assert!(value(&initial, "name").is_some(), "{:?}", initial.card_information);
     }
 
     /// A two-line Indian address with glare washing the paper out after its second line
