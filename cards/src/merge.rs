@@ -513,22 +513,37 @@ pub fn merge(readings: &[Reading]) -> Merged {
     out
 }
 
-/// An Aadhaar's `id_last4` where no Secure QR gave it (the code unread: blur, glare) but
-/// the card's `id` is given `SURE` (Verhoeff-checked, or a QR's): the number's last four
-/// digits, which the Secure QR's reference id starts with, with the number's verdict and
-/// score. A client that keys on `id_last4` gets it from whichever source the card was
-/// read by (**choice**, docs/API.md). Inserted after `id`; nothing where `id_last4` is
-/// already there or the number is not `SURE`.
-pub fn with_last4_of_checked_id(fields: &mut Vec<CardField>) {
-    if fields.iter().any(|f| f.field == "id_last4") {
+/// The fields a card's number gives where no source read them (**choice**, docs/API.md:
+/// one field a client can key on whichever source the card was read by), inserted after
+/// `id`; nothing where the field is there already:
+/// - an Aadhaar's `id_last4` (the Secure QR's; the code unread: blur, glare) from an `id`
+///   given `SURE` (Verhoeff-checked, or a QR's): its last four digits, which the code's
+///   reference id starts with, with the number's verdict and score;
+/// - a CCCD's `document_number` (the back's zone's; the zone unread: dark, a hole) from
+///   its twelve-digit `id`: its last nine digits, which the zone's document number is,
+///   `UNSURE` (the card's convention, not a reading), with the number's score.
+pub fn with_fields_of_id(card_type: &str, fields: &mut Vec<CardField>) {
+    let (field, from, verdict) = match card_type {
+        "in.aadhaar" => ("id_last4", 8, None),
+        "vn.national_id" => ("document_number", 3, Some(ConfidenceVerdict::Unsure)),
+        _ => return,
+    };
+    if fields.iter().any(|f| f.field == field) {
         return;
     }
-    let Some(at) = fields.iter().position(|f| f.field == "id" && f.confidence_verdict == Some(ConfidenceVerdict::Sure) && f.value.len() == 12 && f.value.bytes().all(|b| b.is_ascii_digit())) else {
+    let twelve_digits = |f: &CardField| f.field == "id" && f.value.len() == 12 && f.value.bytes().all(|b| b.is_ascii_digit());
+    let Some(at) = fields.iter().position(|f| twelve_digits(f) && (verdict.is_some() || f.confidence_verdict == Some(ConfidenceVerdict::Sure))) else {
         return;
     };
     let id = &fields[at];
-    let last4 = CardField { field: "id_last4".into(), value: id.value[8..].to_string(), confidence_verdict: id.confidence_verdict, confidence_score: id.confidence_score, digit_confidence_scores: id.digit_confidence_scores.as_ref().map(|d| d.iter().skip(8).copied().collect()) };
-    fields.insert(at + 1, last4);
+    let derived = CardField {
+        field: field.into(),
+        value: id.value[from..].to_string(),
+        confidence_verdict: verdict.or(id.confidence_verdict),
+        confidence_score: id.confidence_score,
+        digit_confidence_scores: id.digit_confidence_scores.as_ref().map(|d| d.iter().skip(from).copied().collect()),
+    };
+    fields.insert(at + 1, derived);
 }
 
 #[cfg(test)]
@@ -624,22 +639,34 @@ mod tests {
     }
 
     #[test]
-    fn an_aadhaar_id_given_sure_gives_its_last_four_digits_where_no_qr_did() {
+    fn a_cards_number_gives_the_fields_that_are_part_of_it_where_no_source_did() {
         let sure = |field: &str, value: &str| CardField { confidence_verdict: Some(Sure), confidence_score: Some(0.9), ..CardField::new(field, value) };
+        let shown = |fields: &[CardField]| fields.iter().map(|f| (f.field.clone(), f.value.clone(), f.confidence_verdict)).collect::<Vec<_>>();
         let mut fields = vec![sure("id", "234567890123"), sure("name", "Ravi")];
-        with_last4_of_checked_id(&mut fields);
-        let got: Vec<(&str, &str, Option<ConfidenceVerdict>)> = fields.iter().map(|f| (f.field.as_str(), f.value.as_str(), f.confidence_verdict)).collect();
-        assert_eq!(got, vec![("id", "234567890123", Some(Sure)), ("id_last4", "0123", Some(Sure)), ("name", "Ravi", Some(Sure))]);
-        // Must-fail twins: a number not SURE, one not twelve digits, a QR's last four kept.
+        with_fields_of_id("in.aadhaar", &mut fields);
+        let want = |v: &[(&str, &str, Option<ConfidenceVerdict>)]| v.iter().map(|(f, x, c)| (f.to_string(), x.to_string(), *c)).collect::<Vec<_>>();
+        assert_eq!(shown(&fields), want(&[("id", "234567890123", Some(Sure)), ("id_last4", "0123", Some(Sure)), ("name", "Ravi", Some(Sure))]));
+        // A CCCD's document number is its number's last nine digits, UNSURE.
+        let mut cccd = vec![sure("id", "037180053469")];
+        with_fields_of_id("vn.national_id", &mut cccd);
+        assert_eq!(shown(&cccd), want(&[("id", "037180053469", Some(Sure)), ("document_number", "180053469", Some(Unsure))]));
+        // Must-fail twins: an Aadhaar number not SURE, one not twelve digits, a QR's last
+        // four kept, a zone's document number kept, another type untouched.
         let mut unsure = vec![CardField { confidence_verdict: Some(Unsure), ..sure("id", "234567890123") }];
-        with_last4_of_checked_id(&mut unsure);
+        with_fields_of_id("in.aadhaar", &mut unsure);
         assert_eq!(unsure.len(), 1);
         let mut short = vec![sure("id", "23456789012")];
-        with_last4_of_checked_id(&mut short);
+        with_fields_of_id("in.aadhaar", &mut short);
         assert_eq!(short.len(), 1);
-        let mut from_qr = vec![sure("id", "234567890123"), sure("id_last4", "0123")];
-        with_last4_of_checked_id(&mut from_qr);
-        assert_eq!(from_qr.iter().filter(|f| f.field == "id_last4").count(), 1);
+        let mut from_qr = vec![sure("id", "234567890123"), sure("id_last4", "9999")];
+        with_fields_of_id("in.aadhaar", &mut from_qr);
+        assert_eq!(shown(&from_qr), want(&[("id", "234567890123", Some(Sure)), ("id_last4", "9999", Some(Sure))]));
+        let mut zone = vec![sure("id", "037180053469"), sure("document_number", "180053460")];
+        with_fields_of_id("vn.national_id", &mut zone);
+        assert_eq!(zone.len(), 2);
+        let mut national = vec![sure("id", "234567890123")];
+        with_fields_of_id("in.national_id", &mut national);
+        assert_eq!(national.len(), 1);
     }
 
     #[test]

@@ -1399,10 +1399,9 @@ pub fn read_card(
         }
     }
     let mut merged = idv_cards::merge::merge(&readings);
-    if card_type == "in.aadhaar" {
-        // `id_last4` from a number given SURE where no Secure QR was read.
-        idv_cards::merge::with_last4_of_checked_id(&mut merged.fields);
-    }
+    // An Aadhaar's `id_last4`, a CCCD's document number, from the card's number where
+    // the code or zone that gives it was not read.
+    idv_cards::merge::with_fields_of_id(card_type, &mut merged.fields);
     if card_type == "vn.national_id" {
         // One name form whichever source gave it (`idv_cards::vn_cccd::name_in_written_form`).
         for field in merged.fields.iter_mut().filter(|f| f.field == "name") {
