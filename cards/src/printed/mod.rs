@@ -927,7 +927,38 @@ pub(crate) fn address_repaired(address: &str) -> (String, usize) {
             }
         })
         .collect();
-    (out.join(" "), relation + repairs)
+    let joined = out.join(" ");
+    match state_repaired(&joined) {
+        Some(fixed) => (fixed, relation + repairs + 1),
+        None => (joined, relation + repairs),
+    }
+}
+
+/// An Indian address whose last comma-separated part is one letter away from one
+/// state's or union territory's name ([`INDIAN_STATES`], six letters or more, case
+/// aside): that name, as the address spells it otherwise ("Maharashira" for
+/// "Maharashtra", the independent set's seed 27, a noisy voter card). Two names are at
+/// least three letters apart but Odisha and Orissa (two): a part one letter from two
+/// names names neither. `None` where the part is a name already, or near none or two.
+fn state_repaired(address: &str) -> Option<String> {
+    let (head, last) = match address.rsplit_once(',') {
+        Some((head, last)) => (Some(head), last),
+        None => (None, address),
+    };
+    let word = last.trim();
+    let letters: Vec<char> = word.to_lowercase().chars().collect();
+    if letters.len() < 6 || !word.chars().all(|c| c.is_alphabetic() || c == ' ') || ends_with_indian_state(word) {
+        return None;
+    }
+    let near: Vec<&str> = INDIAN_STATES.iter().copied().filter(|s| edit_distance(&letters, &s.to_lowercase().chars().collect::<Vec<_>>()) == 1).collect();
+    let [state] = near.as_slice() else { return None };
+    // In the case the print has: a state in capitals where the address is ("PUNE,
+    // MAHARASHIRA").
+    let shown = if word.chars().all(|c| !c.is_lowercase()) { state.to_uppercase() } else { state.to_string() };
+    Some(match head {
+        Some(h) => format!("{h}, {shown}"),
+        None => shown,
+    })
 }
 
 /// An Indian address that opens with the holder's relation ("S/O: Ramesh Kumar", "D/O",
@@ -965,7 +996,8 @@ fn spacing_accent(c: char) -> bool {
 }
 
 /// A value as printed: stray punctuation at either end dropped, trimmed, inner
-/// whitespace single, NFC. A last word of punctuation alone goes too ("Hồ Chí Minh ."):
+/// whitespace single, NFC. A first or last word of signs alone goes too ("© Tân Lợi",
+/// "Hồ Chí Minh ."):
 /// a period that ends an abbreviation sits on its word, one after a space is a speck.
 /// So does an accent standing alone (`spacing_accent`) at either end ("ˆ Tân Lợi, …": a
 /// speck above the line read as a circumflex).
@@ -974,10 +1006,14 @@ pub fn clean(s: &str) -> String {
         .trim_start_matches(|c: char| c.is_whitespace() || LEAD_PUNCT.contains(&c) || unicode::is_mark(c) || spacing_accent(c))
         .trim_end_matches(|c: char| c.is_whitespace() || TRAIL_PUNCT.contains(&c) || spacing_accent(c));
     let mut words: Vec<&str> = t.split_whitespace().collect();
-    while words.len() > 1 && words.last().is_some_and(|w| !w.chars().any(|c| c.is_alphanumeric() && !spacing_accent(c))) {
+    let speck = |w: &str| !w.chars().any(|c| c.is_alphanumeric() && !spacing_accent(c));
+    while words.len() > 1 && words.last().is_some_and(|w| speck(w)) {
         words.pop();
     }
-    nfc(&words.join(" "))
+    // So does a first word of no letter or digit ("© Tân Lợi, …": a speck before the
+    // place read as a sign, the independent set's seed 27).
+    let lead = words.iter().take_while(|w| speck(w)).count().min(words.len().saturating_sub(1));
+    nfc(&words[lead..].join(" "))
 }
 
 /// `s` as a person's name (or a place): [`clean`]ed, at least two letters, letters the
@@ -1678,6 +1714,14 @@ mod tests {
         use super::address_repaired;
         assert_eq!(address_repaired("House No, 404, Tilak Marg"), ("House No. 404, Tilak Marg".into(), 1));
         assert_eq!(address_repaired("5/0 Anil, Flat NO, 12"), ("S/O Anil, Flat NO. 12".into(), 3));
+        // A state's name one letter off (seed 27's "Maharashira"), in the print's case;
+        // must-fail: two letters off, a short part, a state's name already, a city.
+        assert_eq!(address_repaired("House No. 376, Pune, Maharashira"), ("House No. 376, Pune, Maharashtra".into(), 1));
+        assert_eq!(address_repaired("PUNE, MAHARASHIRA"), ("PUNE, MAHARASHTRA".into(), 1));
+        assert_eq!(address_repaired("Pune, Maharashiro"), ("Pune, Maharashiro".into(), 0));
+        assert_eq!(address_repaired("Kota, Goa"), ("Kota, Goa".into(), 0));
+        assert_eq!(address_repaired("Indore, Madhya Pradesh"), ("Indore, Madhya Pradesh".into(), 0));
+        assert_eq!(address_repaired("Sector 5, Gurgaon"), ("Sector 5, Gurgaon".into(), 0));
         assert_eq!(address_repaired("Near Gate No, Main Road"), ("Near Gate No, Main Road".into(), 0), "no number after it");
         assert_eq!(address_repaired("Kolar Road; Bhopal, Madhya Pradesh"), ("Kolar Road, Bhopal, Madhya Pradesh".into(), 1));
         assert_eq!(address_repaired("Flat No; 12, MG Road"), ("Flat No. 12, MG Road".into(), 2));

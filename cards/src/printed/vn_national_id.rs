@@ -895,6 +895,10 @@ mod tests {
         l[13] = "Cé giá";
         let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
         assert_eq!(value(&f, "place_of_origin"), Some("Tân Chánh, Cần Đước, Long An"), "{f:?}");
+        // A speck before it read as a sign (seed 27, noise): the place without it.
+        l[12] = "© Tân Chánh, Cần Đước, Long An";
+        let f = parse_printed("vn.national_id", Side::Front, &lines(&l));
+        assert_eq!(value(&f, "place_of_origin"), Some("Tân Chánh, Cần Đước, Long An"), "{f:?}");
     }
 
     /// The independent card set's chip card with a punched hole through its QR code (so
