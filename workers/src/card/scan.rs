@@ -818,15 +818,15 @@ fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr:
 
 /// A voter card's EPIC number read again on its own, when the page read none as
 /// printed (three capitals, seven digits) but a word of its shape give or take a glyph:
-/// ten to twelve letters and digits, a capital first, two capitals or more and six digits
-/// or more. Its word's box, half a height wider above and below and a height either
+/// ten to twelve letters and digits, a capital first, two letters or more (of either
+/// case) and six digits or more. Its word's box, half a height wider above and below and a height either
 /// side, is read as one block of capitals and digits. The page reads the big bold
 /// number beside the portrait and the barcode, and now and then with a glyph too many
 /// ("VVIJ2552814" for `VVJ2552814`, the independent set's seed 24, a clean card:
 /// the parser cannot tell which glyph is the extra one, `in_voter::find_epic`); alone,
 /// it reads as printed. The reading is kept only when it holds an EPIC number as
 /// printed, read with confidence ([`BIRTH_BAND_MIN_CONFIDENCE`]), at most two edits
-/// from the page's word (the same number, not another one), and goes in before the
+/// from the page's word in capitals (the same number, not another one), and goes in before the
 /// word's line, so the parser takes it first. No line is touched.
 fn read_epic_word(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer) {
     let as_printed = |t: &str| idv_cards::printed::epic_check(t) == idv_cards::printed::FieldCheck::Passed;
@@ -838,7 +838,10 @@ fn read_epic_word(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrL
         (10..=12).contains(&n)
             && t.chars().all(|c| c.is_ascii_alphanumeric())
             && t.chars().next().is_some_and(|c| c.is_ascii_uppercase())
-            && t.chars().filter(char::is_ascii_uppercase).count() >= 2
+            // Letters of either case: the page reads the number's bold capitals as their
+            // lowercase now and then ("Qsyv6494481" for QSY6494481, confidence 11, the
+            // independent set's seed 27, a card with a cut corner).
+            && t.chars().filter(char::is_ascii_alphabetic).count() >= 2
             && t.chars().filter(char::is_ascii_digit).count() >= 6
     };
     let found = lines.iter().enumerate().find_map(|(i, l)| {
@@ -848,7 +851,7 @@ fn read_epic_word(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrL
         }
         texts.iter().zip(&l.words).find_map(|(t, w)| {
             let core = t.trim_matches(|c: char| !c.is_alphanumeric());
-            epic_shaped(core).then(|| (i, core.chars().collect::<Vec<char>>(), w.bbox))
+            epic_shaped(core).then(|| (i, core.to_ascii_uppercase().chars().collect::<Vec<char>>(), w.bbox))
         })
     });
     let Some((at, word, bbox)) = found else { return };
@@ -1687,6 +1690,17 @@ mod tests {
             super::read_epic_word(&page, &mut lines, &engine);
             assert_eq!(lines.len(), 2, "{answer} at {confidence}");
         }
+        // Its capitals read lowercase, and a glyph too many (seed 27: "Qsyv6494481" for
+        // QSY6494481): read again, and the reading, one edit from the word in capitals,
+        // goes in. Must-fail: a word of one letter among its digits is no EPIC's.
+        let engine = Band::new("QSY6494481", 92.0, TextBox { x: 31, y: 15, width: 247, height: 31 });
+        let mut lines = page_lines("Qsyv6494481");
+        super::read_epic_word(&page, &mut lines, &engine);
+        assert_eq!(lines.get(1).map(|l| l.text.as_str()), Some("QSY6494481"));
+        let engine = Band::new("QSY6494481", 92.0, TextBox { x: 31, y: 15, width: 247, height: 31 });
+        let mut lines = page_lines("Q164944812");
+        super::read_epic_word(&page, &mut lines, &engine);
+        assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (2, 0));
     }
 
     /// A sex the page misread after its label ("Sex 7h", "Sexi" for "Sex: F") is read
