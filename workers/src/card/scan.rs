@@ -776,7 +776,8 @@ const BIRTH_BAND_MIN_CONFIDENCE: f32 = 80.0;
 
 /// A twelve-digit identity number read again on its own, when the page read none under
 /// its "ID No." label: the band under the label's line, from three of its heights left
-/// of it to two and a half times its width right of its start, three of its heights tall,
+/// of it (a fortieth of the card's width from its edge at the nearest) to two and a half
+/// times its width right of its start, three of its heights tall,
 /// read as one block of digits. The national identity card prints its number in one
 /// bold group at the card's bottom left, under that label; the page's layout analysis
 /// can drop the line whole (the independent card set's seed 14, a card in perspective:
@@ -802,8 +803,10 @@ fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr:
     // From three label heights left of the label: its Hindi words, before "ID No." and
     // above the number's first digits, may be read in part or not at all (seed 27, a
     // tilted card: the label read from 60 px right of where it is printed, the band cut
-    // the number's first digit off).
-    let x0 = label.x.saturating_sub(3 * label.height);
+    // the number's first digit off). Not nearer the card's edge than a fortieth of its
+    // width, the print's margin: the edge itself, read with the digits, made a JPEG 35
+    // card's band unreadable (seed 24).
+    let x0 = label.x.saturating_sub(3 * label.height).max((pw / 40).min(label.x));
     let x1 = label.x.saturating_add(5 * label.width / 2).min(pw);
     let y0 = label.bottom().min(ph);
     let y1 = y0.saturating_add(3 * label.height.max(8)).min(ph);
@@ -1768,9 +1771,9 @@ mod tests {
         super::read_id_number_band(&page, &mut lines, &engine);
         let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
         assert_eq!(texts, ["IND 27/03/2033", "ued tan / ID No.", "671940561717"]);
-        assert_eq!(lines[2].bbox, TextBox { x: 10, y: 675 + 12, width: 358, height: 41 }, "the band's box in the page's pixels");
+        assert_eq!(lines[2].bbox, TextBox { x: 30 + 10, y: 675 + 12, width: 358, height: 41 }, "the band's box in the page's pixels");
         let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
-        assert_eq!((asked.len(), asked[0].0, asked[0].1), (1, 51 + 5 * 215 / 2, 96), "from the card's edge (three label heights left of the label) to two and a half of its widths, three heights");
+        assert_eq!((asked.len(), asked[0].0, asked[0].1), (1, 51 + 5 * 215 / 2 - 30, 96), "from the print's margin (a fortieth of the card's width; three label heights left of the label is past it) to two and a half of its widths, three heights");
         assert!(asked[0].2.as_deref().is_some_and(|w| w.contains('9') && !w.contains('A')), "digits");
         let f = idv_cards::printed::parse_printed("in.national_id", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
         assert_eq!(f.iter().find(|x| x.field == "id").map(|x| x.value.as_str()), Some("671940561717"));
