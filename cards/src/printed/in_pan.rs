@@ -452,6 +452,9 @@ mod tests {
         // A voter card's "MANO) PILLAI" (the independent set's seed 26, tilted).
         assert_eq!(get(&read("MANO) PILLAI"), "name").map(|x| x.value.as_str()), Some("MANOJ PILLAI"));
         assert_ne!(get(&read("(KUMAR) MEHTA"), "name").map(|x| x.value.as_str()), Some("KUMARJ MEHTA"));
+        // After the name's last word a `)` is a signature's stroke as often (seed 16's
+        // "MAHESH LAL MISHRA)"): never a J.
+        assert_ne!(get(&read("MAHESH LAL MISHRA)"), "name").map(|x| x.value.as_str()), Some("MAHESH LAL MISHRAJ"));
         assert_ne!(get(&read("[KUMAR] MEHTA"), "name").map(|x| x.value.as_str()), Some("KUMARJ MEHTA"));
         assert_ne!(get(&read("Mano] Kumar"), "name").map(|x| x.value.as_str()), Some("ManoJ Kumar"));
         assert_eq!(super::super::name_value("A] B]"), None, "a single capital and a bracket is no word");

@@ -1028,11 +1028,16 @@ pub fn name_value(s: &str) -> Option<String> {
     };
     // A capital I read as a lowercase l ("lyer" for "Iyer"): no printed name word starts
     // with a lowercase letter, so an `l` opening an otherwise lowercase word is an `I`.
-    // And a capital J closing a word in capitals read as `]` or `)` ("MANO]", "MANO)"
-    // for "MANOJ": DejaVu Sans's J has no foot): no printed name holds the bracket.
-    let repaired: Vec<String> = clean(s)
+    // And a capital J closing a word in capitals read as `]` ("MANO]" for "MANOJ"): no
+    // printed name holds the bracket. As `)` too, but only before another word ("MANO)
+    // PILLAI": DejaVu Sans's J has no foot): after the last, a `)` is as often a
+    // signature's stroke glued to it ("MAHESH LAL MISHRA)", seed 16, a clean PAN).
+    let cleaned = clean(s);
+    let count = cleaned.split_whitespace().count();
+    let repaired: Vec<String> = cleaned
         .split_whitespace()
-        .map(|w| match (w.strip_prefix('l'), w.strip_suffix(']').or_else(|| w.strip_suffix(')'))) {
+        .enumerate()
+        .map(|(i, w)| match (w.strip_prefix('l'), w.strip_suffix(']').or_else(|| w.strip_suffix(')').filter(|_| i + 1 < count))) {
             (Some(rest), _) if !rest.is_empty() && rest.chars().all(char::is_lowercase) => format!("I{rest}"),
             (_, Some(head)) if head.chars().count() >= 2 && head.chars().all(|c| c.is_ascii_uppercase()) => format!("{head}J"),
             _ => w.to_string(),

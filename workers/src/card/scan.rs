@@ -731,8 +731,7 @@ fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
 
 /// A date of birth read again on its own, when the page read none under its label: the
 /// band under the "Date of Birth" label's line, from a half label height left of the
-/// line to a quarter of its length right of "Birth", two and a half heights of that word
-/// tall, read as one block of digits and separators. A PAN prints the date at the card's
+/// line to a quarter of its length right of "Birth", three heights of that word tall, read as one block of digits and separators. A PAN prints the date at the card's
 /// bottom left, beside the signature and above the rounded corner: the page's layout
 /// analysis joins it to both and reads the line as nothing ("ie ee" for "18/01/1972",
 /// the independent card set's seed 11, a clean PAN; 6 of 22 PANs lost their date so).
@@ -764,7 +763,10 @@ fn read_birth_date_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     let x0 = line.x.saturating_sub(birth.height / 2);
     let x1 = birth.right().saturating_add(birth.right().saturating_sub(line.x) / 4).min(pw);
     let y0 = birth.bottom().min(ph);
-    let y1 = y0.saturating_add(5 * birth.height.max(8) / 2).min(ph);
+    // Three heights of "Birth": the date is printed larger than its label, and a band of
+    // two and a half cut a PAN's date's last pixels off, its 2 then read as a 9
+    // ("90/05/1957" for 20/05/1957, seed 27, a card with a punch elsewhere).
+    let y1 = y0.saturating_add(3 * birth.height.max(8)).min(ph);
     let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: Some("0123456789/-. "), upscale: 1 };
     band.read_into(page, lines, engine, |l| idv_cards::printed::extract_date(&l.text).is_some() && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
 }
@@ -1624,7 +1626,7 @@ mod tests {
         assert_eq!(texts, ["BALAJI VERMA", "ora at arka / Date of Birth", "18/01/1972", "ie ee"]);
         assert_eq!(lines[2].bbox, TextBox { x: 52 - 18 + 20, y: 681 + 14, width: 180, height: 32 }, "the band's box in the page's pixels");
         let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
-        assert_eq!((asked.len(), asked[0].0, asked[0].1), (1, 346 + (346 - 52) / 4 - 34, 76), "from left of the line to a quarter past Birth, two and a half heights");
+        assert_eq!((asked.len(), asked[0].0, asked[0].1), (1, 346 + (346 - 52) / 4 - 34, 76), "from left of the line to a quarter past Birth, three heights (to the page's foot)");
         assert!(asked[0].2.as_deref().is_some_and(|w| w.contains('/') && w.contains('9') && !w.contains('A')), "digits and separators");
         let f = idv_cards::printed::parse_printed("in.pan", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
         assert_eq!(f.iter().find(|x| x.field == "dob").map(|x| x.value.as_str()), Some("18/01/1972"));
