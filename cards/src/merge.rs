@@ -520,8 +520,9 @@ pub fn merge(readings: &[Reading]) -> Merged {
 ///   given `SURE` (Verhoeff-checked, or a QR's): its last four digits, which the code's
 ///   reference id starts with, with the number's verdict and score;
 /// - a CCCD's `document_number` (the back's zone's; the zone unread: dark, a hole) from
-///   its twelve-digit `id`: its last nine digits, which the zone's document number is,
-///   `UNSURE` (the card's convention, not a reading), with the number's score.
+///   its twelve-digit `id` whose own check did not fail: its last nine digits, which the
+///   zone's document number is, `UNSURE` (the card's convention, not a reading), with the
+///   number's score.
 pub fn with_fields_of_id(card_type: &str, fields: &mut Vec<CardField>) {
     let (field, from, verdict) = match card_type {
         "in.aadhaar" => ("id_last4", 8, None),
@@ -532,7 +533,9 @@ pub fn with_fields_of_id(card_type: &str, fields: &mut Vec<CardField>) {
         return;
     }
     let twelve_digits = |f: &CardField| f.field == "id" && f.value.len() == 12 && f.value.bytes().all(|b| b.is_ascii_digit());
-    let Some(at) = fields.iter().position(|f| twelve_digits(f) && (verdict.is_some() || f.confidence_verdict == Some(ConfidenceVerdict::Sure))) else {
+    // Not from a number whose own check failed (merged at score 0): its digits are in doubt.
+    let checked = |f: &CardField| f.confidence_score.is_some_and(|c| c > 0.0);
+    let Some(at) = fields.iter().position(|f| twelve_digits(f) && checked(f) && (verdict.is_some() || f.confidence_verdict == Some(ConfidenceVerdict::Sure))) else {
         return;
     };
     let id = &fields[at];
@@ -664,6 +667,9 @@ mod tests {
         let mut zone = vec![sure("id", "037180053469"), sure("document_number", "180053460")];
         with_fields_of_id("vn.national_id", &mut zone);
         assert_eq!(zone.len(), 2);
+        let mut failed = vec![CardField { confidence_verdict: Some(Unsure), confidence_score: Some(0.0), ..sure("id", "037180053469") }];
+        with_fields_of_id("vn.national_id", &mut failed);
+        assert_eq!(failed.len(), 1, "a number whose check failed gives nothing");
         let mut national = vec![sure("id", "234567890123")];
         with_fields_of_id("in.national_id", &mut national);
         assert_eq!(national.len(), 1);
