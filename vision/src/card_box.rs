@@ -56,7 +56,9 @@
 //!    √area), near-collinear edges merged (< 10°), edges lying on the image frame dropped,
 //!    the 4 longest edges kept (consecutive ones must turn by 35-145°); each is refitted
 //!    by total least squares on the component's boundary pixels near its middle 80 %
-//!    (twice, the second time within 1.5 px + 1 % of its length), pushed out 0.5 px (the
+//!    (twice, the second time within 1.5 px + 1 % of its length; then once more without
+//!    the stretches that stray, where the side's outline then lies on its line markedly
+//!    better: print at the card's edge dents it, `trimmed_fit`), pushed out 0.5 px (the
 //!    boundary pixels' centres lie half a pixel inside the edge), and consecutive lines
 //!    are intersected. Fitting on the long straight edges and intersecting them gives the
 //!    true corner where a corner is rounded, cut off, or outside the photo.
@@ -671,6 +673,99 @@ fn fit_line(pts: &[P]) -> Option<Line> {
     Some(Line { c: (mx as f32, my as f32), d: (theta.cos() as f32, theta.sin() as f32) })
 }
 
+/// A side's line refitted to the component's boundary pixels (`boundary`) near the
+/// middle 80 % of its polygon edge from `a` to `b` (`len` long): total least squares
+/// twice, the second time within 1.5 px + 1 % of its length, then [`trimmed_fit`].
+/// `None` when fewer than five pixels lie near it.
+fn side_line(boundary: &[P], a: P, b: P, len: f32) -> Option<Line> {
+    let mut line = Line { c: a, d: ((b.0 - a.0) / len, (b.1 - a.1) / len) };
+    for tol in [2.5 + 0.03 * len, 1.5 + 0.01 * len] {
+        let pts: Vec<P> = boundary
+            .iter()
+            .copied()
+            .filter(|p| {
+                let t = ((p.0 - a.0) * line.d.0 + (p.1 - a.1) * line.d.1) / len;
+                let dist = ((p.0 - line.c.0) * -line.d.1 + (p.1 - line.c.1) * line.d.0).abs();
+                (0.1..=0.9).contains(&t) && dist <= tol
+            })
+            .collect();
+        if pts.len() < 5 {
+            return None;
+        }
+        let mut l = fit_line(&pts)?;
+        // keep the direction of the DP edge
+        if l.d.0 * line.d.0 + l.d.1 * line.d.1 < 0.0 {
+            l.d = (-l.d.0, -l.d.1);
+        }
+        line = l;
+    }
+    // Then without the outline's stretches that stray from the rest (print at the card's
+    // edge, read as table, dents it; a shadow's rim bulges it): the points farther from
+    // the line than 2.5 times their median distance (1.5 px at least) dropped and the
+    // line fitted again, until none is dropped; kept where a quarter more of the outline
+    // then lies on it (seed 28's tilted PAN, its date printed into the bottom edge: the
+    // plain fit cut the date in two). A straight or a ragged side keeps its fit.
+    Some(trimmed_fit(line, boundary, a, len))
+}
+
+/// `line` fitted again to the boundary pixels near it (within the side fit's last
+/// band, over the middle 80 % of the side from `a`, `len` long) without those that stray:
+/// farther from the line than [`TRIM_SPREAD`] times the points' median distance (at
+/// least [`TRIM_MIN_PX`]), until a pass drops none ([`TRIM_PASSES`] at most, and never
+/// half the points); kept only when [`TRIM_GAIN`] times as many pixels lie on it as on
+/// `line`. A side whose outline lies on one line drops nothing and keeps `line`; so
+/// does a ragged one (noise), whose pixels scatter about either line alike.
+fn trimmed_fit(first: Line, boundary: &[P], a: P, len: f32) -> Line {
+    let band = 1.5 + 0.01 * len;
+    let off = |l: &Line, p: &P| ((p.0 - l.c.0) * -l.d.1 + (p.1 - l.c.1) * l.d.0).abs();
+    let pts: Vec<P> = boundary
+        .iter()
+        .copied()
+        .filter(|p| {
+            let t = ((p.0 - a.0) * first.d.0 + (p.1 - a.1) * first.d.1) / len;
+            (0.1..=0.9).contains(&t) && off(&first, p) <= band
+        })
+        .collect();
+    let mut line = first;
+    let mut kept_n = pts.len();
+    for _ in 0..TRIM_PASSES {
+        let mut offs: Vec<f32> = pts.iter().map(|p| off(&line, p)).collect();
+        offs.sort_by(f32::total_cmp);
+        let Some(&median) = offs.get(offs.len() / 2) else { break };
+        let cut = (TRIM_SPREAD * median).max(TRIM_MIN_PX);
+        let kept: Vec<P> = pts.iter().copied().filter(|p| off(&line, p) <= cut).collect();
+        if kept.len() == kept_n || kept.len() < pts.len() / 2 {
+            break;
+        }
+        kept_n = kept.len();
+        let Some(mut l) = fit_line(&kept) else { break };
+        if l.d.0 * line.d.0 + l.d.1 * line.d.1 < 0.0 {
+            l.d = (-l.d.0, -l.d.1);
+        }
+        line = l;
+    }
+    // Kept only where the outline lies on it markedly better: a ragged outline (noise)
+    // scatters about either line alike, and its fit stays the plain one.
+    let on = |l: &Line| pts.iter().filter(|p| off(l, p) <= TRIM_MIN_PX).count() as f32;
+    if on(&line) >= TRIM_GAIN * on(&first) { line } else { first }
+}
+
+/// How many more of a side's boundary pixels must lie within [`TRIM_MIN_PX`] of the
+/// trimmed line than of the plain one for it to be kept ([`trimmed_fit`]).
+const TRIM_GAIN: f32 = 1.25;
+
+/// How many times the median distance from a side's line a boundary pixel may lie and
+/// still be the side's ([`trimmed_fit`]): a straight side's pixels lie within ±0.5 px
+/// of it (their median 0.25), a side pulled by a dent spreads them ±2 px and more.
+const TRIM_SPREAD: f32 = 2.5;
+
+/// Distance (px, in the working copy) within which a boundary pixel always counts as
+/// the side's ([`trimmed_fit`]): three times a straight side's spread.
+const TRIM_MIN_PX: f32 = 1.5;
+
+/// Most refits of one side ([`trimmed_fit`]).
+const TRIM_PASSES: usize = 4;
+
 fn intersect(a: Line, b: Line) -> Option<P> {
     let den = a.d.0 * b.d.1 - a.d.1 * b.d.0;
     if den.abs() < 1e-4 {
@@ -831,29 +926,7 @@ fn fit_quad(f: &[u8], bw: usize, bh: usize, ox: usize, oy: usize, iw: usize, ih:
     let mut lines = Vec::with_capacity(4);
     for &e in &edges {
         let (a, b) = seg(e);
-        let len = e.1;
-        let mut line = Line { c: a, d: ((b.0 - a.0) / len, (b.1 - a.1) / len) };
-        for tol in [2.5 + 0.03 * len, 1.5 + 0.01 * len] {
-            let pts: Vec<P> = boundary
-                .iter()
-                .copied()
-                .filter(|p| {
-                    let t = ((p.0 - a.0) * line.d.0 + (p.1 - a.1) * line.d.1) / len;
-                    let dist = ((p.0 - line.c.0) * -line.d.1 + (p.1 - line.c.1) * line.d.0).abs();
-                    (0.1..=0.9).contains(&t) && dist <= tol
-                })
-                .collect();
-            if pts.len() < 5 {
-                return None;
-            }
-            let mut l = fit_line(&pts)?;
-            // keep the direction of the DP edge
-            if l.d.0 * line.d.0 + l.d.1 * line.d.1 < 0.0 {
-                l.d = (-l.d.0, -l.d.1);
-            }
-            line = l;
-        }
-        lines.push(line);
+        lines.push(side_line(&boundary, a, b, e.1)?);
     }
     // Push each line out by half a pixel (away from the polygon's centre).
     let cx = poly.iter().map(|p| p.0).sum::<f32>() / n as f32;
@@ -2420,6 +2493,50 @@ mod tests {
 
     const W: u32 = 1200;
     const H: u32 = 900;
+
+    /// A side's outline along y = 100 from x = 0 to 300, every pixel, with `dent` px
+    /// taken from y where `dented(x)`.
+    fn outline(dented: impl Fn(f32) -> bool, dent: f32) -> Vec<P> {
+        (0..300).map(|x| x as f32).map(|x| (x, 100.0 - if dented(x) { dent } else { 0.0 })).collect()
+    }
+
+    /// The side fit's two least-squares passes alone (`side_line` without its trimming)
+    /// for an outline along y = 100 from x = 0 to 300.
+    fn plain_passes(pts: &[P]) -> Line {
+        let mut line = Line { c: (0.0, 100.0), d: (1.0, 0.0) };
+        for tol in [11.5, 4.5] {
+            let near: Vec<P> = pts.iter().copied().filter(|p| (0.1..=0.9).contains(&((p.0 * line.d.0 + (p.1 - 100.0) * line.d.1) / 300.0)) && (p.1 - y_at(&line, p.0)).abs() * line.d.0 <= tol).collect();
+            let l = fit_line(&near).expect("a line");
+            line = if l.d.0 < 0.0 { Line { c: l.c, d: (-l.d.0, -l.d.1) } } else { l };
+        }
+        line
+    }
+
+    fn y_at(l: &Line, x: f32) -> f32 {
+        l.c.1 + (x - l.c.0) / l.d.0 * l.d.1
+    }
+
+    /// A side dented by print at the card's edge (its last quarter, 5 px in: the date's
+    /// digits read as table) is fitted to its straight rest, where the two least-squares
+    /// passes alone tilt the line by more than a pixel at its end. A straight side and a
+    /// ragged one (±1-2 px about the line) keep the plain fit.
+    #[test]
+    fn a_dented_side_is_fitted_to_its_straight_rest() {
+        let (a, b) = ((0.0, 100.0), (300.0, 100.0));
+        let dented = outline(|x| x >= 230.0, 5.0);
+        let fitted = side_line(&dented, a, b, 300.0).expect("a line");
+        assert!((y_at(&fitted, 0.0) - 100.0).abs() < 0.2 && (y_at(&fitted, 300.0) - 100.0).abs() < 0.2, "{fitted:?}");
+        let plain = plain_passes(&dented);
+        assert!((y_at(&plain, 300.0) - 100.0).abs() > 1.0, "the plain passes tilt: {plain:?}");
+
+        let straight = outline(|_| false, 0.0);
+        let fitted = side_line(&straight, a, b, 300.0).expect("a line");
+        assert_eq!((fitted.c, fitted.d), ((150.0, 100.0), (1.0, 0.0)));
+        let ragged: Vec<P> = (0..300).map(|x| (x as f32, 100.0 + if x % 2 == 0 { 1.0 } else { -1.0 } * (1.0 + (x % 5) as f32 * 0.3))).collect();
+        let fitted = side_line(&ragged, a, b, 300.0).expect("a line");
+        let plain = plain_passes(&ragged);
+        assert_eq!((fitted.c, fitted.d), (plain.c, plain.d), "noise scatters about either line alike");
+    }
 
     /// The working copy's noise: a flat grey photo measures none, one with noise of σ
     /// 20 about its σ over the area average (1280 → 640: four pixels, σ 10); a photo

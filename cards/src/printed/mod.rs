@@ -1476,7 +1476,18 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
     };
     let mut d = num(&mut q, 1, 2)?;
     sep(&mut q)?;
-    let m = num(&mut q, 1, 2)?;
+    let mut m = num(&mut q, 1, 2)?;
+    // A month OCR split with one space ("11/1 0/2002" for 11/10/2002, a clean PAN, the
+    // independent set's seed 28): a lone digit then one space, a digit and the next
+    // separator is a two-digit month (counted a repair), as a year's split digits are.
+    let split_month = m.len() == 1
+        && cs.get(q) == Some(&' ')
+        && cs.get(q + 1).is_some_and(|c| c.is_ascii_digit())
+        && cs.get(q + 2).is_some_and(|c| matches!(c, '/' | '-' | '.'));
+    if split_month {
+        m.push(cs[q + 1]);
+        q += 2;
+    }
     sep(&mut q)?;
     let y = num(&mut q, 4, 4)?;
     // A day OCR split with one space ("1 6/05/1 969" for 16/05/1969, a tilted PAN, the
@@ -1487,7 +1498,7 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
         && cs[p - 1] == ' '
         && cs[p - 2].is_ascii_digit()
         && (p == 2 || !cs[p - 3].is_alphanumeric());
-    let mut repairs = repairs + slash_repairs;
+    let mut repairs = repairs + slash_repairs + usize::from(split_month);
     if split_day {
         d.insert(0, cs[p - 2]);
         repairs += 1;
@@ -1791,6 +1802,12 @@ mod tests {
         assert_eq!(extract_dates("DOB 1 6/05/1969"), ["16/05/1969"]);
         assert_eq!(extract_dates("21 6/05/1969"), ["06/05/1969"]);
         assert_eq!(extract_dates("1 6/O5/1 969"), Vec::<String>::new(), "three repairs");
+        // A month split by one space before its separator is whole (seed 28's clean PAN);
+        // not with two spaces, nor a third digit, and the split counts as a repair.
+        assert_eq!(extract_dates("11/1 0/2002 Signature"), ["11/10/2002"]);
+        assert_eq!(extract_dates("11/1  0/2002"), Vec::<String>::new());
+        assert_eq!(extract_dates("11/1 00/2002"), Vec::<String>::new());
+        assert_eq!(extract_dates("1 1/1 0/1 990"), Vec::<String>::new(), "three splits");
         // A one-digit day after a mark lost a digit to it (seed 18, "*2/02/1952" of
         // 12/02/1952 at a cut corner); after a space, a colon, a bracket or nothing, it is
         // as printed.

@@ -255,8 +255,15 @@ fn vn_place_text(s: &str) -> String {
     vn_text(s).replace(';', ",")
 }
 
+/// A place whose last part, its province, is printed whole, never abbreviated: a full
+/// stop after it is a speck ("Cẩm Phô, Hội An, Quảng Nam." under noise, the independent
+/// set's seed 28), dropped with the space before it.
+fn without_closing_stop(place: &str) -> String {
+    place.trim_end_matches(|c: char| c == '.' || c.is_whitespace()).to_string()
+}
+
 fn place_value(s: &str) -> Option<String> {
-    let v = vn_place_text(s);
+    let v = without_closing_stop(&vn_place_text(s));
     (v.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !foreign_to_vietnamese(&v) && !label_fragment(&v)).then(|| with_province_restored(&v)).and_then(|p| with_cut_province(&p))
 }
 
@@ -484,7 +491,7 @@ fn address(doc: &Doc, side: Side) -> Option<PrintedField> {
         Side::Back => doc.block("address", 2, |j| date_line(doc, j), |_| false)?,
     };
     let parts: Vec<String> = block.value.iter().map(|p| vn_place_text(p)).collect();
-    let address = with_cut_province(&with_province_restored(&super::join_parts(&parts)))?;
+    let address = with_cut_province(&with_province_restored(&without_closing_stop(&super::join_parts(&parts))))?;
     (!address.is_empty() && !foreign_to_vietnamese(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
 }
 
@@ -887,6 +894,15 @@ mod tests {
         assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), None);
         l[12] = "Đình Bảng, Từ Sơn,";
         assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));
+        // A full stop read after the province (seed 28, noise): a speck, dropped; a
+        // stop inside the place ("TP. Huế") is print, kept.
+        l[12] = "Đình Bảng, Từ Sơn, Bắc Ninh.";
+        l[13] = "";
+        assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));
+        l[12] = "Vĩnh Ninh, TP. Huế, Thừa Thiên Huế";
+        assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), Some("Vĩnh Ninh, TP. Huế, Thừa Thiên Huế"));
+        l[12] = "Đình Bảng, Từ Sơn,";
+        l[13] = "Bắc Ninh";
         // A semicolon read for a comma (seed 17, noise): the comma.
         l[12] = "Đình Bảng; Từ Sơn,";
         assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));
