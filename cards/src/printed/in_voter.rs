@@ -208,6 +208,25 @@ fn age_under_dob_label(doc: &Doc) -> Option<Found<String>> {
     doc.labelled("dob", 0, |s, _| qualified(s)).filter(|f| f.label_line.is_some_and(says_age))
 }
 
+/// Whether the word before a "Name" label is what the holder's label reads there: the
+/// slash of "नाम / Name" (or a bar it was read as), or nothing (the label starts its
+/// line).
+fn holders_separator(word: &str) -> bool {
+    matches!(word, "" | "/" | "|" | "l" | "I" | "1")
+}
+
+/// Whether the line right above line `label` (with no label on it) is a name in
+/// capitals: the holder's, whose own label glare or blur took ("J] PATEL |" above "aa ;
+/// Name: MOHAMMED PATEL", the independent set's seed 28: "Father's" washed out of the
+/// relative's label). The card prints the holder's name first, so a "Name" label under
+/// it is a relative's, when the word before "Name" is no part of the holder's label
+/// (neither its slash nor "Elector's").
+fn name_line_right_above(doc: &Doc, label: usize) -> bool {
+    let Some(above) = label.checked_sub(1) else { return false };
+    doc.hits(above).is_empty()
+        && super::latin_name(doc.text(above), 1.0).is_some_and(|v| !v.chars().any(char::is_lowercase))
+}
+
 pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     let mut out = Vec::new();
     if let Some((f, check)) = find_epic(doc) {
@@ -251,6 +270,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
                     let lone_letter = word.chars().count() == 1 && word.chars().all(char::is_alphabetic);
                     let possessive_end = lone_letter || ["s", "'s", "’s", "s'"].contains(&word.to_lowercase().as_str());
                     (!elector && word.chars().count() >= 3 && ["'s", "’s", "s'"].iter().any(|p| word.ends_with(p))) || (possessive_end && !relation_elsewhere)
+                        || (!elector && !holders_separator(word) && name_line_right_above(doc, line))
                 })
             };
             if let Some(n) = labelled_name("name").filter(|f| !f.label_line.is_some_and(relations_label)) {
@@ -550,6 +570,26 @@ mod tests {
             let f = read(&holder_washed);
             assert_eq!((value(&f, "name"), value(&f, "father_name")), (Some("Rahul Kumar"), Some("Ramesh Kumar")), "{f:?}");
         }
+        // A relative's label whose relation word glare washed out to signs ("aa ; Name:
+        // MOHAMMED PATEL", seed 28) under the holder's name in capitals, its own label
+        // washed out ("J] PATEL |"): a relative's label, no holder's name from it. With
+        // the holder's slash before "Name", or the label starting its line, the holder's.
+        let mut washed = FRONT;
+        washed[3] = "J] PATEL |";
+        for label in ["aa ; Name: MOHAMMED PATEL", "ee, Name : MOHAMMED PATEL"] {
+            washed[4] = label;
+            let f = read(&washed);
+            assert_eq!(get(&f, "name"), None, "{label}: {f:?}");
+        }
+        for label in ["ama / Name: BALAJI PATEL", "Name : BALAJI PATEL", "ama | Name: BALAJI PATEL"] {
+            washed[4] = label;
+            let f = read(&washed);
+            assert_eq!(value(&f, "name"), Some("BALAJI PATEL"), "{label}: {f:?}");
+        }
+        // Nor without a name in capitals right above: the holder's label misread.
+        washed[3] = "ura Pata sirart =";
+        washed[4] = "aa ; Name: BALAJI PATEL";
+        assert_eq!(value(&read(&washed), "name"), Some("BALAJI PATEL"));
         let mut lost = FRONT;
         lost[4] = "her's Name : Ramesh Kumar";
         let f = read(&lost);
