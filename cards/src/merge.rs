@@ -522,14 +522,18 @@ pub fn merge(readings: &[Reading]) -> Merged {
 /// - a CCCD's `document_number` (the back's zone's; the zone unread: dark, a hole) from
 ///   its twelve-digit `id` whose own check did not fail: its last nine digits, which the
 ///   zone's document number is, `UNSURE` (the card's convention, not a reading), with the
-///   number's score.
+///   number's score; also in place of a zone's document number whose check digit failed.
 pub fn with_fields_of_id(card_type: &str, fields: &mut Vec<CardField>) {
     let (field, from, verdict) = match card_type {
         "in.aadhaar" => ("id_last4", 8, None),
         "vn.national_id" => ("document_number", 3, Some(ConfidenceVerdict::Unsure)),
         _ => return,
     };
-    if fields.iter().any(|f| f.field == field) {
+    // A value of the field already given stands, unless its own check failed (merged at
+    // score 0: a zone's document number whose check digit did not hold, "050104G6U"
+    // under glare, seed 25): then the number's digits replace it.
+    let given = fields.iter().position(|f| f.field == field);
+    if given.is_some_and(|g| fields[g].confidence_score != Some(0.0)) {
         return;
     }
     let twelve_digits = |f: &CardField| f.field == "id" && f.value.len() == 12 && f.value.bytes().all(|b| b.is_ascii_digit());
@@ -546,7 +550,10 @@ pub fn with_fields_of_id(card_type: &str, fields: &mut Vec<CardField>) {
         confidence_score: id.confidence_score,
         digit_confidence_scores: id.digit_confidence_scores.as_ref().map(|d| d.iter().skip(from).copied().collect()),
     };
-    fields.insert(at + 1, derived);
+    match given {
+        Some(g) => fields[g] = derived,
+        None => fields.insert(at + 1, derived),
+    }
 }
 
 #[cfg(test)]
@@ -666,7 +673,12 @@ mod tests {
         assert_eq!(shown(&from_qr), want(&[("id", "234567890123", Some(Sure)), ("id_last4", "9999", Some(Sure))]));
         let mut zone = vec![sure("id", "037180053469"), sure("document_number", "180053460")];
         with_fields_of_id("vn.national_id", &mut zone);
-        assert_eq!(zone.len(), 2);
+        assert_eq!(shown(&zone)[1], ("document_number".into(), "180053460".into(), Some(Sure)));
+        // A zone's document number whose check digit failed (merged at score 0) gives
+        // way to the number's digits (seed 25's glared CCCD, "050104G6U").
+        let mut misread = vec![sure("id", "036050104891"), CardField { confidence_verdict: Some(Unsure), confidence_score: Some(0.0), ..sure("document_number", "050104G6U") }];
+        with_fields_of_id("vn.national_id", &mut misread);
+        assert_eq!(shown(&misread), want(&[("id", "036050104891", Some(Sure)), ("document_number", "050104891", Some(Unsure))]));
         let mut failed = vec![CardField { confidence_verdict: Some(Unsure), confidence_score: Some(0.0), ..sure("id", "037180053469") }];
         with_fields_of_id("vn.national_id", &mut failed);
         assert_eq!(failed.len(), 1, "a number whose check failed gives nothing");

@@ -304,6 +304,26 @@ fn with_cut_province(place: &str) -> Option<String> {
     }
 }
 
+/// Whether a place ends with a province's or a centrally governed city's name, as the
+/// card prints it: [`VN_PROVINCES`] (marks and case aside), after its unit's word
+/// ("Tỉnh Long An", "TP. Hồ Chí Minh", "Thành phố Hà Nội"), or one of [`LATER_PROVINCES`].
+/// A CCCD's place of origin and residence always do: one that ends otherwise lost its
+/// end or had it misread ("Ấp Xã, Hnn, Khh", a residence joined to specks a punch left,
+/// the independent set's seed 25; "12 Lê Lợi", its second line unread) and is a wrong
+/// place, not given.
+fn ends_with_province(place: &str) -> bool {
+    let last = place.rsplit(',').next().unwrap_or(place).trim().trim_end_matches(|c: char| !c.is_alphanumeric());
+    let folded = |s: &str| fold_for_match(s).chars.into_iter().collect::<String>();
+    let key = folded(last);
+    let name = ["tinh ", "thanh pho ", "tp. ", "tp ", "tp."].iter().find_map(|unit| key.strip_prefix(unit)).unwrap_or(&key).trim();
+    !name.is_empty() && VN_PROVINCES.iter().chain(LATER_PROVINCES.iter()).any(|p| folded(p) == name)
+}
+
+/// Provinces a card may name beside [`VN_PROVINCES`] (the 63 of 2008-2025): the city of
+/// Huế (since 2025, formerly Thừa Thiên Huế) and Hà Tây (to 2008, merged into Hà Nội),
+/// still printed on cards of their time.
+const LATER_PROVINCES: [&str; 2] = ["Huế", "Hà Tây"];
+
 /// Whether a value read after a place's label is a piece of a label ("Place o" or
 /// "origin" of "Quê quán / Place of origin:", the label read across OCR boxes on a card
 /// photographed at an angle), not a place.
@@ -475,13 +495,14 @@ fn place_of_origin(doc: &Doc) -> Option<Found<String>> {
     if p.value.chars().find(|c| c.is_alphabetic()).is_some_and(char::is_lowercase) {
         return None;
     }
-    let Some(&l) = p.lines.last() else { return Some(p) };
+    let Some(&l) = p.lines.last() else { return Some(p).filter(|p| ends_with_province(&p.value)) };
     let j = l + 1;
     let goes_on = doc.text(l).trim_end().ends_with(',') && j < doc.len() && doc.hits(j).is_empty() && !date_line(doc, j) && !doc.gap(l, j);
-    match goes_on.then(|| place_value(&super::join_parts(&[p.value.clone(), doc.text(j).to_string()]))).flatten() {
-        Some(v) => Some(Found { value: v, lines: vec![l, j], conf: doc.conf(&[l, j]), label_line: p.label_line }),
-        None => Some(p),
-    }
+    let whole = match goes_on.then(|| place_value(&super::join_parts(&[p.value.clone(), doc.text(j).to_string()]))).flatten() {
+        Some(v) => Found { value: v, lines: vec![l, j], conf: doc.conf(&[l, j]), label_line: p.label_line },
+        None => p,
+    };
+    ends_with_province(&whole.value).then_some(whole)
 }
 
 /// The place of residence: the rest of its label's line and up to two lines after it.
@@ -492,7 +513,7 @@ fn address(doc: &Doc, side: Side) -> Option<PrintedField> {
     };
     let parts: Vec<String> = block.value.iter().map(|p| vn_place_text(p)).collect();
     let address = with_cut_province(&with_province_restored(&without_closing_stop(&super::join_parts(&parts))))?;
-    (!address.is_empty() && !foreign_to_vietnamese(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
+    (!address.is_empty() && !foreign_to_vietnamese(&address) && ends_with_province(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
 }
 
 /// The front's place of residence, as [`Doc::block`] reads it (the rest of its label's line
@@ -777,6 +798,16 @@ mod tests {
         // A province cut short: completed where one province starts so, else not given.
         assert_eq!(place_value("Hải Minh, Hải Hậu, Nam Đi").as_deref(), Some("Hải Minh, Hải Hậu, Nam Định"));
         assert_eq!(place_value("Hải Minh, Hải Hậu, Nam Đị").as_deref(), Some("Hải Minh, Hải Hậu, Nam Định"));
+        // What a place of origin or residence given whole ends with: a province, after
+        // its unit's word or not, a later or earlier one too; never a district, specks
+        // or a street (seed 25's "Ấp Xã, Hnn, Khh").
+        use super::ends_with_province;
+        for whole in ["Láng Hạ, Đống Đa, Hà Nội", "Xã Tân Chánh, Huyện Cần Đước, Tỉnh Long An", "12 Lê Lợi, TP. Hồ Chí Minh", "Phường Thuận Hóa, Thành phố Huế", "Thạch Thất, Hà Tây", "Ea Tu, Buôn Ma Thuột, Đắk Lắk.", "Dong Anh, Ha Noi"] {
+            assert!(ends_with_province(whole), "{whole}");
+        }
+        for cut in ["Ấp Xã, Hnn, Khh", "12 Lê Lợi", "Láng Hạ, Đống Đa", "Láng Hạ, Đống Đa i", "Tỉnh", "Hải Minh, Hải Hậu, Nam Đi"] {
+            assert!(!ends_with_province(cut), "{cut}");
+        }
         assert_eq!(place_value("Quảng Phú, Quảng Xương, Quảng"), None);
         assert_eq!(place_value("Quảng Phú, Quảng Xương, Thanh"), None);
         assert_eq!(place_value("Hải Minh, Hải Hậu, Nam"), None);
@@ -1003,16 +1034,21 @@ mod tests {
         // Valid for life.
         assert_eq!(read(&[label, "Có giá trị đến: Không thời hạn Phường Bến Nghé, Quận 1, TP Hồ Chí Minh"]), (whole.clone(), None, Some(vec![13, 14])));
         // The expiry's line alone, misread or unreadable, adds nothing.
-        assert_eq!(read(&[label, "Cé giá trj đén: 12/05/2041"]), (Some("12 Lê Lợi".into()), expiry.clone(), Some(vec![13])));
-        assert_eq!(read(&[label, "Có giá trị đến: 12/O5/2O4l"]).0, Some("12 Lê Lợi".into()));
-        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041 Date o"]).0, Some("12 Lê Lợi".into()));
+        // (A residence on one line, whole: one cut short, "12 Lê Lợi", ends with no province
+        // and is not given at all.)
+        let one_line = "Nơi thường trú / Place of residence: 12 Lê Lợi, Quận 1, TP Hồ Chí Minh";
+        let short = Some("12 Lê Lợi, Quận 1, TP Hồ Chí Minh".to_string());
+        assert_eq!(read(&[one_line, "Cé giá trj đén: 12/05/2041"]), (short.clone(), expiry.clone(), Some(vec![13])));
+        assert_eq!(read(&[one_line, "Có giá trị đến: 12/O5/2O4l"]).0, short);
+        assert_eq!(read(&[one_line, "Có giá trị đến: 12/05/2041 Date o"]).0, short);
+        assert_eq!(read(&[label, "Cé giá trj đén: 12/05/2041"]), (None, expiry.clone(), None));
         // Past the expiry's line (the card's bottom edge), the background read is no part.
-        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041", "~Ặ ăn ii"]).0, Some("12 Lê Lợi".into()));
-        assert_eq!(read(&[label, "Có giá trị đến: 12/05/2041", "Date of expiry", "@ 1 | ."]).0, Some("12 Lê Lợi".into()));
+        assert_eq!(read(&[one_line, "Có giá trị đến: 12/05/2041", "~Ặ ăn ii"]).0, short);
+        assert_eq!(read(&[one_line, "Có giá trị đến: 12/05/2041", "Date of expiry", "@ 1 | ."]).0, short);
         // The 2024 back: the expiry's line ends the residence, as before.
-        let back = ["Nơi cư trú / Place of residence: Số 12 Lê Lợi", "Ngày, tháng, năm hết hạn / Date of expiry: 01/07/2049", "IDVNM0900012343079090001234<<8"];
+        let back = ["Nơi cư trú / Place of residence: Số 12 Lê Lợi, Phường Hoàn Kiếm, Thành phố Hà Nội", "Ngày, tháng, năm hết hạn / Date of expiry: 01/07/2049", "IDVNM0900012343079090001234<<8"];
         let f = parse_printed("vn.national_id", Side::Back, &lines(&back));
-        assert_eq!((value(&f, "address"), value(&f, "expiry_date")), (Some("Số 12 Lê Lợi"), Some("01/07/2049")), "{f:?}");
+        assert_eq!((value(&f, "address"), value(&f, "expiry_date")), (Some("Số 12 Lê Lợi, Phường Hoàn Kiếm, Thành phố Hà Nội"), Some("01/07/2049")), "{f:?}");
     }
 
     #[test]
