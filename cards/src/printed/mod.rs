@@ -1503,6 +1503,13 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
         d.insert(0, cs[p - 2]);
         repairs += 1;
     }
+    // A day's leading zero read as the letter O right before it ("O1/01/199O"): the
+    // zero (counted a repair), since the day is printed with two digits.
+    let zero_before = !split_day && d.len() == 1 && p > 0 && matches!(cs[p - 1], 'O' | 'o');
+    if zero_before {
+        d.insert(0, '0');
+        repairs += 1;
+    }
     if cs.get(q).is_some_and(|c| c.is_ascii_digit()) || repairs > 2 || !cs.get(p).is_some_and(|c| c.is_ascii_digit()) && repairs > 1 {
         return None;
     }
@@ -1512,6 +1519,15 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
     // bracket, or at the line's start, a one-digit day is as printed.
     let mark_before = p.checked_sub(1).and_then(|i| cs.get(i)).is_some_and(|&c| !(c.is_whitespace() || c.is_alphanumeric() || ":;,.(-/".contains(c)));
     if d.len() == 1 && mark_before {
+        return Some((None, q));
+    }
+    // Every card read here prints its dates with two-digit days and months ("03/02/1999"):
+    // a group of one digit lost the other ("3/02/1999" under a cut corner that took the 1
+    // of 13/02/1999, the independent set's seed 25), and which it was, 0, 1, 2 or 3,
+    // nothing tells. Date-shaped, but no date. Only a voter card's qualifying date is
+    // printed unpadded ("Age as on 1.1.2008").
+    let before: String = cs[..p].iter().rev().take(6).collect::<Vec<_>>().into_iter().rev().collect::<String>().to_lowercase();
+    if (d.len() == 1 || m.len() == 1) && !before.trim_end().ends_with("as on") {
         return Some((None, q));
     }
     let date = crate::checked_date(&d, &m, &y).map(|(d, m, y)| format!("{d:02}/{m:02}/{y:04}"));
@@ -1779,10 +1795,11 @@ mod tests {
     fn dates() {
         assert_eq!(extract_dates("DOB:14/08/1991"), ["14/08/1991"]);
         assert_eq!(extract_dates("DOB14/08/1991"), ["14/08/1991"]);
-        assert_eq!(extract_dates("1-1-1990 and 31.12.2020"), ["01/01/1990", "31/12/2020"]);
+        assert_eq!(extract_dates("01-01-1990 and 31.12.2020"), ["01/01/1990", "31/12/2020"]);
+        assert_eq!(extract_dates("1-1-1990 and 31.12.2020"), ["31/12/2020"], "a one-digit day and month lost digits");
         assert_eq!(extract_dates("14 / 08 / 1991"), ["14/08/1991"]);
         assert_eq!(extract_dates("O1/O1/I99O"), Vec::<String>::new(), "three repairs");
-        assert_eq!(extract_dates("O1/O1/199O"), ["01/01/1990"], "the first O taken as a stray letter");
+        assert_eq!(extract_dates("O1/O1/199O"), Vec::<String>::new(), "three repairs, or a day of one digit");
         assert_eq!(extract_dates("O1/01/199O"), ["01/01/1990"]);
         assert_eq!(extract_dates("31/02/1990"), Vec::<String>::new());
         assert_eq!(extract_dates("29/02/1992"), ["29/02/1992"]);
@@ -1800,7 +1817,7 @@ mod tests {
         // not after a number of two digits, and the splits count as repairs.
         assert_eq!(extract_dates("1 6/05/1 969 Signature"), ["16/05/1969"]);
         assert_eq!(extract_dates("DOB 1 6/05/1969"), ["16/05/1969"]);
-        assert_eq!(extract_dates("21 6/05/1969"), ["06/05/1969"]);
+        assert_eq!(extract_dates("21 6/05/1969"), Vec::<String>::new(), "no split after two digits, and one digit is no day");
         assert_eq!(extract_dates("1 6/O5/1 969"), Vec::<String>::new(), "three repairs");
         // A month split by one space before its separator is whole (seed 28's clean PAN);
         // not with two spaces, nor a third digit, and the split counts as a repair.
@@ -1822,9 +1839,15 @@ mod tests {
         // Not where it would be a third repair, nor before no digit.
         assert_eq!(extract_dates("1O/O5I2024"), Vec::<String>::new());
         assert_eq!(extract_dates("10/05I Y2024"), Vec::<String>::new());
-        for plain in ["2/02/1952", "DOB: 2/02/1952", "DOB:2/02/1952", "(2/02/1952)", "*12/02/1952"] {
-            assert_eq!(extract_date(plain).as_deref(), Some(if plain.contains("12/") { "12/02/1952" } else { "02/02/1952" }), "{plain}");
+        // A one-digit day or month anywhere lost a digit (cards print "02/02/1952"):
+        // no date (seed 25's "3/02/1999" under a cut corner, of 13/02/1999); two digits
+        // after a mark are as printed; only a qualifying date "as on" is unpadded.
+        for plain in ["2/02/1952", "DOB: 2/02/1952", "DOB:2/02/1952", "(2/02/1952)", "12/2/1952", "3/02/1999 Signature"] {
+            assert_eq!(extract_date(plain), None, "{plain}");
         }
+        assert_eq!(extract_date("*12/02/1952").as_deref(), Some("12/02/1952"));
+        assert_eq!(extract_date("DOB: 02/02/1952").as_deref(), Some("02/02/1952"));
+        assert_eq!(extract_date("Age as on 01.01.2008 : 25").as_deref(), Some("01/01/2008"));
     }
 
     #[test]
