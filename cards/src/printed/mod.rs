@@ -1526,8 +1526,8 @@ fn date_at(cs: &[char], p: usize) -> Option<(Option<String>, usize)> {
     // of 13/02/1999, the independent set's seed 25), and which it was, 0, 1, 2 or 3,
     // nothing tells. Date-shaped, but no date. Only a voter card's qualifying date is
     // printed unpadded ("Age as on 1.1.2008").
-    let before: String = cs[..p].iter().rev().take(6).collect::<Vec<_>>().into_iter().rev().collect::<String>().to_lowercase();
-    if (d.len() == 1 || m.len() == 1) && !before.trim_end().ends_with("as on") {
+    let as_on = || cs[..p].iter().collect::<String>().to_lowercase().trim_end().ends_with("as on");
+    if (d.len() == 1 || m.len() == 1) && !as_on() {
         return Some((None, q));
     }
     let date = crate::checked_date(&d, &m, &y).map(|(d, m, y)| format!("{d:02}/{m:02}/{y:04}"));
