@@ -52,8 +52,11 @@ pub(crate) fn find_passport_number(doc: &Doc) -> Option<(Found<String>, FieldChe
         if doc.text(i).contains("<<") || old.iter().any(|&o| (o..=o + 2).contains(&i)) {
             continue;
         }
-        for (tok, _, _) in tokens(doc.text(i)) {
+        let raw = doc.text(i);
+        let text = dollar_read_for_s(raw);
+        for (tok, start, end) in tokens(&text) {
             let Some((id, repairs)) = repair_positional(tok, "A9999999") else { continue };
+            let repairs = repairs + usize::from(raw.get(start..end).is_some_and(|t| t.starts_with('$')));
             let digits = tok.chars().skip(1).filter(|c| c.is_ascii_digit()).count();
             if repairs > 2 || digits < 5 || !tok.starts_with(|c: char| c.is_alphabetic()) && repairs > 1 {
                 continue;
@@ -65,6 +68,23 @@ pub(crate) fn find_passport_number(doc: &Doc) -> Option<(Found<String>, FieldChe
     }
     cands.sort_by_key(|c| c.0);
     cands.into_iter().next().map(|(_, f, c)| (f, c))
+}
+
+/// `text` with a dollar sign that starts a word and is followed by a digit read as the
+/// S it stands for ("P IND $9012901" for "P IND S9012901", the independent set's seed 29,
+/// a passport page with a cut corner): OCR reads a bold S so, and no number on the page
+/// starts with a currency sign. Byte for byte the same length, so a token's place in it
+/// is its place in `text`.
+fn dollar_read_for_s(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut prev: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let starts_word = prev.is_none_or(char::is_whitespace);
+        out.push(if c == '$' && starts_word && chars.peek().is_some_and(char::is_ascii_digit) { 'S' } else { c });
+        prev = Some(c);
+    }
+    out
 }
 
 /// An Indian passport's holder is Indian: `IND` or nothing. The Hindi half of the next
@@ -84,7 +104,8 @@ fn nationality(s: &str) -> Option<String> {
 /// nothing: any other capital there is a misread one ("E" for a compressed "P").
 fn type_and_country(doc: &Doc, number: &Found<String>) -> (Option<Found<String>>, Option<Found<String>>) {
     let Some(&line) = number.lines.first() else { return (None, None) };
-    let toks: Vec<&str> = tokens(doc.text(line)).into_iter().map(|(t, _, _)| t).collect();
+    let text = dollar_read_for_s(doc.text(line));
+    let toks: Vec<&str> = tokens(&text).into_iter().map(|(t, _, _)| t).collect();
     let Some(at) = toks.iter().position(|t| t.len() >= 8 && t.chars().filter(|c| c.is_ascii_digit()).count() >= 5) else { return (None, None) };
     let upper = |t: &str, n: usize| t.len() == n && t.chars().all(|c| c.is_ascii_uppercase());
     let found = |v: &str| Found { value: v.to_string(), lines: vec![line], conf: doc.conf(&[line]), label_line: number.label_line };
@@ -241,6 +262,24 @@ mod tests {
         page[3] = "D INO J8369854";
         let f = parse_printed("in.passport", Side::Front, &lines(&page));
         assert_eq!((get(&f, "document_type").map(|x| x.value.as_str()), get(&f, "issuing_state")), (Some("D"), None));
+    }
+
+    /// A bold S read as a dollar sign ("P IND $9012901", seed 29's cut passport page): the
+    /// S, counted as a repair (confidence lowered). Must-fail: a dollar sign inside a
+    /// word, or before a letter, is no S, and gives no number.
+    #[test]
+    fn a_dollar_sign_starting_the_number_is_its_s() {
+        let mut page = PAGE;
+        page[3] = "P IND $9012901";
+        let f = parse_printed("in.passport", Side::Front, &lines(&page));
+        assert_eq!(value(&f, "id"), Some("S9012901"));
+        assert!(get(&f, "id").is_some_and(|x| x.confidence < 0.9), "{f:?}");
+        assert_eq!((value(&f, "document_type"), value(&f, "issuing_state")), (Some("P"), Some("IND")));
+        for misread in ["P IND 9$012901", "P IND $S012901"] {
+            page[3] = misread;
+            assert_eq!(value(&parse_printed("in.passport", Side::Front, &lines(&page)), "id"), None, "{misread}");
+        }
+        assert_eq!(super::dollar_read_for_s("$9012901 a$1 $x"), "S9012901 a$1 $x");
     }
 
     #[test]

@@ -778,7 +778,11 @@ impl Doc {
                 boxed(label) && boxed(l) && !beside(l) && l.y >= label.y.saturating_add(label.height / 2) && l.y <= label.y.saturating_add(3 * label.height)
             };
             under.extend((0..self.len()).filter(|&j| j != i && !reach.contains(&j) && self.lines.get(j).is_some_and(right_under)));
-            under.sort_by_key(|&j| self.lines.get(j).map_or(0, |l| l.y));
+            // By their middles: a line whose box a mark left of it stretched upwards
+            // ("® Nơi thường trú …", a punch's rim read as a sign, its box 94 px high
+            // beside 27 px lines: the independent set's seed 29) starts above the line
+            // it stands under.
+            under.sort_by_key(|&j| self.lines.get(j).map_or(0, |l| l.y.saturating_add(l.height / 2)));
         }
         under.truncate(max_next);
         under
@@ -1107,8 +1111,14 @@ fn in_capitals_trimmed(words: &[&str]) -> Option<String> {
 /// Whether line `line`, a value under the label on line `label`, starts well left of the
 /// label's column (by more than 1.5 label heights): something else was read first.
 pub(crate) fn read_left_of_label(doc: &Doc, label: usize, line: usize) -> bool {
+    read_left_of_label_by(doc, label, line, 1.5)
+}
+
+/// Whether line `line` starts left of the column of the label on line `label` by more
+/// than `heights` of the label's heights.
+pub(crate) fn read_left_of_label_by(doc: &Doc, label: usize, line: usize, heights: f32) -> bool {
     let (Some(l), Some(v)) = (doc.lines.get(label), doc.lines.get(line)) else { return false };
-    label != line && (l.x as f32 - v.x as f32) > 1.5 * l.height.max(8) as f32
+    label != line && (l.x as f32 - v.x as f32) > heights * l.height.max(8) as f32
 }
 
 /// `f` (a value read on a line of its own under its label) without the short words in

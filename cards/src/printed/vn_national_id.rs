@@ -467,10 +467,15 @@ fn date_line(doc: &Doc, j: usize) -> bool {
 /// ("XIN, Phú Hòa"), it is the edge's too, and the line gives no place (`None`): a place
 /// with a word lost or added is a wrong place.
 fn left_of_column_trimmed(doc: &Doc, label: usize, j: usize, text: &str) -> Option<String> {
-    if !super::read_left_of_label(doc, label, j) {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    // A speck read as a small letter ("è. Ninh Khánh, …", seed 29 under a dark
+    // exposure) starts the line left of the column by less: no place's word starts
+    // lowercase, so one so short and so placed is the speck, not a letter cut from the
+    // place (what a cut leaves of a word stands at the column, not left of it).
+    let speck_first = words.first().is_some_and(|w| w.chars().count() <= 2 && !w.chars().any(char::is_uppercase)) && super::read_left_of_label_by(doc, label, j, 0.75);
+    if !super::read_left_of_label(doc, label, j) && !speck_first {
         return Some(text.to_string());
     }
-    let words: Vec<&str> = text.split_whitespace().collect();
     let lead = words.iter().take_while(|w| w.chars().count() <= 2).count();
     let rest = words.get(lead..).unwrap_or_default();
     let capitals = |w: &str| w.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !w.chars().any(char::is_lowercase);
@@ -1431,6 +1436,57 @@ mod tests {
 
     /// A letter with a mark Vietnamese does not write on it is a misread: the place is not
     /// given (the independent card set's seed 7, a dark CCCD: "Hoäng Đạo" for "Hoằng Đạo").
+    /// The independent set's seed 29 chip card, punched beside the residence's label: the
+    /// punch's rim read as a sign before it stretched that line's box up above the place
+    /// of origin's line. Lines under a label are taken by their middles, so the place is
+    /// read. Must-fail: a place line whose middle is below the residence's line stands
+    /// under the residence's label, and is no place of origin.
+    #[test]
+    fn a_line_a_mark_stretched_upwards_stands_where_its_middle_is() {
+        let page = |place: (u32, u32)| {
+            boxed(&[
+                ("CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", 313, 933, 29, 61),
+                ("CĂN CƯỚC CÔNG DÂN", 370, 878, 182, 223),
+                ("Số / No.: 089162424285", 323, 725, 301, 334),
+                ("Họ và tên / Full name:", 322, 535, 357, 377),
+                ("DƯƠNG THỊ THỦY", 350, 637, 386, 420),
+                ("Ngày sinh / Date of birth: 02/09/1962", 322, 706, 435, 460),
+                ("Giới tính / Sex: Nữ Quốc tịch / Nationality: Việt Nam", 322, 1023, 474, 500),
+                ("Quê quán / Place of origin:", 322, 579, 517, 540),
+                ("Mỹ Bình, Long Xuyên, An Giang", 322, 735, place.0, place.1),
+                ("® Nơi thường trú / Place of residence: Số 104 Lý Thường Kiệt,", 30, 970, 523, 617),
+                ("Có giá trị đến: Hồng Gai, Hạ Long, Quảng Ninh", 41, 736, 620, 647),
+            ])
+        };
+        let f = parse_printed("vn.national_id", Side::Front, &page((550, 577)));
+        assert_eq!(value(&f, "place_of_origin"), Some("Mỹ Bình, Long Xuyên, An Giang"), "{f:?}");
+        let f = parse_printed("vn.national_id", Side::Front, &page((575, 602)));
+        assert_eq!(value(&f, "place_of_origin"), None, "{f:?}");
+    }
+
+    /// A speck read as a small letter before a place, left of the labels' column (seed
+    /// 29's dark chip card: "è. Ninh Khánh, …" from x 284, the label at 320): no place's
+    /// word starts lowercase, so it is dropped. Must-fail: a small letter read at the
+    /// column is what a cut left of the place's first word, and the place is not given.
+    #[test]
+    fn a_speck_left_of_the_column_before_a_place_is_no_part_of_it() {
+        let page = |place: &str, x: u32| {
+            boxed(&[
+                ("CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", 313, 933, 29, 61),
+                ("CĂN CƯỚC CÔNG DÂN", 370, 878, 182, 223),
+                ("Họ và tên / Full name:", 322, 535, 357, 377),
+                ("DƯƠNG THỊ THỦY", 350, 637, 386, 420),
+                ("Quê quán / Place of origin:", 320, 594, 516, 540),
+                (place, x, 793, 549, 577),
+                ("Nơi thường trú / Place of residence: Số 113 Hai Bà Trưng,", 321, 989, 581, 614),
+            ])
+        };
+        let f = parse_printed("vn.national_id", Side::Front, &page("è. Ninh Khánh, Ninh Bình, Ninh Bình", 284));
+        assert_eq!(value(&f, "place_of_origin"), Some("Ninh Khánh, Ninh Bình, Ninh Bình"), "{f:?}");
+        let f = parse_printed("vn.national_id", Side::Front, &page("h Ninh Khánh, Ninh Bình, Ninh Bình", 320));
+        assert_eq!(value(&f, "place_of_origin"), None, "{f:?}");
+    }
+
     #[test]
     fn a_place_with_a_letter_vietnamese_does_not_write_is_not_given() {
         for printed in ["Hoằng Đạo, Hoằng Hóa, Thanh Hóa", "Quảng Thắng, Thanh Hóa", "Thủ Đức, Hồ Chí Minh", "Cẩm Thượng, Hải Dương"] {

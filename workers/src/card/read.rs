@@ -368,7 +368,10 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                     continue;
                 }
                 // Read otherwise from the smoothed copy: one of the two readings misread it.
-                if read_again.iter().any(|g| g.field == f.field && g.value != f.value) {
+                // Not where only the spaces differ: smoothing closes a name's word gaps
+                // ("HARPREETSINGHDAS" for "HARPREET SINGH DAS", seed 29's noisy PAN),
+                // every letter read alike; the first reading saw the gaps.
+                if read_again.iter().any(|g| g.field == f.field && !same_but_spaces(&g.value, &f.value)) {
                     continue;
                 }
                 if f.field == "id" {
@@ -444,6 +447,11 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
     out
 }
 
+/// Whether two readings of a value hold the same characters, spaces aside.
+fn same_but_spaces(a: &str, b: &str) -> bool {
+    a.chars().filter(|c| !c.is_whitespace()).eq(b.chars().filter(|c| !c.is_whitespace()))
+}
+
 /// Whether `value` is a date written as the service writes dates, `DD/MM/YYYY` (the
 /// printed dates' own reading, `idv_cards::printed::extract_date`, gives it back as it is).
 fn ddmmyyyy(value: &str) -> bool {
@@ -496,6 +504,13 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     // (`idv_vision::card_sanity::overexposure`); with no card found (the photo read
     // whole, its pixels not kept) being near is enough.
     let near = |spot: Option<[f32; 4]>| washed_out(spot).is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)));
+    // A "spot" covering most of a card lit bright all over is that overexposure, no spot
+    // in it (seed 28's voter back: its saturated region the whole card, the paper "away
+    // from it" nowhere): judged as a card overexposed all over.
+    let card_glare = card_glare.filter(|&spot| {
+        let whole = scan.flat.as_ref().is_some_and(|card| box_area(spot) >= OVEREXPOSED_SPOT_SHARE * (card.width() * card.height()) as f32);
+        !(whole && scan.sanity.as_ref().is_some_and(|judged| idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5))
+    });
     let glared = match (card_glare, scan.flat.as_ref(), scan.sanity.as_ref(), overexposed_photo(scan)) {
         (Some(spot), Some(card), Some(judged), _) => {
             let paper = idv_vision::card_sanity::paper_luma(card, Some(grown(spot, GLARE_FADE_SHARE)));
@@ -516,7 +531,7 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     let value_boxes = || if f.field == "gender" { gender_word_boxes(&f.value, &source) } else { value_boxes(&f.value, &source) };
     let cut = hole.is_some_and(|h| value_boxes().iter().chain(word_before_value(&f.value, &source).as_ref()).any(|b| crosses_disk(b, h)))
         || glared
-        || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)) && !starts_at_margin_clear_of_cut(scan.sanity.as_ref(), &f.value, &source, lines))
+        || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)) && !starts_at_margin_clear_of_cut(scan.sanity.as_ref(), &f.value, &source, lines) && !ends_whole_at_cut(scan, f, &value_boxes(), c))
         || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source))
         || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some() || crossed_after(&f.value, l)))
         || (f.lines.len() > 1 && gap_in_lines(&f.value, &source));
@@ -885,6 +900,22 @@ fn starts_at_margin_clear_of_cut(sanity: Option<&CardSanity>, value: &str, sourc
     })
 }
 
+/// Whether a value that reaches into a cut corner on the card's right reaches into it
+/// only with its last line, and that line ends the value whole: a place that ends with
+/// its state (`idv_cards::printed::ends_with_indian_state`) lost nothing off its end
+/// (seed 29's voter back: "…, Hyderabad, Telangana" printed up to a top-right cut,
+/// every letter read). A right corner takes only lines' ends; an earlier line's end may
+/// have lost a word, and is refused.
+fn ends_whole_at_cut(scan: &SideScan, f: &PrintedField, boxes: &[idv_vision::ocr::TextBox], corner: [f32; 4]) -> bool {
+    let right_corner = scan.flat.as_ref().is_some_and(|card| corner[0] > 0.5 * card.width() as f32);
+    let Some((last, earlier)) = boxes.split_last() else { return false };
+    right_corner
+        && WRAPPING_FIELDS.contains(&f.field)
+        && idv_cards::printed::ends_with_indian_state(&f.value)
+        && reaches_into(last, corner)
+        && !earlier.iter().any(|b| reaches_into(b, corner))
+}
+
 /// How far right of a cut's measured edge a value's first letter must start to be whole
 /// (`starts_at_margin_clear_of_cut`), in its line's word heights: the edge's measure is
 /// a few pixels off.
@@ -910,9 +941,15 @@ fn overexposed_photo(scan: &SideScan) -> Option<&image::RgbImage> {
     (scan.flat.is_none() && spot.is_none() && idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5).then_some(page)
 }
 
-/// Share of a whole photo's area from which its largest saturated region is the photo's
-/// overexposure rather than a glare spot ([`overexposed_photo`]): a reflection saturates
-/// at most a third of a card, which fills at most four fifths of a photo's width.
+/// Area of a box `[x0, y0, x1, y1]`.
+fn box_area([x0, y0, x1, y1]: [f32; 4]) -> f32 {
+    (x1 - x0).max(0.0) * (y1 - y0).max(0.0)
+}
+
+/// Share of a whole photo's (or a found card's) area from which its largest saturated
+/// region is the photo's overexposure rather than a glare spot ([`overexposed_photo`],
+/// [`refused_printed`]): a reflection saturates at most a third of a card, which fills
+/// at most four fifths of a photo's width.
 const OVEREXPOSED_SPOT_SHARE: f32 = 0.5;
 
 /// Where print may be washed out by glare (the pixels of the page OCR read): a glare
@@ -985,15 +1022,22 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
     if words().any(|w| w.confidence.is_none_or(|c| c < least)) {
         return false;
     }
-    // On a card lit bright all over, its own print still dark: the light that would
-    // have washed a word beside it out fades its words too.
-    if lit == Lit::Overexposed && !words().all(|w| dark_ink(card, w.bbox)) {
+    // On a card lit bright all over, its own print still dark beside wherever a word of
+    // it could have been lost: the light that would have washed a word there out fades
+    // the word next to it too. A word read between two others, or where the value
+    // provably starts (after its label, at its first line's margin) or ends (a
+    // state), has no lost word beside it however its ink lifts (seed 28's voter back:
+    // "Jayanagar, Bengaluru," at luma 59 and 52 where its address's second line starts
+    // under its first, both right). A lone value in a fixed form is whole by its form,
+    // and judged by its ink alone.
+    let lone = words().count() == 1 && (fixed_form(f.field, &f.value) || one_letter);
+    if lit == Lit::Overexposed && lone && !words().all(|w| dark_ink(card, w.bbox)) {
         return false;
     }
     // A value of one word in a fixed form (a date, a card's number) is whole by its form:
     // a word lost beside it would be characters lost from it, and the rest would not
     // have that form (nor be found as that word, `value_spans`).
-    if words().count() == 1 && (fixed_form(f.field, &f.value) || one_letter) {
+    if lone {
         return true;
     }
     let clear = |zone: [f32; 4]| match lit {
@@ -1004,7 +1048,9 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
     // its last line or below it (`idv_cards::printed::ends_with_indian_state`).
     let ends_whole = WRAPPING_FIELDS.contains(&f.field) && idv_cards::printed::ends_with_indian_state(&f.value);
     let last_line = source.len().saturating_sub(1);
-    let mut zones = Vec::new();
+    // Each zone with the value's words beside it, whose ink must stay dark on a card
+    // overexposed all over.
+    let mut zones: Vec<([f32; 4], Vec<idv_vision::ocr::TextBox>)> = Vec::new();
     // Where the value's first line starts: its first word, and the line (its label).
     let mut starts: Vec<f32> = Vec::new();
     for (i, (line, &(j, k))) in source.iter().zip(&spans).enumerate() {
@@ -1024,12 +1070,21 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
         let before = j.checked_sub(1).map(|p| line.words[p].bbox.right() as f32);
         // A line the value runs on to that starts where the value's first line starts,
         // or that line's label, lost nothing at its start.
-        let aligned = starts.iter().any(|&s| (x0 - s).abs() <= h);
+        // So did a value's first line that starts at the margin of a line of print right
+        // above it (its label: a PAN's "AJAY ANSARI" under "Father's Name", both at
+        // x 60, seed 29's overexposed card): a word lost before it would have left the
+        // value starting right of that margin.
+        let under_margin = i == 0
+            && lines.iter().any(|above| {
+                let gap = first.bbox.y as f32 - above.bbox.bottom() as f32;
+                (0.0..=2.5 * h).contains(&gap) && (above.bbox.x as f32 - x0).abs() <= h / 2.0
+            });
+        let aligned = under_margin || starts.iter().any(|&s| (x0 - s).abs() <= h);
         match before {
             Some(b) if x0 - b <= h => {}
-            Some(b) => zones.push([b, top, x0, bottom]),
+            Some(b) => zones.push(([b, top, x0, bottom], vec![first.bbox])),
             None if aligned => {}
-            None => zones.push([x0 - 2.0 * h, top, x0, bottom]),
+            None => zones.push(([x0 - 2.0 * h, top, x0, bottom], vec![first.bbox])),
         }
         if starts.is_empty() {
             starts = vec![x0, line.bbox.x as f32];
@@ -1050,17 +1105,28 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
         match after {
             _ if ends_here => {}
             Some(a) if a - x1 <= h => {}
-            Some(a) => zones.push([x1, top, a, bottom]),
-            None => zones.push([x1, top, x1 + 2.0 * h, bottom]),
+            Some(a) => zones.push(([x1, top, a, bottom], vec![last.bbox])),
+            None => zones.push(([x1, top, x1 + 2.0 * h, bottom], vec![last.bbox])),
+        }
+        // Between two of its words far enough apart for a word lost between them, on a
+        // card overexposed all over (where its words' ink is otherwise not judged).
+        if lit == Lit::Overexposed {
+            for pair in words.windows(2) {
+                if let [a, b] = pair {
+                    if b.bbox.x as f32 - a.bbox.right() as f32 > h {
+                        zones.push(([a.bbox.right() as f32, top, b.bbox.x as f32, bottom], vec![a.bbox, b.bbox]));
+                    }
+                }
+            }
         }
         // Below it, unless the value's next line is read right there: that line's own
         // zones judge what could be lost beside it.
         let next_below = source.get(i + 1).is_some_and(|n| (n.bbox.y as f32) < bottom + 1.5 * h);
         if WRAPPING_FIELDS.contains(&f.field) && !ends_here && !next_below {
-            zones.push([x0, bottom, x1 + 2.0 * h, bottom + 1.5 * h]);
+            zones.push(([x0, bottom, x1 + 2.0 * h, bottom + 1.5 * h], words.iter().map(|w| w.bbox).collect()));
         }
     }
-    zones.into_iter().all(clear)
+    zones.into_iter().all(|(zone, beside)| clear(zone) && (lit != Lit::Overexposed || beside.into_iter().all(|b| ink_luma(card, b).is_some_and(|ink| ink <= OVEREXPOSED_EDGE_INK))))
 }
 
 /// Whether a zone entry no check digit covers is held between characters that check
@@ -1087,8 +1153,10 @@ enum Lit {
     Spot { paper: f32 },
     /// Overexposed all over (`idv_vision::card_sanity::overexposure` ≥ 0.5) with no spot
     /// found: the paper is clipped everywhere, so clipped paper beside a value says
-    /// nothing. What does: the value's own print stays dark ([`dark_ink`]), and nothing
-    /// beside it is print faded to grey ([`faded_print_in`]). A flash's hotspot fades
+    /// nothing. What does: the value's own print stays dark where a word of it could
+    /// have been lost ([`OVEREXPOSED_EDGE_INK`]; a lone number or date all over,
+    /// [`dark_ink`]), and nothing beside it is print faded to grey
+    /// ([`faded_print_in`]). A flash's hotspot fades
     /// print gradually (seed 16's overexposed PAN: its number's strokes from luma 65 to
     /// 243 over a sixth of the card), so a word washed out beside a value whose strokes
     /// stay black leaves grey strokes between them.
@@ -1099,6 +1167,15 @@ enum Lit {
 /// ([`dark_ink`]): black print read there measures 1-20, a number a hotspot fades 65 and
 /// lighter.
 const OVEREXPOSED_INK: f32 = 50.0;
+
+/// Darkest luma of a value's word beside a place where a word of it could have been
+/// lost, on a card overexposed all over ([`glare_took_nothing`]): a word washed out
+/// there would have left the word beside it lifted well past this. Measured on the
+/// independent set's glared cards, right values end with words at 56-65 (seed 27's
+/// "GOPAL PRASAD GILL", "SRINIVAS SINGH"; seed 29's "MAHESH ANSARI" at 60), values that
+/// lost a word at 85 and 119 (seed 26's "LÝ MINH" of "Lý Minh Tiến Phúc", seed 24's
+/// "Ravi Shai" of "Ravi Sharma").
+const OVEREXPOSED_EDGE_INK: f32 = 75.0;
 
 /// Luma under which a pixel beside a value on an overexposed card is print, faded or
 /// not ([`faded_print_in`]): clipped paper there reads 245-255.
@@ -1111,11 +1188,17 @@ const OVEREXPOSED_PRINT_SHARE: f32 = 0.02;
 /// Whether a word's box (`[x, y, w, h]` in the card's pixels) holds strokes as dark as
 /// unfaded print: its 2nd-percentile luma at most [`OVEREXPOSED_INK`].
 fn dark_ink(card: &image::RgbImage, b: idv_vision::ocr::TextBox) -> bool {
+    ink_luma(card, b).is_some_and(|ink| ink <= OVEREXPOSED_INK)
+}
+
+/// The 2nd-percentile luma of a word's box (`[x, y, w, h]` in the card's pixels): its
+/// strokes' darkest. `None` for a box off the card.
+fn ink_luma(card: &image::RgbImage, b: idv_vision::ocr::TextBox) -> Option<f32> {
     use idv_vision::card_sanity::{luma, zone_on_card};
-    let Some([x0, y0, x1, y1]) = zone_on_card(card, [b.x as f32, b.y as f32, b.right() as f32, b.bottom() as f32]) else { return false };
+    let [x0, y0, x1, y1] = zone_on_card(card, [b.x as f32, b.y as f32, b.right() as f32, b.bottom() as f32])?;
     let mut lumas: Vec<u8> = (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y))).map(|(x, y)| luma(&card.get_pixel(x, y).0).round() as u8).collect();
     lumas.sort_unstable();
-    f32::from(lumas[lumas.len() / 50]) <= OVEREXPOSED_INK
+    lumas.get(lumas.len() / 50).map(|&l| f32::from(l))
 }
 
 /// Whether a zone (`[x0, y0, x1, y1]`, cut to the card) holds print, faded or not: more
@@ -1155,12 +1238,21 @@ fn is_gender_label(word: &str) -> bool {
 
 /// Whether `value` is a date (`DD/MM/YYYY`) or a card number of a fixed form: twelve
 /// digits (Aadhaar, CCCD), a PAN (`AAAAA9999A`), a voter's EPIC number (`AAA9999999`), a
-/// passport's (`A9999999`). A character lost from one leaves another form.
+/// passport's (`A9999999`); a PIN code, a year, a voter's age. A character lost from one
+/// leaves another form.
 fn fixed_form(field: &str, value: &str) -> bool {
     let shape: String = value.chars().map(|c| if c.is_ascii_digit() { '9' } else if c.is_ascii_uppercase() { 'A' } else { c }).collect();
     match field {
         "dob" | "issue_date" | "expiry_date" | "incorporation_date" => shape == "99/99/9999",
         "id" => ["999999999999", "AAAAA9999A", "AAA9999999", "A9999999"].contains(&shape.as_str()),
+        // An Indian PIN code's six digits (seed 29's glared Aadhaar back: "Maharashtra -
+        // 400041" beside a reflection, read at confidence 96), a year of birth's four.
+        "pin_code" => shape == "999999",
+        "year_of_birth" => shape == "9999",
+        // A voter's age of two digits, 18 or more (seed 29's glared voter card: "Age as
+        // on 1.1.2010: 37" under a reflection): a digit lost before or after it would
+        // make an age past 100 of one under 18.
+        "age" => shape == "99" && value.parse::<u32>().is_ok_and(|a| a >= 18),
         _ => false,
     }
 }
@@ -1936,6 +2028,29 @@ mod print_tests {
         assert!(value(&initial, "name").is_some(), "{:?}", initial.card_information);
     }
 
+    /// A card overexposed all over whose saturated region is found as a "spot" covering
+    /// it whole (seed 28's voter back, its box the whole card): judged as overexposed,
+    /// each value by its own print (black strokes on clipped paper: given). Must-fail: a
+    /// spot of a third of the card beside the name is a spot, and the clipped paper past
+    /// the name could hide a word of it (not given).
+    #[test]
+    fn a_spot_covering_an_overexposed_card_is_its_overexposure() {
+        let with_spot = |spot: [f32; 4]| {
+            let measures = CardMeasures { blur_sigma: 0.1, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 32.0, luma_p10: 251.0, luma_p90: 255.0, clipped_share: 0.9, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: Some(spot), solid_saturated_share: 0.9, cut_corner: None };
+            let bright = CardSanity { verdict: CardSanityVerdict::ImageTooBright, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBright, 1.0)], measures };
+            let mut scan = on_glared_card(cccd_front_scan(Some(bright)), [0, 0, 0, 0]);
+            let OcrOutcome::Lines(lines) = &scan.ocr else { unreachable!("cccd_front_scan reads lines") };
+            let words: Vec<TextBox> = lines.iter().flat_map(|l| l.words.iter().map(|w| w.bbox)).collect();
+            scan.flat = Some(image::RgbImage::from_fn(1200, 760, |x, y| {
+                let word = words.iter().any(|b| (b.x..b.right()).contains(&x) && (b.y + 4..b.bottom() - 4).contains(&y) && x % 4 == 0);
+                image::Rgb([if word { 12 } else { 255 }; 3])
+            }));
+            value(&read_front(&scan), "name").map(str::to_string)
+        };
+        assert_eq!(with_spot([0.0, 8.0, 1192.0, 752.0]), Some("Nguyễn Văn An".into()));
+        assert_eq!(with_spot([560.0, 200.0, 960.0, 500.0]), None, "a spot beside the name");
+    }
+
     /// A two-line Indian address with glare washing the paper out after its second line
     /// (the independent set's seed 9, a voter card's back): ending with its state, it
     /// lost nothing there; the same address stopping at a city could have lost words
@@ -2039,6 +2154,26 @@ mod print_tests {
         let judge = |card: &image::RgbImage, line: &OcrLine| glare_took_nothing(card, Lit::Overexposed, &name, std::slice::from_ref(line));
         assert!(judge(&card_with(&[(300, 390, 12), (420, 510, 12)]), &line));
         assert!(!judge(&card_with(&[(300, 390, 12), (420, 510, 150)]), &line), "its last word faded");
+        // Lifted a little toward the hotspot (seed 29's "MAHESH ANSARI", its last word at
+        // luma 60): whole; lifted as a word that lost the next (85, seed 26's "LÝ MINH"): not.
+        assert!(judge(&card_with(&[(300, 390, 12), (420, 510, 60)]), &line));
+        assert!(!judge(&card_with(&[(300, 390, 12), (420, 510, 85)]), &line), "its last word lifted as one beside a lost word");
+        // A word between two others lifted as far: no word could be lost beside it (seed
+        // 28's voter address, its second line's first words at 52-59 under the first's).
+        let three = worded_line(&[("ARJUN", 300), ("KUMAR", 420), ("YADAV", 540)], 376);
+        let three_name = PrintedField { value: "ARJUN KUMAR YADAV".into(), ..name.clone() };
+        let judge_three = |card: &image::RgbImage| glare_took_nothing(card, Lit::Overexposed, &three_name, std::slice::from_ref(&three));
+        assert!(judge_three(&card_with(&[(300, 390, 12), (420, 510, 120), (540, 630, 12)])));
+        assert!(!judge_three(&card_with(&[(300, 390, 12), (420, 510, 12), (540, 630, 120)])), "its last word lifted");
+        // Faded print left of the value (the card's edge, a table's sliver): refused,
+        // unless the value starts at the margin of its label right above it (a PAN's
+        // father's name under "Father's Name", seed 29), which says nothing was lost there.
+        let speck = card_with(&[(240, 280, 150), (300, 390, 12), (420, 510, 12)]);
+        assert!(!judge(&speck, &line), "faded print before it");
+        let label = worded_line(&[("Name", 300)], 330);
+        assert!(glare_took_nothing(&speck, Lit::Overexposed, &PrintedField { lines: vec![1], ..name.clone() }, &[label.clone(), line.clone()]));
+        let off_margin = worded_line(&[("Name", 340)], 330);
+        assert!(!glare_took_nothing(&speck, Lit::Overexposed, &PrintedField { lines: vec![1], ..name.clone() }, &[off_margin, line.clone()]), "a label off the value's margin");
         assert!(!judge(&card_with(&[(300, 390, 12), (420, 510, 12), (530, 580, 190)]), &line), "a faded word after it");
         let mut unsure = line.clone();
         unsure.words[1].confidence = Some(40.0);
@@ -2256,6 +2391,39 @@ mod print_tests {
         assert_eq!(value_spans("VENKATESH JOSHI", &[&bare]), None);
         assert!(fixed_form("dob", "01/01/1990") && fixed_form("id", "UMZ9510582") && fixed_form("id", "079090001234"));
         assert!(!fixed_form("dob", "1/01/1990") && !fixed_form("id", "MZ9510582") && !fixed_form("name", "01/01/1990"));
+        assert!(fixed_form("pin_code", "400041") && fixed_form("year_of_birth", "1992"));
+        assert!(!fixed_form("pin_code", "40041") && !fixed_form("year_of_birth", "992") && !fixed_form("pin_code", "4000411"));
+        assert!(fixed_form("age", "37") && !fixed_form("age", "12") && !fixed_form("age", "7") && !fixed_form("age", "103"));
+    }
+
+    /// A noisy card's second reading that closed a name's word gaps confirms it; one that
+    /// read a letter otherwise does not.
+    #[test]
+    fn readings_that_differ_only_in_spaces_agree() {
+        assert!(same_but_spaces("HARPREETSINGHDAS", "HARPREET SINGH DAS"));
+        assert!(!same_but_spaces("HARPREET SINGH DAS", "HARPREET SINGH DAB"));
+        assert!(!same_but_spaces("Jaipuy", "Jaipur"));
+    }
+
+    /// An address printed up to a cut corner on the card's right (seed 29's voter back,
+    /// "…, Hyderabad, Telangana" against a top-right cut) that ends with its state lost
+    /// nothing off its end. Must-fail: one that ends otherwise, one whose earlier line
+    /// reaches into the cut (a word may be lost at that line's end), a cut on the left
+    /// (it takes lines' starts), a field that is no place.
+    #[test]
+    fn a_place_ending_with_its_state_at_a_right_cut_is_whole() {
+        let scan = on_glared_card(cccd_front_scan(None), [0, 0, 0, 0]);
+        let address = |value: &str| PrintedField { field: "address", value: value.into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
+        let right_cut = [1200.0, 0.0, 150.0, 200.0];
+        let at_cut = TextBox { x: 63, y: 76, width: 1066, height: 39 };
+        let clear = TextBox { x: 63, y: 300, width: 400, height: 39 };
+        assert!(ends_whole_at_cut(&scan, &address("House No. 199, Main Road, Ameerpet, Hyderabad, Telangana"), &[at_cut], right_cut));
+        assert!(ends_whole_at_cut(&scan, &address("Flat 2, Main Road, Hyderabad, Telangana"), &[clear, at_cut], right_cut));
+        assert!(!ends_whole_at_cut(&scan, &address("House No. 199, Main Road, Ameerpet, Hyderabad"), &[at_cut], right_cut));
+        assert!(!ends_whole_at_cut(&scan, &address("Flat 2, Main Road, Hyderabad, Telangana"), &[at_cut, clear], right_cut), "an earlier line at the cut");
+        assert!(!ends_whole_at_cut(&scan, &address("House No. 199, Main Road, Ameerpet, Hyderabad, Telangana"), &[at_cut], [0.0, 0.0, 150.0, 200.0]), "a left cut");
+        let name = PrintedField { field: "name", ..address("Telangana") };
+        assert!(!ends_whole_at_cut(&scan, &name, &[at_cut], right_cut), "no place");
     }
 
     /// A printed date of birth (or of issue) after the request's year is a misread, no
