@@ -1568,6 +1568,11 @@ const RIM_PUNCH_PLAIN: f32 = 8.0;
 /// Share of the rays from its centre on which a punch's rim is found (a rise to the
 /// page's brightness) ...
 const RIM_PUNCH_RAYS: f32 = 0.95;
+/// How many candidate disks, the most contrasted first, [`punch_by_its_rim`] tests for a
+/// rim: a punch beside print or the portrait stands less contrasted than dark patches of
+/// the portrait and the print (seed 27's passport page: its punch past the twelfth), and
+/// each test is only 48 rays.
+const RIM_PUNCH_TRIES: usize = 64;
 /// ... and most median distance of the rim's points from the circle fitted to them, as a
 /// share of its radius: a punch is round. On the independent set's passports and PANs on
 /// white paper: punches 0-1 %; a ghost portrait's head and shoulders, round on most
@@ -1578,14 +1583,18 @@ const RIM_PUNCH_ROUNDNESS: f32 = 0.02;
 /// where the table seen through a punch is the page's own colour (a passport's pale page
 /// on white paper: the table-colour masks of [`hole_share`] cover the page as much as
 /// the punch), the punch still shows as a plain disk darker than the page around it (the
-/// card's thickness shades the table under it), with a round rim. Candidates: plain
-/// middles ([`RIM_PUNCH_PLAIN`]) at least [`RIM_PUNCH_CONTRAST`] darker than a plain ring
-/// around them, for each punch size ([`RIM_PUNCH_DIAMETERS_MM`], the card's width taken
-/// as ID-1's or a passport page's by its aspect), in boxes from summed-area tables; each
-/// confirmed by its rim: on 48 rays from the centre, the steepest rise between half and
-/// one and a half radii, where the ray rises by 8 levels or more, on
-/// [`RIM_PUNCH_RAYS`] of the rays, the points within [`RIM_PUNCH_ROUNDNESS`] of a
-/// circle of a punch's size. The most contrasted such disk, or `None`.
+/// card's thickness shades the table under it), with a round rim. Candidates: middles
+/// plain once their slope is taken away ([`RIM_PUNCH_PLAIN`]: the shade falls from one
+/// side) at least [`RIM_PUNCH_CONTRAST`] darker than the page around them, judged by
+/// the second brightest of the four sides of a ring around them, the two brightest
+/// plain (print or the portrait beside a punch darkens the others), for each punch size
+/// ([`RIM_PUNCH_DIAMETERS_MM`], the card's width taken as ID-1's or a passport page's by
+/// its aspect), in boxes from summed-area tables; the [`RIM_PUNCH_TRIES`] most
+/// contrasted, one per place and size, each confirmed by its rim: on 48 rays from the
+/// centre, the steepest rise between half and one and a half radii, where the ray
+/// rises across it by 8 levels or more, on [`RIM_PUNCH_RAYS`] of the rays, the points
+/// within [`RIM_PUNCH_ROUNDNESS`] of a circle of a punch's size. The most contrasted
+/// such disk, or `None`.
 fn punch_by_its_rim(card: &RgbImage) -> Option<(f32, f32, f32)> {
     let (w, h) = (card.width() as usize, card.height() as usize);
     if w < 64 || h < 64 || card.as_raw().len() < w * h * 3 {
@@ -1606,25 +1615,62 @@ fn punch_by_its_rim(card: &RgbImage) -> Option<(f32, f32, f32)> {
             sum / ((x1 - x0 + 1) * (y1 - y0 + 1)) as f32
         })
         .collect();
-    // Summed-area tables of the grey and its square, (w + 1) x (h + 1).
+    // Summed-area tables of the grey, its square, and its moments along x and y,
+    // (w + 1) x (h + 1).
     let mut sat = vec![0f64; (w + 1) * (h + 1)];
     let mut sat2 = vec![0f64; (w + 1) * (h + 1)];
+    let mut sat_x = vec![0f64; (w + 1) * (h + 1)];
+    let mut sat_y = vec![0f64; (w + 1) * (h + 1)];
     for y in 0..h {
-        let (mut row, mut row2) = (0f64, 0f64);
+        let (mut row, mut row2, mut row_x, mut row_y) = (0f64, 0f64, 0f64, 0f64);
         for x in 0..w {
             let v = f64::from(gray[y * w + x]);
             row += v;
             row2 += v * v;
-            sat[(y + 1) * (w + 1) + x + 1] = sat[y * (w + 1) + x + 1] + row;
-            sat2[(y + 1) * (w + 1) + x + 1] = sat2[y * (w + 1) + x + 1] + row2;
+            row_x += x as f64 * v;
+            row_y += y as f64 * v;
+            let (here, above) = ((y + 1) * (w + 1) + x + 1, y * (w + 1) + x + 1);
+            sat[here] = sat[above] + row;
+            sat2[here] = sat2[above] + row2;
+            sat_x[here] = sat_x[above] + row_x;
+            sat_y[here] = sat_y[above] + row_y;
         }
     }
+    // Sum over the pixels [x0, x1) x [y0, y1).
+    let rect_sum = |t: &[f64], x0: usize, y0: usize, x1: usize, y1: usize| {
+        let at = |xx: usize, yy: usize| t[yy * (w + 1) + xx];
+        at(x1, y1) - at(x0, y1) - at(x1, y0) + at(x0, y0)
+    };
+    let box_sum = |t: &[f64], x: usize, y: usize, a: usize| rect_sum(t, x - a, y - a, x + a + 1, y + a + 1);
+    // Mean and variance of each of the four sides of the ring between half-sides `a`
+    // (exclusive) and `b` (inclusive) about (x, y): top, bottom, left, right.
+    let sides = |x: usize, y: usize, a: usize, b: usize| -> [(f64, f64); 4] {
+        let stats = |x0: usize, y0: usize, x1: usize, y1: usize| {
+            let n = ((x1 - x0) * (y1 - y0)).max(1) as f64;
+            let m = rect_sum(&sat, x0, y0, x1, y1) / n;
+            (m, rect_sum(&sat2, x0, y0, x1, y1) / n - m * m)
+        };
+        [
+            stats(x - b, y - b, x + b + 1, y - a),
+            stats(x - b, y + a + 1, x + b + 1, y + b + 1),
+            stats(x - b, y - a, x - a, y + a + 1),
+            stats(x + a + 1, y - a, x + b + 1, y + a + 1),
+        ]
+    };
     // Sum, sum of squares and count over the box of half-side `a` about (x, y).
-    let boxed = |x: usize, y: usize, a: usize| -> (f64, f64, f64) {
-        let (x0, y0, x1, y1) = (x - a, y - a, x + a + 1, y + a + 1);
-        let at = |t: &[f64], xx: usize, yy: usize| t[yy * (w + 1) + xx];
-        let sum = |t: &[f64]| at(t, x1, y1) - at(t, x0, y1) - at(t, x1, y0) + at(t, x0, y0);
-        (sum(&sat), sum(&sat2), ((2 * a + 1) * (2 * a + 1)) as f64)
+    let boxed = |x: usize, y: usize, a: usize| -> (f64, f64, f64) { (box_sum(&sat, x, y, a), box_sum(&sat2, x, y, a), ((2 * a + 1) * (2 * a + 1)) as f64) };
+    // The variance left over the same box once the plane fitted to it is taken away: the
+    // table seen through a punch is shaded from one side toward the rim (the card's
+    // thickness), a smooth slope, not print.
+    let unsloped_variance = |x: usize, y: usize, a: usize| -> f64 {
+        let (s, s2, n) = boxed(x, y, a);
+        let mean = s / n;
+        let side = (2 * a + 1) as f64;
+        // Σu² over the box, u the offset from its middle along one axis.
+        let suu = side * (a as f64) * (a as f64 + 1.0) * side / 3.0;
+        let (sx, sy) = (box_sum(&sat_x, x, y, a) - x as f64 * s, box_sum(&sat_y, x, y, a) - y as f64 * s);
+        let (bx, by) = (sx / suu, sy / suu);
+        (s2 / n - mean * mean - (bx * bx + by * by) * suu / n).max(0.0)
     };
     let passport = crate::card_box::nearer_passport(w as f32 / h as f32);
     let px_per_mm = w as f32 / if passport { 125.0 } else { 85.6 };
@@ -1638,15 +1684,16 @@ fn punch_by_its_rim(card: &RgbImage) -> Option<(f32, f32, f32)> {
         while y + ring_out < h {
             let mut x = ring_out;
             while x + ring_out < w {
-                let (s_in, s2_in, n_in) = boxed(x, y, inner);
-                let (s_o, s2_o, n_o) = boxed(x, y, ring_out);
-                let (s_i, s2_i, n_i) = boxed(x, y, ring_in);
-                let (s_r, s2_r, n_r) = (s_o - s_i, s2_o - s2_i, n_o - n_i);
-                let (m_in, m_r) = (s_in / n_in, s_r / n_r);
-                let (v_in, v_r) = (s2_in / n_in - m_in * m_in, s2_r / n_r - m_r * m_r);
-                let contrast = (m_r - m_in) as f32;
+                let (s_in, _, n_in) = boxed(x, y, inner);
+                let m_in = s_in / n_in;
+                // The page around it by the ring's two brightest sides, each plain: print
+                // beside a punch (a line of text above it, a signature or the portrait's
+                // edge beside it: seed 26's voter card) darkens the others.
+                let mut around = sides(x, y, ring_in, ring_out);
+                around.sort_by(|p, q| q.0.total_cmp(&p.0));
                 let plain = RIM_PUNCH_PLAIN * RIM_PUNCH_PLAIN;
-                if contrast >= RIM_PUNCH_CONTRAST && (v_in as f32) <= plain && (v_r as f32) <= plain {
+                let contrast = (around[1].0 - m_in) as f32;
+                if contrast >= RIM_PUNCH_CONTRAST && around[..2].iter().all(|&(_, v)| (v as f32) <= plain) && (unsloped_variance(x, y, inner) as f32) <= plain {
                     candidates.push((contrast, x as f32 + 0.5, y as f32 + 0.5, r));
                 }
                 x += step;
@@ -1657,10 +1704,12 @@ fn punch_by_its_rim(card: &RgbImage) -> Option<(f32, f32, f32)> {
     candidates.sort_by(|a, b| b.0.total_cmp(&a.0));
     let mut tried: Vec<(f32, f32, f32)> = Vec::new();
     for (_, cx, cy, r) in candidates {
-        if tried.len() >= 12 {
+        if tried.len() >= RIM_PUNCH_TRIES {
             break;
         }
-        if tried.iter().any(|&(tx, ty, tr)| (tx - cx).hypot(ty - cy) < tr.max(r)) {
+        // One test per place and size: a smaller disk inside a punch's shaded half stands
+        // more contrasted than the punch's own, and its rim test fails (seeds 26 and 27).
+        if tried.iter().any(|&(tx, ty, tr)| (tx - cx).hypot(ty - cy) < tr.max(r) && (tr - r).abs() < 0.25 * tr.max(r)) {
             continue;
         }
         tried.push((cx, cy, r));
@@ -1696,8 +1745,13 @@ fn round_rim(gray: &[f32], w: usize, h: usize, cx: f32, cy: f32, r: f32) -> Opti
         let t = |i: usize| r * (0.5 + i as f32 / (SAMPLES - 1) as f32);
         let Some(profile) = (0..SAMPLES).map(|i| at(cx + t(i) * dx, cy + t(i) * dy)).collect::<Option<Vec<f32>>>() else { continue };
         rays += 1;
-        let rise = profile[SAMPLES - 8..].iter().sum::<f32>() / 8.0 - profile[..8].iter().sum::<f32>() / 8.0;
         let Some((i, step)) = profile.windows(2).map(|p| p[1] - p[0]).enumerate().max_by(|a, b| a.1.total_cmp(&b.1)) else { continue };
+        // The rise across the rim itself, a tenth of a radius each side of its steepest
+        // step: print beyond the rim (a line of text over the punch, a signature beside
+        // it) may darken the ray's far end, and the table seen through it lightens
+        // toward its middle, away from the rim's shadow.
+        let mean = |p: &[f32]| p.iter().sum::<f32>() / p.len().max(1) as f32;
+        let rise = mean(&profile[i + 1..(i + 9).min(SAMPLES)]) - mean(&profile[i.saturating_sub(7)..=i]);
         if step >= 1.0 && rise >= 8.0 {
             let d = 0.5 * (t(i) + t(i + 1));
             points.push((cx + d * dx, cy + d * dy));
@@ -1706,9 +1760,15 @@ fn round_rim(gray: &[f32], w: usize, h: usize, cx: f32, cy: f32, r: f32) -> Opti
     if rays == 0 || points.len() < 12 || (points.len() as f32) < RIM_PUNCH_RAYS * rays as f32 {
         return None;
     }
-    // The circle x² + y² = 2ax + 2by + c through the points, least squares (Kåsa).
+    let (a, b, radius, median) = kasa_circle(&points)?;
+    (median <= RIM_PUNCH_ROUNDNESS * radius as f32).then_some((a as f32, b as f32, radius as f32))
+}
+
+/// The circle x² + y² = 2ax + 2by + c through `points`, least squares (Kåsa): its
+/// centre, radius and the median distance of the points from it.
+fn kasa_circle(points: &[(f32, f32)]) -> Option<(f64, f64, f64, f32)> {
     let (mut m, mut v) = ([[0f64; 3]; 3], [0f64; 3]);
-    for &(x, y) in &points {
+    for &(x, y) in points {
         let row = [2.0 * f64::from(x), 2.0 * f64::from(y), 1.0];
         let rhs = f64::from(x * x + y * y);
         for i in 0..3 {
@@ -1720,13 +1780,12 @@ fn round_rim(gray: &[f32], w: usize, h: usize, cx: f32, cy: f32, r: f32) -> Opti
     }
     let [a, b, c] = solve3(m, v)?;
     let radius = (c + a * a + b * b).sqrt();
-    if !radius.is_finite() || radius <= 0.0 {
+    if !radius.is_finite() || radius <= 0.0 || points.is_empty() {
         return None;
     }
     let mut off: Vec<f32> = points.iter().map(|&(x, y)| ((f64::from(x) - a).hypot(f64::from(y) - b) - radius).abs() as f32).collect();
     off.sort_by(|p, q| p.total_cmp(q));
-    let median = off[off.len() / 2];
-    (median <= RIM_PUNCH_ROUNDNESS * radius as f32).then_some((a as f32, b as f32, radius as f32))
+    Some((a, b, radius, off[off.len() / 2]))
 }
 
 /// Solves the 3x3 system `m x = v` (Cramer's rule); `None` when it is singular.
@@ -1971,6 +2030,42 @@ mod tests {
         assert_eq!(punch_by_its_rim(&page_with(None)), None, "the ghost portrait is no punch");
         assert_eq!(punch_by_its_rim(&page_with(Some((600.0, 300.0, 16.0, 22.0, false)))), None, "16 mm is no punch");
         assert_eq!(punch_by_its_rim(&page_with(Some((600.0, 300.0, 6.0, 22.0, true)))), None, "print inside");
+    }
+
+    /// A punch shaded from one side (the card's thickness: the table under it from 75
+    /// to 15 levels under the page, left to right) with print above and left of it
+    /// (seed 26's voter card on white paper) is found: its middle is plain once its slope
+    /// is taken away, and the page around it is judged by the ring's brightest sides.
+    /// Must-fail: the same shaded disk drawn as an ellipse (a third wider than high) is
+    /// no punch; nor is the shaded slope with print in it.
+    #[test]
+    fn a_shaded_punch_beside_print_is_found_by_its_rim() {
+        let ppm = 1200.0 / 85.6;
+        let (px, py, r) = (600.0f32, 300.0f32, 0.5 * 6.5 * ppm);
+        let card = |stretch: f32, printed: bool| {
+            RgbImage::from_fn(1200, 757, |x, y| {
+                let (xf, yf) = (x as f32 + 0.5, y as f32 + 0.5);
+                let mut v = 230.0 + 2.0 * ((x * 7 + y * 13) % 5) as f32 / 4.0;
+                // Print 1.5-1.6 radii above the punch's middle and left of it: in the
+                // ring around it, past the rim's rays.
+                let above = (py - 1.6 * r..py - 1.5 * r).contains(&yf) && x % 12 < 6;
+                let left = (px - 1.6 * r..px - 1.5 * r).contains(&xf) && y % 12 < 6;
+                if above || left {
+                    v = 40.0;
+                }
+                if ((xf - px) / (r * stretch)).hypot((yf - py) / r) <= 1.0 {
+                    v = 185.0 + 30.0 * (xf - px) / (r * stretch);
+                    if printed && x % 9 < 3 {
+                        v = 60.0;
+                    }
+                }
+                image::Rgb([v as u8; 3])
+            })
+        };
+        let Some((x, y, found)) = punch_by_its_rim(&card(1.0, false)) else { panic!("no punch found") };
+        assert!((x - px).abs() < 3.0 && (y - py).abs() < 3.0 && (found / r - 1.0).abs() < 0.15, "({x}, {y}) r {found} for {r}");
+        assert_eq!(punch_by_its_rim(&card(1.33, false)), None, "an ellipse");
+        assert_eq!(punch_by_its_rim(&card(1.0, true)), None, "print inside");
     }
 
     const W: u32 = 1200;

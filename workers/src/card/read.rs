@@ -508,7 +508,7 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     // in it (seed 28's voter back: its saturated region the whole card, the paper "away
     // from it" nowhere): judged as a card overexposed all over.
     let card_glare = card_glare.filter(|&spot| {
-        let whole = scan.flat.as_ref().is_some_and(|card| box_area(spot) >= OVEREXPOSED_SPOT_SHARE * (card.width() * card.height()) as f32);
+        let whole = scan.flat.as_ref().is_some_and(|card| box_area(spot) >= OVEREXPOSED_CARD_SPOT_SHARE * (card.width() * card.height()) as f32);
         !(whole && scan.sanity.as_ref().is_some_and(|judged| idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5))
     });
     let glared = match (card_glare, scan.flat.as_ref(), scan.sanity.as_ref(), overexposed_photo(scan)) {
@@ -946,11 +946,18 @@ fn box_area([x0, y0, x1, y1]: [f32; 4]) -> f32 {
     (x1 - x0).max(0.0) * (y1 - y0).max(0.0)
 }
 
-/// Share of a whole photo's (or a found card's) area from which its largest saturated
-/// region is the photo's overexposure rather than a glare spot ([`overexposed_photo`],
-/// [`refused_printed`]): a reflection saturates at most a third of a card, which fills
-/// at most four fifths of a photo's width.
+/// Share of a whole photo's area from which its largest saturated region is the
+/// photo's overexposure rather than a glare spot ([`overexposed_photo`]): a reflection
+/// saturates at most a third of a card, which fills at most four fifths of a photo's
+/// width.
 const OVEREXPOSED_SPOT_SHARE: f32 = 0.5;
+
+/// Share of a found card's area from which its saturated region's box is the card's
+/// overexposure rather than a glare spot ([`refused_printed`]): an exposure blown all
+/// over saturates the card edge to edge (seed 28's voter back: 98 % of it); a broad
+/// reflection fading across it covers less (seed 25's Aadhaar: 70 %, the holder's
+/// first name washed grey at its edge), and is judged as a spot.
+const OVEREXPOSED_CARD_SPOT_SHARE: f32 = 0.9;
 
 /// Where print may be washed out by glare (the pixels of the page OCR read): a glare
 /// spot grown by three quarters of its half-size each way. A reflection fades out: the
@@ -1080,6 +1087,13 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
                 (0.0..=2.5 * h).contains(&gap) && (above.bbox.x as f32 - x0).abs() <= h / 2.0
             });
         let aligned = under_margin || starts.iter().any(|&s| (x0 - s).abs() <= h);
+        // A stroke or bracket read right before it (") Rani Ansari" for "Bhavana Rani
+        // Ansari", seed 25, the first name washed grey at a reflection's edge): what
+        // glare left of a word, as after it. A label's colon or slash is a label's.
+        let mark_before = j.checked_sub(1).and_then(|p| line.text.split(' ').nth(p)).is_some_and(|w| !w.is_empty() && w.chars().all(|c| FADED_WORD_MARKS.contains(&c)));
+        if mark_before {
+            return false;
+        }
         match before {
             Some(b) if x0 - b <= h => {}
             Some(b) => zones.push(([b, top, x0, bottom], vec![first.bbox])),
@@ -1144,6 +1158,10 @@ fn between_checked_characters(card_type: &str, f: &CardField) -> bool {
 /// What the strokes left of a word faded by glare are read as, glued to the word before
 /// them ([`glare_took_nothing`]): no value printed on a card ends with one.
 const STROKE_MARKS: [char; 7] = ['|', '\\', '/', '!', '_', '~', '¦'];
+
+/// What a word faded by glare before a value is read as, standing alone
+/// ([`glare_took_nothing`]): strokes and brackets, not a label's colon, slash or dash.
+const FADED_WORD_MARKS: [char; 12] = ['|', '\\', '!', '_', '~', '¦', '(', ')', '[', ']', '{', '}'];
 
 /// How a card was lit too bright, for [`glare_took_nothing`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -2049,6 +2067,8 @@ mod print_tests {
         };
         assert_eq!(with_spot([0.0, 8.0, 1192.0, 752.0]), Some("Nguyễn Văn An".into()));
         assert_eq!(with_spot([560.0, 200.0, 960.0, 500.0]), None, "a spot beside the name");
+        // A broad reflection across 70 % of the card (seed 25's Aadhaar) is a spot too.
+        assert_eq!(with_spot([0.0, 176.0, 1200.0, 704.0]), None, "a broad reflection");
     }
 
     /// A two-line Indian address with glare washing the paper out after its second line
@@ -2168,6 +2188,12 @@ mod print_tests {
         // Faded print left of the value (the card's edge, a table's sliver): refused,
         // unless the value starts at the margin of its label right above it (a PAN's
         // father's name under "Father's Name", seed 29), which says nothing was lost there.
+        // A bracket read right before it (") Rani Ansari" for "Bhavana Rani Ansari", seed
+        // 25): what glare left of a word; a label's colon there is the label's.
+        for (mark, given) in [(")", false), ("|", false), (":", true), ("/", true)] {
+            let marked = worded_line(&[(mark, 270), ("ARJUN", 300), ("KUMAR", 420)], 376);
+            assert_eq!(judge(&card_with(&[(300, 390, 12), (420, 510, 12)]), &marked), given, "{mark}");
+        }
         let speck = card_with(&[(240, 280, 150), (300, 390, 12), (420, 510, 12)]);
         assert!(!judge(&speck, &line), "faded print before it");
         let label = worded_line(&[("Name", 300)], 330);
