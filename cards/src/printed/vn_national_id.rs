@@ -1436,6 +1436,18 @@ mod tests {
 
     /// A letter with a mark Vietnamese does not write on it is a misread: the place is not
     /// given (the independent card set's seed 7, a dark CCCD: "Hoäng Đạo" for "Hoằng Đạo").
+    /// A chip card's front as seed 29's were read: its header and name rows (boxes as
+    /// the page gave them), then `rows`.
+    fn chip_front_headed(rows: &[(&str, u32, u32, u32, u32)]) -> Vec<TextLine> {
+        let head = [
+            ("CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", 313, 933, 29, 61),
+            ("CĂN CƯỚC CÔNG DÂN", 370, 878, 182, 223),
+            ("Họ và tên / Full name:", 322, 535, 357, 377),
+            ("DƯƠNG THỊ THỦY", 350, 637, 386, 420),
+        ];
+        boxed(&head.iter().chain(rows).copied().collect::<Vec<_>>())
+    }
+
     /// The independent set's seed 29 chip card, punched beside the residence's label: the
     /// punch's rim read as a sign before it stretched that line's box up above the place
     /// of origin's line. Lines under a label are taken by their middles, so the place is
@@ -1444,12 +1456,7 @@ mod tests {
     #[test]
     fn a_line_a_mark_stretched_upwards_stands_where_its_middle_is() {
         let page = |place: (u32, u32)| {
-            boxed(&[
-                ("CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", 313, 933, 29, 61),
-                ("CĂN CƯỚC CÔNG DÂN", 370, 878, 182, 223),
-                ("Số / No.: 089162424285", 323, 725, 301, 334),
-                ("Họ và tên / Full name:", 322, 535, 357, 377),
-                ("DƯƠNG THỊ THỦY", 350, 637, 386, 420),
+            chip_front_headed(&[
                 ("Ngày sinh / Date of birth: 02/09/1962", 322, 706, 435, 460),
                 ("Giới tính / Sex: Nữ Quốc tịch / Nationality: Việt Nam", 322, 1023, 474, 500),
                 ("Quê quán / Place of origin:", 322, 579, 517, 540),
@@ -1471,11 +1478,7 @@ mod tests {
     #[test]
     fn a_speck_left_of_the_column_before_a_place_is_no_part_of_it() {
         let page = |place: &str, x: u32| {
-            boxed(&[
-                ("CỘNG HÒA XÃ HỘI CHỦ NGHĨA VIỆT NAM", 313, 933, 29, 61),
-                ("CĂN CƯỚC CÔNG DÂN", 370, 878, 182, 223),
-                ("Họ và tên / Full name:", 322, 535, 357, 377),
-                ("DƯƠNG THỊ THỦY", 350, 637, 386, 420),
+            chip_front_headed(&[
                 ("Quê quán / Place of origin:", 320, 594, 516, 540),
                 (place, x, 793, 549, 577),
                 ("Nơi thường trú / Place of residence: Số 113 Hai Bà Trưng,", 321, 989, 581, 614),
