@@ -531,7 +531,10 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     let value_boxes = || if f.field == "gender" { gender_word_boxes(&f.value, &source) } else { value_boxes(&f.value, &source) };
     let cut = hole.is_some_and(|h| value_boxes().iter().chain(word_before_value(&f.value, &source).as_ref()).any(|b| crosses_disk(b, h)))
         || glared
-        || corner.is_some_and(|c| value_boxes().iter().any(|b| reaches_into(b, c)) && !starts_at_margin_clear_of_cut(scan.sanity.as_ref(), &f.value, &source, lines) && !ends_whole_at_cut(scan, f, &value_boxes(), c))
+        || corner.is_some_and(|c| {
+            let boxes = value_boxes();
+            boxes.iter().any(|b| reaches_into(b, c)) && !starts_at_margin_clear_of_cut(scan.sanity.as_ref(), &f.value, &source, lines) && !ends_whole_at_cut(scan, f, &boxes, c)
+        })
         || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source))
         || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some() || crossed_after(&f.value, l)))
         || (f.lines.len() > 1 && gap_in_lines(&f.value, &source));
