@@ -191,6 +191,55 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     out
 }
 
+/// Whether a passport's date of expiry follows from its date of issue as India prints
+/// them (`DD/MM/YYYY` both): valid ten years (an adult's passport) or five (a minor's),
+/// to the day before the anniversary of issue (issued 06/08/2023, expires 05/08/2033).
+/// An issue on 29 February has its anniversary on 28 February or 1 March of a common
+/// year; both are taken. The card worker makes a printed date of issue that a zone's
+/// checked expiry follows from so `SURE` (`crate::merge`'s strong check): the zone's
+/// check digit vouches for the expiry, and a misread date of issue that still lands on
+/// the day, month and year this rule asks is far rarer than one misread alike twice.
+/// A passport issued for another term (a short-validity one) simply gains nothing.
+pub fn expiry_follows_issue(issue: &str, expiry: &str) -> bool {
+    let parse = |s: &str| {
+        let mut parts = s.split('/');
+        let (d, m, y) = (parts.next()?, parts.next()?, parts.next()?);
+        parts.next().is_none().then(|| crate::checked_date(d, m, y)).flatten()
+    };
+    let (Some((id, im, iy)), Some((ed, em, ey))) = (parse(issue), parse(expiry)) else { return false };
+    // The day after the expiry: the anniversary of issue.
+    let day_after = match crate::checked_date(&(ed + 1).to_string(), &em.to_string(), &ey.to_string()) {
+        Some(next) => next,
+        None if em == 12 => (1, 1, ey + 1),
+        None => (1, em + 1, ey),
+    };
+    [5, 10].iter().any(|years| {
+        let y = iy + years;
+        let anniversaries: &[(u32, u32)] = if (id, im) == (29, 2) && crate::checked_date("29", "2", &y.to_string()).is_none() { &[(28, 2), (1, 3)] } else { &[(id, im)] };
+        anniversaries.iter().any(|&(d, m)| day_after == (d, m, y))
+    })
+}
+
+/// The one date printed on the page that `expiry` follows from as a date of issue
+/// ([`expiry_follows_issue`]), in any of `lines`, whatever label it was read under or
+/// none: a blurred page loses its small labels first and keeps its larger dates ("14/08/2020
+/// 13/08/2030" read whole under labels read as "Ser ae —", the independent set's seed 26),
+/// and no other date on a data page stands so to its expiry (a date of birth is decades
+/// earlier, the expiry itself is no anniversary of itself). `None` where none does or
+/// two different ones do.
+pub fn issue_date_for_expiry<'a>(lines: impl IntoIterator<Item = &'a str>, expiry: &str) -> Option<String> {
+    let mut found: Option<String> = None;
+    for date in lines.into_iter().flat_map(super::extract_dates) {
+        if expiry_follows_issue(&date, expiry) {
+            match &found {
+                Some(f) if *f != date => return None,
+                _ => found = Some(date),
+            }
+        }
+    }
+    found
+}
+
 /// Whether a row holds, after its first date, a word of four digits or more: what is
 /// left of a second date whose day and month were lost ("09/10/2019 2029").
 fn date_remnant_after_first_date(row: &str) -> bool {
@@ -523,6 +572,39 @@ mod tests {
         page[17] = "09/01/2025";
         let f = parse_printed("in.passport", Side::Front, &lines(&page));
         assert_eq!(value(&f, "expiry_date"), Some("09/01/2025"));
+    }
+
+    /// Ten years or five, to the day before the anniversary of issue; must-fail twins:
+    /// the anniversary itself, a day off, another term, a date that does not exist.
+    #[test]
+    fn an_expiry_follows_from_its_issue_as_india_prints_it() {
+        assert!(expiry_follows_issue("06/08/2023", "05/08/2033"));
+        assert!(expiry_follows_issue("06/08/2023", "05/08/2028"));
+        assert!(expiry_follows_issue("01/01/2015", "31/12/2024"));
+        assert!(expiry_follows_issue("01/03/2015", "28/02/2025"));
+        assert!(!expiry_follows_issue("01/03/2014", "28/02/2024"));
+        assert!(expiry_follows_issue("01/03/2015", "29/02/2020"));
+        assert!(expiry_follows_issue("29/02/2016", "27/02/2026"));
+        assert!(expiry_follows_issue("29/02/2016", "28/02/2026"));
+        assert!(!expiry_follows_issue("06/08/2023", "06/08/2033"));
+        assert!(!expiry_follows_issue("06/08/2023", "04/08/2033"));
+        assert!(!expiry_follows_issue("06/08/2023", "05/08/2032"));
+        assert!(!expiry_follows_issue("06/08/2027", "05/08/2033"));
+        assert!(!expiry_follows_issue("06/09/2023", "05/08/2033"));
+        assert!(!expiry_follows_issue("31/02/2023", "30/02/2033"));
+        assert!(!expiry_follows_issue("06/08/2023", "05/08/2033 "));
+        assert!(!expiry_follows_issue("", "05/08/2033"));
+    }
+
+    /// A date of issue found by its expiry where no label was read; must-fail twins: no
+    /// date that stands so, two that do.
+    #[test]
+    fn a_date_of_issue_is_found_by_its_expiry_without_its_label() {
+        let page = ["Ser ae —", "14/08/2020 13/08/2030", "P<INDTHAKUR<<DIVYA<<<<<<<<<<<<<<<<<<<<<<<<<<", "INDIAN ne F 24/12/1965"];
+        assert_eq!(issue_date_for_expiry(page, "13/08/2030").as_deref(), Some("14/08/2020"));
+        assert_eq!(issue_date_for_expiry(page, "13/08/2031"), None);
+        assert_eq!(issue_date_for_expiry(["14/08/2020 13/08/2030", "14/08/2020"], "13/08/2030").as_deref(), Some("14/08/2020"));
+        assert_eq!(issue_date_for_expiry(["14/08/2020 13/08/2030", "14/08/2025"], "13/08/2030"), None);
     }
 
     #[test]

@@ -45,6 +45,7 @@ mod unicode;
 mod vn_national_id;
 
 pub use in_pan::printed_pan;
+pub use in_passport::{expiry_follows_issue, issue_date_for_expiry};
 pub use unicode::{fold, nfc};
 pub use vn_national_id::{cccd_consistency, CccdConsistency};
 
