@@ -201,12 +201,7 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
 /// the day, month and year this rule asks is far rarer than one misread alike twice.
 /// A passport issued for another term (a short-validity one) simply gains nothing.
 pub fn expiry_follows_issue(issue: &str, expiry: &str) -> bool {
-    let parse = |s: &str| {
-        let mut parts = s.split('/');
-        let (d, m, y) = (parts.next()?, parts.next()?, parts.next()?);
-        parts.next().is_none().then(|| crate::checked_date(d, m, y)).flatten()
-    };
-    let (Some((id, im, iy)), Some((ed, em, ey))) = (parse(issue), parse(expiry)) else { return false };
+    let (Some((id, im, iy)), Some((ed, em, ey))) = (super::day_month_year(issue), super::day_month_year(expiry)) else { return false };
     // The day after the expiry: the anniversary of issue.
     let day_after = match crate::checked_date(&(ed + 1).to_string(), &em.to_string(), &ey.to_string()) {
         Some(next) => next,

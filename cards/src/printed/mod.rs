@@ -1432,6 +1432,14 @@ fn date_slots(s: &str) -> Vec<Option<String>> {
     out
 }
 
+/// The day, month and year of a date written as the service writes dates
+/// (`DD/MM/YYYY`, [`extract_date`]'s form), when that day exists.
+pub fn day_month_year(date: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = date.split('/');
+    let (d, m, y) = (parts.next()?, parts.next()?, parts.next()?);
+    parts.next().is_none().then(|| crate::checked_date(d, m, y)).flatten()
+}
+
 /// The first date in `s` (see [`extract_dates`]).
 pub fn extract_date(s: &str) -> Option<String> {
     extract_dates(s).into_iter().next()

@@ -1491,11 +1491,7 @@ fn issue_dates_vouched_by_expiry(card_type: &str, readings: &mut Vec<Reading>, p
     // A printed date of issue on or after the checked expiry is no date of issue: another
     // date taken under its label (the expiry beside it, where a punch took the date of
     // issue: "04/11/2024" for 05/11/2014, the independent set's seed 24).
-    let day_order = |d: &str| {
-        let mut parts = d.split('/').map(|p| p.parse::<u32>().ok());
-        let (day, month, year) = (parts.next()??, parts.next()??, parts.next()??);
-        Some((year, month, day))
-    };
+    let day_order = |d: &str| idv_cards::printed::day_month_year(d).map(|(day, month, year)| (year, month, day));
     readings.retain(|r| {
         !(r.source == Source::Printed && r.field == "issue_date" && checked_expiries.iter().any(|e| day_order(&r.value).zip(day_order(e)).is_some_and(|(issue, expiry)| issue >= expiry)))
     });
