@@ -15,13 +15,20 @@
 //! characters too short or too long is fitted by lengthening or shortening its **last**
 //! run of two or more `<` (in every ICAO layout the last run is filler before the end of
 //! the line or before its final check digits, so fields before it keep their positions,
-//! and a fitted line 2 is still judged by its check digits). A line one or two
-//! characters too long is also tried without its first ones (a stray mark left of the
-//! zone read as a letter), as a second candidate the check digits judge; the fillers'
-//! fit wins ties. A first line one character too long drops instead, of its first six,
-//! the first whose removal leaves the issuing state the second line's nationality (a
-//! letter read into the header, which no check digit covers). Such a zone says
-//! `fillers_adjusted`.
+//! and a fitted line 2 is still judged by its check digits). A line that ends in fillers
+//! may lack up to [`MAX_END_LOSS`] (a cut corner or glare took its end, final check
+//! digits included, and those checks fail): it is taken where the check digits wholly
+//! within what was read pass, and a line of names, which no digit checks, keeps no
+//! names ([`fit_line`]). Other readings of a
+//! line are candidates too, judged by the check digits like the fit, which wins ties: a
+//! line one or two characters too long without its first ones (a stray mark left of the
+//! zone read as a letter) or without its last ones (a speck after it); a line shorter
+//! than the zone's without its first one or two, fitted (a stray mark before a line that
+//! also lost its end). A first line one character too long drops instead, of its first
+//! six, the first whose removal leaves the issuing state the second line's nationality
+//! (a letter read into the header, which no check digit covers; a letter, not a digit,
+//! opens the document code). Every combination of the lines' readings is a candidate.
+//! Such a zone says `fillers_adjusted`.
 //!
 //! # Reading ([`read_zone`])
 //!
@@ -54,6 +61,12 @@ pub const MRZ_LANG: &str = "mrz";
 pub const FALLBACK_LANG: &str = "eng";
 /// Characters a line may be off by and still be fitted to its length (module doc).
 pub const MAX_FILLER_FIX: usize = 2;
+/// How many characters a line that ends in fillers may lack and still be fitted (module
+/// doc): a corner cut off a passport page took the end of its zone (the independent
+/// set's seed 31: line 2 read 41 characters, its personal number's last fillers and both
+/// final check digits gone; the document number's, the birth date's and the expiry's
+/// digits whole).
+pub const MAX_END_LOSS: usize = 5;
 /// (line length, lines) of TD3, TD2, TD1.
 pub const FORMATS: [(usize, usize); 3] = [(44, 2), (36, 2), (30, 3)];
 
@@ -105,6 +118,61 @@ pub fn fit(line: &str, width: usize) -> Option<(String, bool)> {
     Some((fitted, true))
 }
 
+/// Line `index` of a zone of `count` lines `width` wide fitted as [`fit`] does, or, where
+/// that fails, as a line that lost its end (module doc, [`MAX_END_LOSS`]): it ends in
+/// fillers, lacks at most that many characters, and is filled with fillers to its width.
+/// Such a line is taken only where what is left can be judged: the check digits wholly
+/// within what was read pass (a glare that took characters inside the line and left its
+/// filler end looks the same, "GR7563L<<…" for "GR7563090…", and fails them); a line of
+/// names, which no digit checks (glare took "H<CHA" of "RAJESH<CHANDRA" and the line
+/// still ended in fillers), keeps its header and loses its names (no name is given from
+/// it).
+fn fit_line(line: &str, width: usize, count: usize, index: usize) -> Option<(String, bool)> {
+    if let Some(fitted) = fit(line, width) {
+        return Some(fitted);
+    }
+    let len = line.len();
+    if len >= width || width - len > MAX_END_LOSS || !line.ends_with("<<") {
+        return None;
+    }
+    let filled = format!("{line}{}", "<".repeat(width - len));
+    // Where each line's names start (TD1: the third line; TD2, TD3: the first, after its
+    // type and state), and where each line's check digits stand (`(field, digit)`).
+    let names_from = match (count, index) {
+        (3, 2) => Some(0),
+        (2, 0) => Some(5),
+        _ => None,
+    };
+    if let Some(from) = names_from {
+        return Some((format!("{}{}", &filled[..from], "<".repeat(width - from)), true));
+    }
+    let checks: &[(std::ops::Range<usize>, usize)] = match (count, index) {
+        (3, 0) => &[(5..14, 14)],
+        (3, 1) => &[(0..6, 6), (8..14, 14)],
+        (2, 1) => &[(0..9, 9), (13..19, 19), (21..27, 27)],
+        _ => &[],
+    };
+    let judged = checks.iter().filter(|(_, digit)| *digit < len).collect::<Vec<_>>();
+    let passes = |field: &std::ops::Range<usize>, digit: usize| filled.get(field.clone()).zip(filled.as_bytes().get(digit)).is_some_and(|(f, &d)| d.is_ascii_digit() && icao_check_digit(f) == Some(d - b'0'));
+    (!judged.is_empty() && judged.iter().all(|(field, digit)| passes(field, *digit))).then_some((filled, true))
+}
+
+/// ICAO 9303's check digit of `field` (weights 7, 3, 1; `<` 0, digits their value,
+/// letters 10-35); `None` for a character outside the zone's alphabet.
+fn icao_check_digit(field: &str) -> Option<u8> {
+    let mut sum = 0u32;
+    for (i, c) in field.bytes().enumerate() {
+        let v = match c {
+            b'<' => 0,
+            b'0'..=b'9' => u32::from(c - b'0'),
+            b'A'..=b'Z' => u32::from(c - b'A') + 10,
+            _ => return None,
+        };
+        sum += v * [7, 3, 1][i % 3];
+    }
+    Some((sum % 10) as u8)
+}
+
 /// Zones among `lines` (module doc), the lowest first.
 pub fn find_zones(lines: &[OcrLine]) -> Vec<ZoneCandidate> {
     let mut sorted: Vec<&OcrLine> = lines.iter().filter(|l| l.bbox.height > 0).collect();
@@ -119,7 +187,7 @@ pub fn find_zones(lines: &[OcrLine]) -> Vec<ZoneCandidate> {
                 if i > 0 && !stacked(window[i - 1], window[i]) {
                     break;
                 }
-                match line.as_deref().and_then(|l| fit(l, width)) {
+                match line.as_deref().and_then(|l| fit_line(l, width, count, i)) {
                     Some(f) => fitted.push(f),
                     None => break,
                 }
@@ -140,22 +208,57 @@ pub fn find_zones(lines: &[OcrLine]) -> Vec<ZoneCandidate> {
             // "NDN"): the character dropped is the first one, from the line's start on,
             // that leaves the issuing state the nationality the second line gives.
             let nationality = fitted.get(1).and_then(|(l, _)| l.get(if count == 3 { 15..18 } else { 10..13 })).filter(|n| n.bytes().all(|b| b.is_ascii_uppercase()));
-            let without_stray: Vec<(String, bool)> = fitted
+            // A speck after a line's last character is read as one too ("…<<<<<62" for
+            // "…<<<<<6", seed 31's blurred CCCD: the fillers' fit shifts the composite
+            // into the optional data): the line without its last characters is a
+            // candidate of its own. Each line's readings (as fitted, without what leads,
+            // without what trails) are combined with the others', every combination judged
+            // by its check digits (at most three lines of three readings each).
+            let alternatives: Vec<Vec<(String, bool)>> = fitted
                 .iter()
                 .zip(&read)
                 .enumerate()
-                .map(|(i, ((l, a), raw))| match raw.len().checked_sub(width) {
-                    Some(1) if i == 0 => {
-                        let dropped = |p: usize| format!("{}{}", &raw[..p], &raw[p + 1..]);
-                        let in_header = (0..=5).map(dropped).find(|d| nationality.is_some_and(|n| d.get(2..5) == Some(n)));
-                        (in_header.unwrap_or_else(|| raw[1..].to_string()), true)
+                .map(|(i, ((l, a), raw))| {
+                    let mut options = vec![(l.clone(), *a)];
+                    let leading = match raw.len().checked_sub(width) {
+                        Some(1) if i == 0 => {
+                            let dropped = |p: usize| format!("{}{}", &raw[..p], &raw[p + 1..]);
+                            // A document code is letters: "I1DVNM…" loses its 1, not its I
+                            // (either leaves the state VNM).
+                            let keeps_state = |d: &String| nationality.is_some_and(|n| d.get(2..5) == Some(n));
+                            let in_header = (0..=5).map(dropped).filter(keeps_state).min_by_key(|d| !d.starts_with(|c: char| c.is_ascii_uppercase()));
+                            Some(in_header.unwrap_or_else(|| raw[1..].to_string()))
+                        }
+                        Some(extra @ 1..=2) => Some(raw[extra..].to_string()),
+                        _ => None,
+                    };
+                    let trailing = matches!(raw.len().checked_sub(width), Some(1..=2)).then(|| raw[..width].to_string());
+                    for option in [leading, trailing].into_iter().flatten() {
+                        if !options.iter().any(|(o, _)| *o == option) {
+                            options.push((option, true));
+                        }
                     }
-                    Some(extra @ 1..=2) => (raw[extra..].to_string(), true),
-                    _ => (l.clone(), *a),
+                    // A stray mark before a line shorter than the zone's (a line that
+                    // also lost its end: "6V9064075<2IND…" read 42 long, seed 31's cut
+                    // passport): the line without it, fitted.
+                    if raw.len() < width {
+                        for lead in 1..=2 {
+                            if let Some((fitted, _)) = raw.get(lead..).and_then(|rest| fit_line(rest, width, count, i)) {
+                                if !options.iter().any(|(o, _)| *o == fitted) {
+                                    options.push((fitted, true));
+                                }
+                            }
+                        }
+                    }
+                    options
                 })
                 .collect();
-            let stray_candidate = (without_stray != fitted).then_some(without_stray);
-            for lines in std::iter::once(fitted).chain(stray_candidate) {
+            let mut combinations: Vec<Vec<(String, bool)>> = vec![Vec::new()];
+            for options in &alternatives {
+                combinations = combinations.iter().flat_map(|c| options.iter().map(move |o| c.iter().cloned().chain(std::iter::once(o.clone())).collect())).collect();
+            }
+            // The fillers' fit first (it wins ties: `best` keeps the first of equal rank).
+            for lines in combinations {
                 found.push(ZoneCandidate {
                     read: read.clone(),
                     fillers_adjusted: lines.iter().any(|(_, a)| *a),
@@ -868,6 +971,23 @@ mod tests {
         assert_eq!(fit(&short, 44), Some((L2.to_string(), true)));
         // Too far off, or no run of fillers to change.
         assert_eq!(fit(&L1[..41], 44), None);
+        // A line that ends in fillers may have lost its end (a cut corner): up to
+        // MAX_END_LOSS characters, where the check digits read pass; a names line keeps
+        // no names then.
+        // (Seed 31's page, its check digits all passing; `L2`'s do not.)
+        let line2 = format!("V9064075<2IND6912037F2902278{}", "<".repeat(16));
+        let line2_cut = &line2[..41];
+        assert_eq!(fit_line(line2_cut, 44, 2, 1), Some((format!("{line2_cut}<<<"), true)));
+        assert_eq!(fit_line(&line2[..44 - MAX_END_LOSS - 1], 44, 2, 1), None);
+        assert_eq!(fit_line(&line2[..40].replace("<<<<", "<<<5"), 44, 2, 1), None, "not ending in fillers");
+        let inside_lost = line2.replacen("2902278", "29022", 1);
+        assert_eq!(fit_line(&inside_lost[..41], 44, 2, 1), None, "the expiry's digit fails");
+        assert_eq!(fit_line(&L2[..41], 44, 2, 1), None, "the specimen's digits fail");
+        assert_eq!(fit_line(&L1[..41], 44, 2, 0), Some((format!("P<IND{}", "<".repeat(39)), true)));
+        assert_eq!(icao_check_digit("L898902C3"), Some(6));
+        assert_eq!(icao_check_digit("740812"), Some(2));
+        assert_eq!(icao_check_digit("AB<"), Some(((10 * 7 + 11 * 3) % 10) as u8), "letters weigh 10-35");
+        assert_eq!(icao_check_digit("7408a2"), None);
         assert_eq!(fit("ABCDEFGHIJKLMNOPQRSTUVWXYZ012", 30), None);
         assert_eq!(fit("ABCDEFGHIJKLMNOPQRSTUVWXYZ0<12", 30), Some(("ABCDEFGHIJKLMNOPQRSTUVWXYZ0<12".into(), false)));
         // A single `<` (a separator) is never the run changed.
@@ -903,13 +1023,46 @@ mod tests {
         // Seed 8's clean passport: a mark at the page's edge read as "W" before line 2.
         let lines = vec![line(L1, 190, 865, 1118, 26), line(&format!("W{L2}"), 180, 918, 1128, 28)];
         let zones = find_zones(&lines);
-        assert_eq!(zones.len(), 2, "{zones:?}");
-        // The fillers' fit first (it wins ties), the line without its first letter beside.
+        assert_eq!(zones.len(), 3, "{zones:?}");
+        // The fillers' fit first (it wins ties), the line without its first letter beside,
+        // then the line without its last.
         assert_eq!(zones[0].lines[1], format!("W{}{}02", &L2[..28], "<".repeat(13)));
         assert_eq!(zones[1].lines, [L1, L2]);
         assert!(zones[1].fillers_adjusted);
+        assert_eq!(zones[2].lines[1], format!("W{}", &L2[..43]));
         // Three extra letters: no such candidate (nor a fit).
         assert!(find_zones(&[line(L1, 190, 865, 1118, 26), line(&format!("WWW{L2}"), 180, 918, 1128, 28)]).is_empty());
+    }
+
+    #[test]
+    fn a_speck_after_a_line_gives_a_candidate_without_it_beside_a_stray_letter_before_another() {
+        // Seed 31's blurred CCCD: "I1DVNM…" (a 1 inside the header) above "…<<<<<62" (a
+        // speck read as 2 after the composite 6). Only the first line without its extra
+        // header letter and the second without its last character pass every check.
+        let td1 = ["IDVNM0549402499048054940249<<9", "5411153M<<<<<<0VNM<<<<<<<<<<<6", "DUONG<<HUU<MINH<DAT<<<<<<<<<<<"];
+        let read = ["I1DVNM0549402499048054940249<<9", "5411153M<<<<<<0VNM<<<<<<<<<<<62", td1[2]];
+        let lines: Vec<OcrLine> = read.iter().enumerate().map(|(i, t)| line(t, 50, 600 + 40 * i as u32, 800, 30)).collect();
+        let zones = find_zones(&lines);
+        assert!(zones.iter().any(|z| z.lines == td1), "{zones:?}");
+        // The fillers' fit of the second line moves the composite into the optional data.
+        assert_eq!(zones[0].lines[1], "5411153M<<<<<<0VNM<<<<<<<<<<62");
+        // Every line's readings combined: 3 × 3 × 1.
+        assert_eq!(zones.len(), 9, "{zones:?}");
+    }
+
+    #[test]
+    fn a_zone_whose_end_a_cut_took_is_fitted_and_a_stray_mark_before_it_dropped() {
+        // Seed 31's passport page with its bottom-right corner cut: both lines lost their
+        // ends, the second read with a mark before it.
+        let read = ["P<INDGILL<<JYOTI<<<<<<<<<<<<<<<<<<<<<<<<<<<", "6 V9064075<2IND6912037F2902278<<<<<<<<<<<<<"];
+        let lines: Vec<OcrLine> = read.iter().enumerate().map(|(i, t)| line(t, 50, 700 + 60 * i as u32, 1100, 30)).collect();
+        let zones = find_zones(&lines);
+        let want = ["P<INDGILL<<JYOTI<<<<<<<<<<<<<<<<<<<<<<<<<<<<", "V9064075<2IND6912037F2902278<<<<<<<<<<<<<<<<"];
+        assert_eq!(icao_check_digit("V9064075<"), Some(2));
+        assert!(zones.iter().any(|z| z.lines == want), "{zones:?}");
+        // Must-fail twin: a line that lost more than MAX_END_LOSS gives no zone.
+        let lines = [line(read[0], 50, 700, 1100, 30), line(&read[1][..36], 50, 760, 1100, 30)];
+        assert!(find_zones(&lines).is_empty());
     }
 
     #[test]
