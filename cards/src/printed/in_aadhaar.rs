@@ -305,7 +305,9 @@ fn address_block(doc: &Doc, key: &str, stop_before: impl Fn(usize) -> bool) -> O
         let part = clean(&raw);
         if !part.is_empty() {
             let opens_with_gender = tokens(&part).first().is_some_and(|(t, _, _)| gender_value(t, false).is_some());
-            unsure |= extract_date(&part).is_some() || opens_with_gender || super::noise_part(&part);
+            // The address's opening relation judged repaired ("$/O", super::relation_repaired).
+            let judged = if parts.is_empty() { super::relation_repaired(&part).0 } else { part.clone() };
+            unsure |= extract_date(&part).is_some() || opens_with_gender || super::noise_part(&judged);
             let pin = pin_in(&part).is_some();
             parts.push(part);
             lines.push(j);
@@ -926,6 +928,20 @@ mod tests {
         let f = parse_printed("in.aadhaar", Side::Back, &l);
         assert_eq!(value(&f, "address"), Some("S/O: Imran Prasad Mehta, 376/10, Ring Road, Sector 5, Gurgaon, Haryana"), "{f:?}");
         assert_eq!(value(&f, "pin_code"), Some("122045"));
+    }
+
+    /// "S/O" read "$/O" (a blurred back, the independent set's seed 31): the address as
+    /// printed; must-fail twin: a dollar sign further in is noise, and no address.
+    #[test]
+    fn a_relation_read_with_a_dollar_sign_opens_the_address_as_printed() {
+        let read = |second: &str| {
+            let l = lines(&["Unique identification Authority of India", "Address: $/O Ramesh Agarwal, Flat 320,", second, "Jaipur, Rajasthan - 302031", "4994 1533 4440"]);
+            parse_printed("in.aadhaar", Side::Back, &l)
+        };
+        let f = read("Green Park Society, Nehru Street,");
+        assert_eq!(value(&f, "address"), Some("S/O Ramesh Agarwal, Flat 320, Green Park Society, Nehru Street, Jaipur, Rajasthan"), "{f:?}");
+        assert_eq!(value(&f, "pin_code"), Some("302031"));
+        assert_eq!(value(&read("$/O Park Society, Nehru Street,"), "address"), None);
     }
 
     #[test]

@@ -533,6 +533,27 @@ mod tests {
     /// seed 17, a jpeg35 page, boxes as read): the marks the edge gave are not the
     /// place's. Must-fail: a place at the label's column keeps a short first word.
     #[test]
+    fn the_dates_of_issue_and_expiry_read_as_two_lines_right_first_stay_in_their_columns() {
+        // The independent set's seed 31, a page with its bottom-left corner cut: the row
+        // of dates read as two lines, the expiry's first (before, the expiry was taken
+        // for the date of issue, and no expiry read). The row read as one line, as
+        // usual, reads the same.
+        let page = |dates: &[(&'static str, u32, u32)]| {
+            let mut rows = vec![
+                ("REPUBLIC OF INDIA", 420, 781, 79, 107),
+                ("uit at chr ert / Place of Issue", 390, 685, 487, 520),
+                ("PATNA", 392, 505, 525, 550),
+                ("unt aes ct fafa / Date of Issue aarfta a fafa / Date of Expiry", 386, 1047, 560, 591),
+            ];
+            rows.extend(dates.iter().map(|&(t, x0, x1)| (t, x0, x1, 598, 624)));
+            parse_printed("in.passport", Side::Front, &boxed(&rows))
+        };
+        for f in [page(&[("20/03/2029", 774, 939), ("21/03/2019", 390, 555)]), page(&[("21/03/2019 20/03/2029", 390, 939)])] {
+            assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (Some("21/03/2019"), Some("20/03/2029")), "{f:?}");
+        }
+    }
+
+    #[test]
     fn a_place_of_birth_read_from_left_of_its_label_loses_the_portrait_edge() {
         let page = |place: (&'static str, u32)| {
             boxed(&[

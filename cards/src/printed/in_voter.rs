@@ -782,6 +782,14 @@ mod tests {
         // A relation opening the address, read "5/0" (`super::relation_repaired`).
         let f = parse_printed("in.voter", Side::Back, &lines(&["Address : 5/0 Vikram Prasad, H.No. 53, Station Road", "Gurgaon, Haryana"]));
         assert_eq!(value(&f, "address"), Some("S/O Vikram Prasad, H.No. 53, Station Road, Gurgaon, Haryana"), "{f:?}");
+        // Read "$/O" (a dollar sign for the S, under blur), on the label's line or the next;
+        // a dollar sign anywhere else is noise.
+        for l in [vec!["Address : $/O Vikram Prasad, H.No. 53, Station Road", "Gurgaon, Haryana"], vec!["Address :", "$/O Vikram Prasad, H.No. 53, Station Road", "Gurgaon, Haryana"]] {
+            let f = parse_printed("in.voter", Side::Back, &lines(&l));
+            assert_eq!(value(&f, "address"), Some("S/O Vikram Prasad, H.No. 53, Station Road, Gurgaon, Haryana"), "{f:?}");
+        }
+        let f = parse_printed("in.voter", Side::Back, &lines(&["Address : H.No. 53, Station Road", "$/O Gurgaon, Haryana"]));
+        assert_eq!(value(&f, "address"), None, "{f:?}");
     }
 
     /// The address ends with its state, or with the PIN code on the line after it: the

@@ -726,10 +726,12 @@ impl Doc {
             } else {
                 0
             };
-            for j in self.lines_under(i, max_next) {
+            let under = self.lines_under(i, max_next);
+            for &j in &under {
                 let hits_j = self.hits(j);
                 if hits_j.is_empty() {
-                    if let Some(v) = accept(self.text(j), Some(nth)) {
+                    let text = if nth > 0 { self.row_text(j, &under) } else { self.text(j).to_string() };
+                    if let Some(v) = accept(&text, Some(nth)) {
                         return Some(found(v, j, i));
                     }
                     continue;
@@ -785,9 +787,37 @@ impl Doc {
             // beside 27 px lines: the independent set's seed 29) starts above the line
             // it stands under.
             under.sort_by_key(|&j| self.lines.get(j).map_or(0, |l| l.y.saturating_add(l.height / 2)));
+            // Lines of one row left to right (a passport's two dates read as two lines,
+            // the right one first: the independent set's seed 31, a cut page).
+            for k in 1..under.len() {
+                let mut m = k;
+                while m > 0 && self.same_row(under[m - 1], under[m]) && self.lines[under[m - 1]].x > self.lines[under[m]].x {
+                    under.swap(m - 1, m);
+                    m -= 1;
+                }
+            }
         }
         under.truncate(max_next);
         under
+    }
+
+    /// Whether boxed lines `a` and `b` are two values on one row: neither holds a label,
+    /// their heights are within half of each other's and their middles within half the
+    /// shorter one's height (a line whose box a mark stretched is no row's).
+    fn same_row(&self, a: usize, b: usize) -> bool {
+        let (Some(la), Some(lb)) = (self.lines.get(a), self.lines.get(b)) else { return false };
+        let mid = |l: &Line| i64::from(l.y) + i64::from(l.height / 2);
+        let (short, tall) = (la.height.min(lb.height), la.height.max(lb.height));
+        la.hits.is_empty() && lb.hits.is_empty() && short > 0 && 2 * tall <= 3 * short && (mid(la) - mid(lb)).unsigned_abs() <= u64::from(short / 2)
+    }
+
+    /// Line `j`'s text and, after it, that of the lines among `under` on its row right
+    /// of it, left to right: a row of dates read as one line per date is read as the
+    /// row it is when a label's column after the first is wanted.
+    fn row_text(&self, j: usize, under: &[usize]) -> String {
+        let mut row: Vec<usize> = under.iter().copied().filter(|&k| k == j || (self.same_row(j, k) && self.lines[k].x > self.lines[j].x)).collect();
+        row.sort_by_key(|&k| self.lines[k].x);
+        row.iter().map(|&k| self.text(k)).collect::<Vec<_>>().join("  ")
     }
 
     /// A labelled date (see [`Doc::labelled`]).
@@ -818,7 +848,9 @@ impl Doc {
         let mut parts = Vec::new();
         let mut lines = Vec::new();
         let first = clean(self.segment(i, h));
-        if unprinted_sign(&first) {
+        // The address's opening relation is judged repaired ("$/O" for "S/O" under blur:
+        // [`relation_repaired`]); a sign elsewhere is noise.
+        if unprinted_sign(&relation_repaired(&first).0) {
             return None;
         }
         if !first.is_empty() {
@@ -835,7 +867,8 @@ impl Doc {
             }
             let pre = clean(self.before_labels(j));
             let labelled = !self.hits(j).is_empty();
-            if noise_part(&pre) && !pre.is_empty() {
+            let judged = if parts.is_empty() { relation_repaired(&pre).0 } else { pre.clone() };
+            if noise_part(&judged) && !pre.is_empty() {
                 // A line of the block read as noise: the block is not the one printed.
                 return None;
             }
@@ -934,10 +967,33 @@ pub(crate) fn address_repaired(address: &str) -> (String, usize) {
         })
         .collect();
     let joined = out.join(" ");
+    let (joined, cased) = part_case_repaired(&joined);
+    let repairs = repairs + cased;
     match state_repaired(&joined) {
         Some(fixed) => (fixed, relation + repairs + 1),
         None => (joined, relation + repairs),
     }
+}
+
+/// An address one of whose comma-separated parts opens with a lowercase letter where
+/// every other part (three or more) opens with a capital or a digit: the letter read in
+/// the wrong case ("Mansarovar, jaipur, Rajasthan", blurred Aadhaar backs of the
+/// independent set's seeds 24-29 and 31: the engine reads a blurred J as j), capitalised,
+/// and the count of parts so repaired (at most one: two such parts are how the address
+/// is written).
+fn part_case_repaired(address: &str) -> (String, usize) {
+    let parts: Vec<&str> = address.split(", ").collect();
+    let opens_lower = |p: &str| p.chars().next().is_some_and(char::is_lowercase);
+    let lower: Vec<usize> = (0..parts.len()).filter(|&i| opens_lower(parts[i])).collect();
+    let [i] = lower.as_slice() else { return (address.to_string(), 0) };
+    let others_capital = parts.iter().enumerate().filter(|&(j, _)| j != *i).all(|(_, p)| p.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit()));
+    if parts.len() < 4 || !others_capital {
+        return (address.to_string(), 0);
+    }
+    let mut fixed: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+    let mut chars = parts[*i].chars();
+    fixed[*i] = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    (fixed.join(", "), 1)
 }
 
 /// An Indian address whose last comma-separated part is one letter away from one
@@ -969,16 +1025,16 @@ fn state_repaired(address: &str) -> Option<String> {
 
 /// An Indian address that opens with the holder's relation ("S/O: Ramesh Kumar", "D/O",
 /// "W/O", "C/O") read with OCR's digit-for-letter confusions in it ("5/0: Ramesh Kumar",
-/// "D/0"): the relation repaired, and how many characters were. No address opens with a
-/// digit, a slash and a zero before a colon or a space ("5/10" is a house number and is
-/// left alone).
+/// "D/0", "$/O" under blur: a dollar sign for the S): the relation repaired, and how many
+/// characters were. No address opens with a digit, a slash and a zero before a colon or a
+/// space ("5/10" is a house number and is left alone).
 pub(crate) fn relation_repaired(address: &str) -> (String, usize) {
     let mut chars = address.chars();
     let (Some(who), Some('/'), Some(o)) = (chars.next(), chars.next(), chars.next()) else {
         return (address.to_string(), 0);
     };
     let rest = chars.as_str();
-    let (who_fixed, o_fixed) = (if who == '5' { 'S' } else { who }, if o == '0' { 'O' } else { o });
+    let (who_fixed, o_fixed) = (if matches!(who, '5' | '$') { 'S' } else { who }, if o == '0' { 'O' } else { o });
     let repairs = usize::from(who_fixed != who) + usize::from(o_fixed != o);
     let opens_relation = matches!(who_fixed, 'S' | 'D' | 'W' | 'C') && o_fixed == 'O' && (rest.is_empty() || rest.starts_with([':', ' ']));
     if repairs == 0 || !opens_relation {
@@ -1762,6 +1818,13 @@ mod tests {
         assert_eq!(relation_repaired("5/0: Vikram Kumar, Flat 5B"), ("S/O: Vikram Kumar, Flat 5B".into(), 2));
         assert!(super::noise_part("Ri@ oad, Rajendra Nagar") && super::noise_part("Cc") && !super::noise_part("Flat 2C, MG Road"));
         assert_eq!(relation_repaired("S/0 Anil Joshi"), ("S/O Anil Joshi".into(), 1));
+        assert_eq!(relation_repaired("$/O Ramesh Agarwal, Flat 320,"), ("S/O Ramesh Agarwal, Flat 320,".into(), 1));
+        assert_eq!(relation_repaired("$/10 MG Road"), ("$/10 MG Road".into(), 0));
+        // A part that opens in the wrong case among capitalised ones; must-fail twins:
+        // two such parts, and too few parts to judge by.
+        assert_eq!(super::address_repaired("S/O Ramesh, Flat 320, Mansarovar, jaipur, Rajasthan"), ("S/O Ramesh, Flat 320, Mansarovar, Jaipur, Rajasthan".into(), 1));
+        assert_eq!(super::address_repaired("S/O Ramesh, flat 320, Mansarovar, jaipur, Rajasthan").1, 0);
+        assert_eq!(super::address_repaired("Mansarovar, jaipur, Rajasthan").1, 0);
         assert_eq!(relation_repaired("D/0: Rekha"), ("D/O: Rekha".into(), 1));
         use super::address_repaired;
         assert_eq!(address_repaired("House No, 404, Tilak Marg"), ("House No. 404, Tilak Marg".into(), 1));

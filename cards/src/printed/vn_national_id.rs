@@ -250,9 +250,13 @@ fn vn_text(s: &str) -> String {
 
 /// A place or address as printed ([`vn_text`]), a semicolon read for its parts' comma
 /// ("Lộc Thọ; Nha Trang, Khánh Hòa", the independent set's seed 17 under noise) as the
-/// comma: the card separates a place's parts with commas only.
+/// comma: the card separates a place's parts with commas only. A colon against a comma
+/// is a speck read between two parts ("Phú Diễn,:Bắc Từ Liêm, Hà Nội", seed 31 under
+/// noise, the space after the comma taken for it): a place holds no colon, and the
+/// parts are set apart by a comma and a space.
 fn vn_place_text(s: &str) -> String {
-    vn_text(s).replace(';', ",")
+    let text = vn_text(s).replace(';', ",").replace(",:", ", ").replace(":,", ",");
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A place whose last part, its province, is printed whole, never abbreviated: a full
@@ -942,6 +946,12 @@ mod tests {
         // A semicolon read for a comma (seed 17, noise): the comma.
         l[12] = "Đình Bảng; Từ Sơn,";
         assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));
+        // A colon against a comma (seed 31, noise): a speck, the parts set apart as printed.
+        l[12] = "Đình Bảng,:Từ Sơn,";
+        assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));
+        // Must-fail twin: a colon elsewhere is not taken for a comma.
+        l[12] = "Đình Bảng:Từ Sơn,";
+        assert_ne!(value(&parse_printed("vn.national_id", Side::Front, &lines(&l)), "place_of_origin"), Some("Đình Bảng, Từ Sơn, Bắc Ninh"));
         l[12] = "Đình Bảng, Từ Sơn,";
         l[12] = "Tân Chánh, Cần Đước, Long An";
         l[13] = "Cé giá";
