@@ -127,7 +127,21 @@ fn main() -> Result<(), String> {
             match got.iter().find(|(f, _, _)| f == field) {
                 Some((_, v, _)) if v == want => {}
                 Some((_, v, sure)) => wrongs.push(format!("{}: {field} WRONG{} got {v:?} want {want:?}", e.id, if *sure { " (SURE)" } else { "" })),
-                None if verbose => println!("{}: {field} missing (want {want:?})", e.id),
+                // What the sides' first readings parsed for it, where they did (a value
+                // read but not given: unconfirmed, refused, or outvoted).
+                None if verbose => {
+                    let parsed: Vec<String> = [&reading.image1, &reading.image2]
+                        .into_iter()
+                        .flat_map(|image| image["ocr"]["parsed"].as_array().into_iter().flatten())
+                        .filter(|p| p["field"].as_str() == Some(field.as_str()))
+                        .filter_map(|p| p["value"].as_str().map(|v| format!("{v:?}")))
+                        .collect();
+                    if parsed.is_empty() {
+                        println!("{}: {field} missing (want {want:?})", e.id);
+                    } else {
+                        println!("{}: {field} missing (want {want:?}; printed {})", e.id, parsed.join(", "));
+                    }
+                }
                 None => {}
             }
         }
