@@ -40,7 +40,9 @@
 //!    scripts/models.sh installs — else `eng`, the recognised characters restricted to the
 //!    MRZ alphabet) and zones are found in its lines. Each is judged by the caller's
 //!    parser (checks passed); the best, ties to the lowest, is kept.
-//! 3. If it does not pass every check, or its band is skewed by 0.5° or more (names have
+//! 3. If it does not pass every check, or kept no names (a names line that lost its
+//!    end, [`fit_line`]: read again here and from the evened page below), or its band
+//!    is skewed by 0.5° or more (names have
 //!    no check digit, and a skewed line's are the likeliest misread): the band is cut out
 //!    (with a margin), straightened again (the band's own skew), scaled so a line is
 //!    ~40 px high, and read again as one block of text; that reading is kept if it judges
@@ -303,9 +305,22 @@ impl ZoneRead {
     }
 }
 
-/// Sort key: parsed before unparsed, more check digits passed, then lower in the image.
-fn rank(j: &Judgement, zone: &ZoneCandidate) -> (bool, usize, u32) {
-    (j.is_some(), j.map_or(0, |(p, _)| p), zone.bbox.bottom())
+/// Sort key: parsed before unparsed, more check digits passed, then one with its names
+/// (not [`names_lost`]), then lower in the image.
+fn rank(j: &Judgement, zone: &ZoneCandidate) -> (bool, usize, bool, u32) {
+    (j.is_some(), j.map_or(0, |(p, _)| p), !names_lost(zone), zone.bbox.bottom())
+}
+
+/// Whether a zone's names line is fillers alone: [`fit_line`] kept no names from a line of
+/// names that lost its end (every zone holds a name: ICAO 9303's primary identifier).
+/// Such a zone is read again ([`read_zone`]'s step 3) for its names.
+pub fn names_lost(zone: &ZoneCandidate) -> bool {
+    let names = match zone.lines.as_slice() {
+        [_, _, names] => names.get(..),
+        [names, _] => names.get(5..),
+        _ => None,
+    };
+    names.is_some_and(|n| n.bytes().all(|b| b == b'<'))
 }
 
 /// Width range the photo is scaled into before reading, and its pixel cap.
@@ -566,7 +581,7 @@ pub fn read_zone(image: &RgbImage, ocr: &dyn TextRecognizer, judge: &dyn Fn(&[St
     let mut read = match found {
         Some((zone, judgement)) => {
             let mut read = ZoneRead { zone, judgement, lang, ocr_calls: 0 };
-            if let Some((zone, judgement)) = reader.refine(&page, &read.zone, !read.all_passed())? {
+            if let Some((zone, judgement)) = reader.refine(&page, &read.zone, !read.all_passed() || names_lost(&read.zone))? {
                 if rank(&judgement, &zone) > rank(&read.judgement, &read.zone) || (judgement.is_some() && judgement == read.judgement && zone.confidence > read.zone.confidence) {
                     read.zone = zone;
                     read.judgement = judgement;
@@ -579,8 +594,8 @@ pub fn read_zone(image: &RgbImage, ocr: &dyn TextRecognizer, judge: &dyn Fn(&[St
     // A zone not found, or read with check digits failing, on a page lit unevenly (a
     // flash's hotspot fading part of it, a card overexposed all over): read again from
     // the page divided by its local paper level (`evened`), and kept where its check
-    // digits pass more.
-    if !read.as_ref().is_some_and(ZoneRead::all_passed) {
+    // digits pass more, or as many with the names a first reading lost (`names_lost`).
+    if !read.as_ref().is_some_and(|r| r.all_passed() && !names_lost(&r.zone)) {
         let evened = evened(&page);
         let mut again = reader.best_in(&evened, lower)?;
         if again.is_none() {
@@ -590,8 +605,8 @@ pub fn read_zone(image: &RgbImage, ocr: &dyn TextRecognizer, judge: &dyn Fn(&[St
             if let Some(refined) = reader.refine(&evened, &zone, true)?.filter(|(z, j)| rank(j, z) > rank(&judgement, &zone)) {
                 (zone, judgement) = refined;
             }
-            let to_beat = read.as_ref().map(|r| passed(&r.judgement));
-            if judgement.is_some() && to_beat.is_none_or(|p| passed(&judgement) > p) {
+            let to_beat = read.as_ref().map(|r| (passed(&r.judgement), !names_lost(&r.zone)));
+            if judgement.is_some() && to_beat.is_none_or(|p| (passed(&judgement), !names_lost(&zone)) > p) {
                 read = Some(ZoneRead { zone, judgement, lang, ocr_calls: 0 });
             }
         }
@@ -1060,6 +1075,15 @@ mod tests {
         let want = ["P<INDGILL<<JYOTI<<<<<<<<<<<<<<<<<<<<<<<<<<<<", "V9064075<2IND6912037F2902278<<<<<<<<<<<<<<<<"];
         assert_eq!(icao_check_digit("V9064075<"), Some(2));
         assert!(zones.iter().any(|z| z.lines == want), "{zones:?}");
+        // A names line that lost more than the fillers' fit allows keeps no names, and
+        // ranks under the same zone with them.
+        let short_names = ["P<INDQURESHI<<RAJESNDRA<<<<<<<<<<<<<<<<", "V9064075<2IND6912037F2902278<<<<<<<<<<<<<<<<"];
+        let lines: Vec<OcrLine> = short_names.iter().enumerate().map(|(i, t)| line(t, 50, 700 + 60 * i as u32, 1100, 30)).collect();
+        let zones = find_zones(&lines);
+        assert!(!zones.is_empty() && zones.iter().all(names_lost), "{zones:?}");
+        let whole = ZoneCandidate { lines: want.iter().map(|l| l.to_string()).collect(), ..zones[0].clone() };
+        assert!(!names_lost(&whole));
+        assert!(rank(&Some((4, 5)), &whole) > rank(&Some((4, 5)), &zones[0]));
         // Must-fail twin: a line that lost more than MAX_END_LOSS gives no zone.
         let lines = [line(read[0], 50, 700, 1100, 30), line(&read[1][..36], 50, 760, 1100, 30)];
         assert!(find_zones(&lines).is_empty());
