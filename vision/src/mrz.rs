@@ -1,7 +1,9 @@
 //! The machine-readable zone (ICAO 9303) of passports and ID cards, found in a photo and
 //! read with OCR ([`crate::ocr`]). Parsing and check digits are `idv_cards::mrz`'s: this
 //! module only finds the zone's lines and asks a caller-given judge (the parser) which
-//! reading is best.
+//! reading is best. One exception: a line that lost its end is taken only where the
+//! check digits it still holds pass, judged here line by line ([`fit_line`],
+//! [`icao_check_digit`], the same 7-3-1 sum: this crate does not depend on the parser's).
 //!
 //! # Finding the zone (the band finder, [`find_zones`])
 //!
