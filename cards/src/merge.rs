@@ -67,6 +67,12 @@ pub struct Reading {
     /// ("WBANERJEE<<PRADEEP" for "PRADEEP BANERJEE"). It still confirms a print it
     /// reads the same as.
     pub overlong_line: bool,
+    /// A zone's name on a card whose print sets names in capitals or as written
+    /// (`in.national_id`): the zone's capitals say nothing of which, so with no print
+    /// read it is no name as printed ("POOJA KUMARI PILLAI" for the print's "Pooja Kumari
+    /// Pillai": the independent set's seeds 25-29 and 32, blur and glare). It still
+    /// confirms a print it reads the same as, which is then given as printed.
+    pub print_case_unknown: bool,
 }
 
 impl Reading {
@@ -81,25 +87,27 @@ impl Reading {
             check: if failed { Check::Failed } else { Check::Strong },
             digits: None,
             overlong_line: false,
+            print_case_unknown: false,
         }
     }
 
     /// A printed value read by OCR, with its check as the caller judged it and, for an
     /// identifier, its per-character confidences.
     pub fn printed(f: &crate::printed::PrintedField, check: Check, digits: Option<Vec<f32>>) -> Reading {
-        Reading { source: Source::Printed, field: f.field.to_string(), value: f.value.clone(), confidence: f.confidence, check, digits, overlong_line: false }
+        Reading { source: Source::Printed, field: f.field.to_string(), value: f.value.clone(), confidence: f.confidence, check, digits, overlong_line: false, print_case_unknown: false }
     }
 
     /// An MRZ value as `Mrz::ocr_card_fields` marks it (SURE: check digit passed; UNSURE:
     /// failed; none: no check digit covers it), with the zone's OCR confidence (0–1).
-    /// `overlong_line`: the value's line was read longer than its format.
-    pub fn mrz(f: &CardField, confidence: f32, overlong_line: bool) -> Reading {
+    /// `overlong_line`: the value's line was read longer than its format;
+    /// `print_case_unknown`: see the field.
+    pub fn mrz(f: &CardField, confidence: f32, overlong_line: bool, print_case_unknown: bool) -> Reading {
         let check = match f.confidence_verdict {
             Some(ConfidenceVerdict::Sure) => Check::Strong,
             Some(ConfidenceVerdict::Unsure) => Check::Failed,
             None => Check::Weak,
         };
-        Reading { source: Source::Mrz, field: f.field.clone(), value: f.value.clone(), confidence, check, digits: None, overlong_line }
+        Reading { source: Source::Mrz, field: f.field.clone(), value: f.value.clone(), confidence, check, digits: None, overlong_line, print_case_unknown }
     }
 }
 
@@ -367,6 +375,10 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// The entries a zone's check digits cover (ICAO 9303: the document number, the dates of
+/// birth and expiry, the optional personal number).
+const ZONE_CHECKED_FIELDS: [&str; 5] = ["id", "document_number", "dob", "expiry_date", "personal_number"];
+
 /// The merge (module doc). Fields keep the order they first appear in, sources taken
 /// most trusted first.
 pub fn merge(readings: &[Reading]) -> Merged {
@@ -385,6 +397,13 @@ pub fn merge(readings: &[Reading]) -> Merged {
         let Some(chosen) = of_field.iter().copied().find(|r| r.check != Check::Failed).or_else(|| of_field.first().copied()) else {
             continue;
         };
+        // A zone's entry whose own check digit failed, and that no other source read with
+        // a check that held: one of its characters (or the digit) was misread, most likely
+        // the entry's, which has more of them ("PEL0235" for PE1903623, seed 32's glared
+        // card). Shown in `mrz.parsed`, not given.
+        if chosen.source == Source::Mrz && chosen.check == Check::Failed && ZONE_CHECKED_FIELDS.contains(&name) {
+            continue;
+        }
         // A zone's name or place is no better read than the print's (no check digit
         // covers it, and the zone drops diacritics and cuts long names): where the print
         // has one too, the print's is given, as printed. They agree or it is UNSURE.
@@ -421,7 +440,7 @@ pub fn merge(readings: &[Reading]) -> Merged {
         // card's edge read as letters: "LJOSHI<<HARISH<KUMAR<<<…<S" for
         // "JOSHI<<HARISH<KUMAR", its print washed out by glare) is no name on its own:
         // it may confirm a print that reads the same, never stand for one.
-        if chosen.source == Source::Mrz && chosen.overlong_line && !confirmed {
+        if chosen.source == Source::Mrz && (chosen.overlong_line || chosen.print_case_unknown) && !confirmed {
             continue;
         }
         // A zone's text has no diacritics, no punctuation and the surname first: where
@@ -583,12 +602,39 @@ mod tests {
     }
 
     fn r(source: Source, field: &str, value: &str, confidence: f32, check: Check) -> Reading {
-        Reading { source, field: field.into(), value: value.into(), confidence, check, digits: None, overlong_line: false }
+        Reading { source, field: field.into(), value: value.into(), confidence, check, digits: None, overlong_line: false, print_case_unknown: false }
     }
 
     fn verdict(m: &Merged, field: &str) -> (String, Option<ConfidenceVerdict>) {
         let f = m.fields.iter().find(|f| f.field == field).expect(field);
         (f.value.clone(), f.confidence_verdict)
+    }
+
+    /// A zone entry whose check digit failed is no value on its own (seed 32's glared
+    /// card: "PEL0235" for PE1903623); must-fail twins: the print's reading of it is
+    /// given, and a zone entry whose digit passed is.
+    #[test]
+    fn a_zone_entry_whose_check_digit_failed_is_not_given() {
+        let failed = r(Source::Mrz, "document_number", "PEL0235", 0.35, Check::Failed);
+        assert!(merge(std::slice::from_ref(&failed)).fields.is_empty());
+        let printed = r(Source::Printed, "document_number", "PE1903623", 0.8, Check::Weak);
+        assert_eq!(verdict(&merge(&[failed, printed]), "document_number"), ("PE1903623".into(), Some(ConfidenceVerdict::Unsure)));
+        let passed = r(Source::Mrz, "document_number", "PE1903623", 0.35, Check::Strong);
+        assert_eq!(verdict(&merge(&[passed]), "document_number"), ("PE1903623".into(), Some(ConfidenceVerdict::Sure)));
+    }
+
+    /// A zone's name on a card whose print's case is unknown stands for no name (seed 27's
+    /// blurred card: the print "Pooja Kumari Pillai", the zone's capitals given); it
+    /// still confirms the print, given as printed. Must-fail twin: a zone name whose
+    /// print is known to be in capitals (a passport's) stands alone, UNSURE.
+    #[test]
+    fn a_zone_name_of_unknown_print_case_only_confirms() {
+        let zone = Reading { print_case_unknown: true, ..r(Source::Mrz, "name", "POOJA KUMARI PILLAI", 0.9, Check::Weak) };
+        assert!(merge(std::slice::from_ref(&zone)).fields.is_empty());
+        let printed = r(Source::Printed, "name", "Pooja Kumari Pillai", 0.8, Check::Weak);
+        assert_eq!(verdict(&merge(&[zone.clone(), printed]), "name"), ("Pooja Kumari Pillai".into(), Some(ConfidenceVerdict::Sure)));
+        let capitals = Reading { print_case_unknown: false, ..zone };
+        assert_eq!(verdict(&merge(&[capitals]), "name"), ("POOJA KUMARI PILLAI".into(), Some(ConfidenceVerdict::Unsure)));
     }
 
     #[test]

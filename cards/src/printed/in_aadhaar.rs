@@ -365,12 +365,18 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
     // "South Delhi, Delhi - 110086" a line further down) and is no address.
     let whole = pin.is_some() || super::ends_with_indian_state(&address);
     if !address.is_empty() && whole {
-        let mut f = field("address", found(address, lines), FieldCheck::NotApplicable);
+        let mut f = field("address", found(address.clone(), lines), FieldCheck::NotApplicable);
         f.confidence *= 1.0 - 0.1 * repaired as f32;
         out.push(f);
     }
     if let Some(p) = pin {
-        out.push(field("pin_code", p, FieldCheck::NotApplicable));
+        // A PIN out of its address's state's range has a digit misread: its check fails
+        // (`pin_fits_state`), and it is no value.
+        let check = match super::pin_fits_state(&p.value, &address) {
+            Some(false) => FieldCheck::Failed,
+            _ => FieldCheck::NotApplicable,
+        };
+        out.push(field("pin_code", p, check));
     }
 }
 

@@ -133,7 +133,11 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
     // seed 17's jpeg35 page).
     for key in ["last_name", "first_name", "place_of_birth"] {
         if let Some(v) = doc.labelled(key, 1, |s, _| name_value(s).filter(|v| v.chars().any(|c| c.is_ascii_alphabetic()))) {
-            out.push(field(key, without_words_left_of_label(doc, v, 1), na));
+            let mut v = without_words_left_of_label(doc, v, 1);
+            if key == "place_of_birth" {
+                v.value = super::without_marks_after_state(v.value);
+            }
+            out.push(field(key, v, na));
         }
     }
     // The whole name as the zone writes it (surname, then given names): a second source

@@ -970,8 +970,8 @@ pub(crate) fn address_repaired(address: &str) -> (String, usize) {
     let (joined, cased) = part_case_repaired(&joined);
     let repairs = repairs + cased;
     match state_repaired(&joined) {
-        Some(fixed) => (fixed, relation + repairs + 1),
-        None => (joined, relation + repairs),
+        Some(fixed) => (without_marks_after_state(fixed), relation + repairs + 1),
+        None => (without_marks_after_state(joined), relation + repairs),
     }
 }
 
@@ -1640,6 +1640,79 @@ pub fn ends_with_indian_state(place: &str) -> bool {
     !last.is_empty() && INDIAN_STATES.iter().any(|state| words(state) == last)
 }
 
+/// The first two digits of the PIN codes India Post gives each state's and union
+/// territory's post offices (its postal circles; [`INDIAN_STATES`]' names, old ones too).
+/// Wide on purpose: a state whose codes straddle two prefixes has both, and a union
+/// territory inside a neighbour's range (Chandigarh 160, Puducherry 533, 605, 607, 609,
+/// 673) has that range's prefixes.
+const PIN_PREFIXES: [(&str, &[&str]); 39] = [
+    ("Andhra Pradesh", &["50", "51", "52", "53"]),
+    ("Arunachal Pradesh", &["79"]),
+    ("Assam", &["78"]),
+    ("Bihar", &["80", "81", "82", "83", "84", "85"]),
+    ("Chhattisgarh", &["46", "49"]),
+    ("Goa", &["40"]),
+    ("Gujarat", &["36", "37", "38", "39"]),
+    ("Haryana", &["12", "13"]),
+    ("Himachal Pradesh", &["17"]),
+    ("Jharkhand", &["81", "82", "83"]),
+    ("Karnataka", &["56", "57", "58", "59"]),
+    ("Kerala", &["67", "68", "69"]),
+    ("Madhya Pradesh", &["45", "46", "47", "48"]),
+    ("Maharashtra", &["40", "41", "42", "43", "44"]),
+    ("Manipur", &["79"]),
+    ("Meghalaya", &["79"]),
+    ("Mizoram", &["79"]),
+    ("Nagaland", &["79"]),
+    ("Odisha", &["75", "76", "77"]),
+    ("Punjab", &["14", "15", "16"]),
+    ("Rajasthan", &["30", "31", "32", "33", "34"]),
+    ("Sikkim", &["73"]),
+    ("Tamil Nadu", &["60", "61", "62", "63", "64"]),
+    ("Telangana", &["50"]),
+    ("Tripura", &["79"]),
+    ("Uttar Pradesh", &["20", "21", "22", "23", "24", "25", "26", "27", "28"]),
+    ("Uttarakhand", &["24", "26"]),
+    ("West Bengal", &["70", "71", "72", "73", "74"]),
+    ("Andaman and Nicobar Islands", &["74"]),
+    ("Chandigarh", &["16"]),
+    ("Dadra and Nagar Haveli and Daman and Diu", &["36", "39"]),
+    ("Delhi", &["11"]),
+    ("Jammu and Kashmir", &["18", "19"]),
+    ("Ladakh", &["19"]),
+    ("Lakshadweep", &["68"]),
+    ("Puducherry", &["53", "60", "67"]),
+    ("Orissa", &["75", "76", "77"]),
+    ("Uttaranchal", &["24", "26"]),
+    ("Pondicherry", &["53", "60", "67"]),
+];
+
+/// Whether a six-digit PIN code can be a post office's in the state an address ends with
+/// ([`ends_with_indian_state`], [`PIN_PREFIXES`]): `None` where the address names no
+/// state. A PIN read with a digit misread out of its state's range ("790035" for
+/// Kolkata's 700035, a blurred Aadhaar) is no PIN of that address.
+pub fn pin_fits_state(pin: &str, address: &str) -> Option<bool> {
+    if !ends_with_indian_state(address) {
+        return None;
+    }
+    let place = address.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let last = place.rsplit(',').next()?;
+    let words = |s: &str| s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>();
+    let (_, prefixes) = PIN_PREFIXES.iter().find(|(state, _)| words(state) == words(last))?;
+    Some(prefixes.iter().any(|p| pin.starts_with(p)))
+}
+
+/// A place that ends with a state's name ([`ends_with_indian_state`]) without what was
+/// read after the name: no state is abbreviated, so a period there ("AHMEDABAD,
+/// GUJARAT.", a noisy passport) is a speck, like any other mark. Another place as given.
+pub(crate) fn without_marks_after_state(place: String) -> String {
+    if ends_with_indian_state(&place) {
+        place.trim_end_matches(|c: char| !c.is_alphanumeric()).to_string()
+    } else {
+        place
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Identifier checks
 
@@ -1799,6 +1872,33 @@ mod tests {
         assert!(!ends_with_indian_state("Flat 2, Kerala Road,"));
         assert!(!ends_with_indian_state(""));
         assert!(!ends_with_indian_state("Đình Bảng, Từ Sơn, Bắc Ninh"));
+    }
+
+    /// Must-fail twins: a period after anything but a state's whole name stays.
+    #[test]
+    fn a_mark_after_a_states_name_is_a_speck() {
+        assert_eq!(without_marks_after_state("AHMEDABAD, GUJARAT.".into()), "AHMEDABAD, GUJARAT");
+        assert_eq!(without_marks_after_state("Patna, Bihar :".into()), "Patna, Bihar");
+        assert_eq!(without_marks_after_state("Near Railway Stn.".into()), "Near Railway Stn.");
+        assert_eq!(without_marks_after_state("12 Park Street, Kolkata, Bengal.".into()), "12 Park Street, Kolkata, Bengal.");
+    }
+
+    /// Known answers from India Post's ranges; must-fail: a digit misread out of the
+    /// state's range, and no judgement where no state ends the address.
+    #[test]
+    fn a_pin_code_fits_its_addresses_state() {
+        assert_eq!(pin_fits_state("700035", "Near Bus Stand, Behala, Kolkata, West Bengal"), Some(true));
+        assert_eq!(pin_fits_state("790035", "Near Bus Stand, Behala, Kolkata, West Bengal"), Some(false));
+        assert_eq!(pin_fits_state("141058", "Sarabha Nagar, Ludhiana, Punjab"), Some(true));
+        assert_eq!(pin_fits_state("560001", "MG Road, Bengaluru, Karnataka"), Some(true));
+        assert_eq!(pin_fits_state("110086", "South Delhi, Delhi"), Some(true));
+        assert_eq!(pin_fits_state("410086", "South Delhi, Delhi"), Some(false));
+        assert_eq!(pin_fits_state("302031", "Mansarovar, Jaipur, RAJASTHAN"), Some(true));
+        assert_eq!(pin_fits_state("302031", "Mansarovar, Jaipur"), None);
+        // Every state and union territory has its ranges.
+        for state in INDIAN_STATES {
+            assert!(PIN_PREFIXES.iter().any(|(s, _)| *s == state), "{state}");
+        }
     }
     #[test]
     fn a_lone_speck_after_a_value_goes_and_an_abbreviations_period_stays() {

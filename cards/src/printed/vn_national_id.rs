@@ -266,9 +266,34 @@ fn without_closing_stop(place: &str) -> String {
     place.trim_end_matches(|c: char| c == '.' || c.is_whitespace()).to_string()
 }
 
+/// Whether a word of a place holds two marks or more in a row between letters ("N-.t" for
+/// "Nhơn", a punch's edge read across the word: seed 32): no place's word is so written,
+/// and the word's letters there were lost, so the place is no place as printed.
+fn marks_inside_a_word(place: &str) -> bool {
+    place.split_whitespace().any(|w| {
+        let cs: Vec<char> = w.chars().collect();
+        let mut i = 0;
+        while i < cs.len() {
+            if !cs[i].is_alphanumeric() {
+                let start = i;
+                while i < cs.len() && !cs[i].is_alphanumeric() {
+                    i += 1;
+                }
+                let between_letters = start > 0 && cs[start - 1].is_alphabetic() && cs.get(i).is_some_and(|c| c.is_alphabetic());
+                if between_letters && i - start >= 2 {
+                    return true;
+                }
+            } else {
+                i += 1;
+            }
+        }
+        false
+    })
+}
+
 fn place_value(s: &str) -> Option<String> {
     let v = without_closing_stop(&vn_place_text(s));
-    (v.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !foreign_to_vietnamese(&v) && !label_fragment(&v)).then(|| with_province_restored(&v)).and_then(|p| with_cut_province(&p))
+    (v.chars().filter(|c| c.is_alphabetic()).count() >= 2 && !foreign_to_vietnamese(&v) && !label_fragment(&v) && !marks_inside_a_word(&v)).then(|| with_province_restored(&v)).and_then(|p| with_cut_province(&p))
 }
 
 /// A place whose last part, its province, was cut short (glare or the card's edge took
@@ -1498,6 +1523,19 @@ mod tests {
         assert_eq!(value(&f, "place_of_origin"), Some("Ninh Khánh, Ninh Bình, Ninh Bình"), "{f:?}");
         let f = parse_printed("vn.national_id", Side::Front, &page("h Ninh Khánh, Ninh Bình, Ninh Bình", 320));
         assert_eq!(value(&f, "place_of_origin"), None, "{f:?}");
+    }
+
+    /// A word with marks read inside it (a punch's edge: "N-.t ý" for "Nhơn Lý", seed 32)
+    /// is no place's word; must-fail twins: marks between digits, after a word, alone.
+    #[test]
+    fn a_place_with_marks_inside_a_word_is_not_given() {
+        assert!(super::marks_inside_a_word("Số 249 Quang Trung, N-.t ý, Quy Nhơn, Bình Định"));
+        for printed in ["Số 12/3 Lê Lợi, Bến Nghé, Quận 1, Hồ Chí Minh", "Bà Rịa - Vũng Tàu", "Thôn 3, Ea Kar, Đắk Lắk.", "Số 4-6 Hàng Bạc, Hà Nội", "Cẩm Phô,, Hội An"] {
+            assert!(!super::marks_inside_a_word(printed), "{printed}");
+        }
+        let mut chip = CHIP.to_vec();
+        chip[12] = "Hoằng Đạo, H-.ng Hóa, Thanh Hóa";
+        assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&chip)), "place_of_origin"), None);
     }
 
     #[test]
