@@ -426,6 +426,10 @@ mod tests {
         assert_eq!(get(&read("ZHZPNO04S5Z"), "id"), None, "two pairs");
         assert_eq!(super::super::undoubled("ZHZPNO0439Z", super::PAN_PATTERN).as_deref(), Some("ZHZPN0439Z"));
         assert_eq!(super::super::undoubled("ZHZPN0439Z", super::PAN_PATTERN), None);
+        // Twins where the letters meet the digits too (seed 32's JPEG-35 card): the one
+        // drop that leaves the number as printed; must-fail, two such drops give two numbers.
+        assert_eq!(super::super::undoubled("ALAPD0O777H", super::PAN_PATTERN).as_deref(), Some("ALAPD0777H"));
+        assert_eq!(super::super::undoubled("ALAPD0O7S7H", super::PAN_PATTERN), None, "no drop leaves it as printed");
         // A lower-case l beside a capital I (seed 23's dark PAN): the l goes, either way round.
         assert_eq!(super::super::undoubled("DNPPP2273lI", super::PAN_PATTERN).as_deref(), Some("DNPPP2273I"));
         assert_eq!(super::super::undoubled("DNPPP2273Il", super::PAN_PATTERN).as_deref(), Some("DNPPP2273I"));

@@ -1390,7 +1390,9 @@ pub fn repair_positional(s: &str, pattern: &str) -> Option<(String, usize)> {
 /// one character longer than the positional `pattern` (`A` a letter, `9` a digit, as
 /// [`repair_positional`] reads it) with exactly one such pair side by side (`O0`, `1I`,
 /// `5S`, `8B`, `2Z`, `6G`, `7T`, `lI` either way round) that fits the pattern with one of the
-/// two dropped; or, with no such pair, exactly one pair of the same capital letter whose
+/// two dropped (with several such pairs, the drop that leaves the pattern as printed
+/// where every other needs two repairs or more); or, with no such pair, exactly one pair
+/// of the same capital letter whose
 /// dropping gives the pattern as printed (no repair). `None` for any other token. The
 /// caller counts the dropped glyph as a repair: a value so read is never `SURE` on it.
 pub(crate) fn undoubled(token: &str, pattern: &str) -> Option<String> {
@@ -1404,22 +1406,40 @@ pub(crate) fn undoubled(token: &str, pattern: &str) -> Option<String> {
     // seed 23); the l, which no number holds, is the one dropped.
     let l_and_i = |a: char, b: char| matches!((a, b), ('l', 'I') | ('I', 'l'));
     let twins = |a: char, b: char| (a.is_ascii_digit() != b.is_ascii_digit() && digit_for(a).is_some() && digit_for(a) == digit_for(b)) || l_and_i(a, b);
-    let mut found = None;
-    for (i, pair) in chars.windows(2).enumerate() {
-        if twins(pair[0], pair[1]) {
-            if found.is_some() {
-                return None;
-            }
-            found = Some(i);
+    let as_printed = |t: &str| repair_positional(t, pattern).is_some_and(|(fixed, repairs)| repairs == 0 && fixed == t);
+    let pairs: Vec<usize> = chars.windows(2).enumerate().filter(|(_, p)| twins(p[0], p[1])).map(|(i, _)| i).collect();
+    match pairs.as_slice() {
+        [] => {}
+        [i] => {
+            let i = *i;
+            let order = if chars[i + 1] == 'l' { [i + 1, i] } else { [i, i + 1] };
+            return order.into_iter().map(dropped).find(|t| repair_positional(t, pattern).is_some());
         }
-    }
-    if let Some(i) = found {
-        let order = if chars[i + 1] == 'l' { [i + 1, i] } else { [i, i + 1] };
-        return order.into_iter().map(dropped).find(|t| repair_positional(t, pattern).is_some());
+        // Several such pairs, one of them where the letters meet the digits ("D0" of
+        // "ALAPD0O777H" for `ALAPD0777H`, a JPEG-35 PAN, the independent set's seed 32:
+        // the D is the last letter, the 0 the first digit, and the twin glyph is the
+        // O after it): a drop that leaves the number as printed is taken where every
+        // other drop's number needs two repairs or more ("ALAPO0777H"), not where one
+        // needs only one ("GXO017S5266": "GXO0175266" as printed, "GXO1755266" with its S
+        // read as 5; either may be the card's).
+        _ => {
+            let mut fits: Vec<(usize, String)> = pairs
+                .iter()
+                .flat_map(|&i| [i, i + 1])
+                .filter_map(|j| repair_positional(&dropped(j), pattern))
+                .map(|(fixed, repairs)| (repairs, fixed))
+                .collect();
+            fits.sort();
+            fits.dedup_by(|b, a| a.1 == b.1);
+            return match fits.as_slice() {
+                [(0, one)] => Some(one.clone()),
+                [(0, one), (next, _), ..] if *next >= 2 => Some(one.clone()),
+                _ => None,
+            };
+        }
     }
     // Letters only: a doubled digit ("04339") may be the number's own, its extra glyph
     // elsewhere.
-    let as_printed = |t: &str| repair_positional(t, pattern).is_some_and(|(fixed, repairs)| repairs == 0 && fixed == t);
     let mut fits: Vec<String> = chars.windows(2).enumerate().filter(|(_, p)| p[0] == p[1] && p[0].is_ascii_uppercase()).map(|(i, _)| dropped(i)).filter(|t| as_printed(t)).collect();
     // A thin upright stroke Tesseract put between two glyphs is as likely the extra one
     // ("VVIJ2552814" for the EPIC `VVJ2552814`, a clean voter card, the independent set's
