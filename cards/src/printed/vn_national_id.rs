@@ -547,7 +547,7 @@ fn address(doc: &Doc, side: Side) -> Option<PrintedField> {
     };
     let parts: Vec<String> = block.value.iter().map(|p| vn_place_text(p)).collect();
     let address = with_cut_province(&with_province_restored(&without_closing_stop(&super::join_parts(&parts))))?;
-    (!address.is_empty() && !foreign_to_vietnamese(&address) && ends_with_province(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
+    (!address.is_empty() && !foreign_to_vietnamese(&address) && !marks_inside_a_word(&address) && ends_with_province(&address)).then(|| field("address", block.with(address), FieldCheck::NotApplicable))
 }
 
 /// The front's place of residence, as [`Doc::block`] reads it (the rest of its label's line
@@ -1536,6 +1536,14 @@ mod tests {
         let mut chip = CHIP.to_vec();
         chip[12] = "Hoằng Đạo, H-.ng Hóa, Thanh Hóa";
         assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&chip)), "place_of_origin"), None);
+        // The address too, and its twin as printed.
+        let residence = CHIP.iter().position(|l| l.contains("Place of residence")).unwrap_or(0);
+        let whole = value(&parse_printed("vn.national_id", Side::Front, &lines(&CHIP)), "address").map(str::to_string);
+        assert!(whole.is_some());
+        let mut chip = CHIP.to_vec();
+        let line = chip[residence + 1].replacen("ư", "-.", 1);
+        chip[residence + 1] = &line;
+        assert_eq!(value(&parse_printed("vn.national_id", Side::Front, &lines(&chip)), "address"), None, "{line}");
     }
 
     #[test]
