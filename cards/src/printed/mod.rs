@@ -1652,12 +1652,18 @@ pub const INDIAN_STATES: [&str; 39] = [
 /// name cut short ("Uttar" of "Uttar Pradesh", "Bengal" of "West Bengal") is no name
 /// here, and a city that shares one ("New Delhi" without ", Delhi") not either.
 pub fn ends_with_indian_state(place: &str) -> bool {
+    state_named_last(place).is_some()
+}
+
+/// The state or union territory ([`INDIAN_STATES`]) whose whole name is a place's last
+/// comma-separated part, as [`ends_with_indian_state`] finds it.
+fn state_named_last(place: &str) -> Option<&'static str> {
     // "Madhya Pradesh :": a stray mark after the state (noise read as a colon) is no word.
     let place = place.trim_end_matches(|c: char| !c.is_alphanumeric());
-    let Some(last) = place.rsplit(',').next() else { return false };
+    let last = place.rsplit(',').next()?;
     let words = |s: &str| s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>();
     let last = words(last);
-    !last.is_empty() && INDIAN_STATES.iter().any(|state| words(state) == last)
+    (!last.is_empty()).then(|| INDIAN_STATES.iter().copied().find(|state| words(state) == last)).flatten()
 }
 
 /// The first two digits of the PIN codes India Post gives each state's and union
@@ -1712,13 +1718,8 @@ const PIN_PREFIXES: [(&str, &[&str]); 39] = [
 /// state. A PIN read with a digit misread out of its state's range ("790035" for
 /// Kolkata's 700035, a blurred Aadhaar) is no PIN of that address.
 pub fn pin_fits_state(pin: &str, address: &str) -> Option<bool> {
-    if !ends_with_indian_state(address) {
-        return None;
-    }
-    let place = address.trim_end_matches(|c: char| !c.is_alphanumeric());
-    let last = place.rsplit(',').next()?;
-    let words = |s: &str| s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>();
-    let (_, prefixes) = PIN_PREFIXES.iter().find(|(state, _)| words(state) == words(last))?;
+    let state = state_named_last(address)?;
+    let (_, prefixes) = PIN_PREFIXES.iter().find(|(named, _)| *named == state)?;
     Some(prefixes.iter().any(|p| pin.starts_with(p)))
 }
 
