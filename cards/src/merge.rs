@@ -97,6 +97,13 @@ impl Reading {
         Reading { source: Source::Printed, field: f.field.to_string(), value: f.value.clone(), confidence: f.confidence, check, digits, overlong_line: false, print_case_unknown: false }
     }
 
+    /// A printed value the caller put together rather than a parser's field (a date of
+    /// issue found from the zone's expiry, a zone's name as the print spells it, a number
+    /// from its groups), with its check as the caller judged it.
+    pub fn composed(field: &str, value: String, confidence: f32, check: Check) -> Reading {
+        Reading { source: Source::Printed, field: field.to_string(), value, confidence, check, digits: None, overlong_line: false, print_case_unknown: false }
+    }
+
     /// An MRZ value as `Mrz::ocr_card_fields` marks it (SURE: check digit passed; UNSURE:
     /// failed; none: no check digit covers it), with the zone's OCR confidence (0–1).
     /// `overlong_line`: the value's line was read longer than its format;

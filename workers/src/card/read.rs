@@ -1521,7 +1521,7 @@ fn issue_dates_vouched_by_expiry(card_type: &str, readings: &mut Vec<Reading>, p
     if let Some(issue) = idv_cards::printed::issue_date_for_expiry(page.iter().map(|l| l.text.as_str()), expiry) {
         // The engine's confidence in the best line that holds it.
         let confidence = page.iter().filter(|l| idv_cards::printed::extract_dates(&l.text).contains(&issue)).map(|l| (l.confidence / 100.0).clamp(0.0, 1.0)).fold(0.0, f32::max);
-        readings.push(Reading { source: Source::Printed, field: "issue_date".into(), value: issue, confidence, check: Check::Strong, digits: None, overlong_line: false, print_case_unknown: false });
+        readings.push(Reading::composed("issue_date", issue, confidence, Check::Strong));
     }
 }
 
@@ -1572,7 +1572,7 @@ pub fn read_card(
             }
             let Some(spelled) = idv_cards::merge::printed_words_of_zone_value(&zone.value, both_readings.iter().copied()) else { continue };
             if spelled != zone.value {
-                readings.push(Reading { source: Source::Printed, field: zone.field.clone(), value: spelled.clone(), confidence: zone.confidence, check: Check::Weak, digits: None, overlong_line: false, print_case_unknown: false });
+                readings.push(Reading::composed(&zone.field, spelled.clone(), zone.confidence, Check::Weak));
             }
             readings.push(zone.clone());
             confirmed_by_print.push((zone.field.clone(), zone.value.clone()));
@@ -1617,7 +1617,7 @@ pub fn read_card(
             }
             let Some(spelled) = idv_cards::merge::printed_spelling_of_zone_name(&zone.value, printed_lines.iter().map(|l| l.text.as_str())) else { continue };
             let confidence = printed_lines.iter().find(|l| l.text.contains(&spelled)).map_or(0.0, |l| (l.confidence / 100.0).clamp(0.0, 1.0));
-            readings.push(Reading { source: Source::Printed, field: zone.field.clone(), value: spelled, confidence, check: Check::Weak, digits: None, overlong_line: false, print_case_unknown: false });
+            readings.push(Reading::composed(&zone.field, spelled, confidence, Check::Weak));
         }
     }
     issue_dates_vouched_by_expiry(card_type, &mut readings, &every_reading);
@@ -1632,7 +1632,7 @@ pub fn read_card(
             let of_number = |g: &idv_cards::printed::NumberGroups| g.iter().enumerate().all(|(k, x)| x.as_ref().is_none_or(|x| id.get(4 * k..4 * k + 4) == Some(x.as_str())));
             let confidence = views.iter().filter(|v| of_number(&v.0)).map(|v| v.1).fold(1.0, f32::min);
             // First of the printed readings, where the print gives the number.
-            readings.insert(0, Reading { source: Source::Printed, field: "id".into(), value: id, confidence, check: Check::Strong, digits: None, overlong_line: false, print_case_unknown: false });
+            readings.insert(0, Reading::composed("id", id, confidence, Check::Strong));
         }
     }
     let mut merged = idv_cards::merge::merge(&readings);
