@@ -213,6 +213,22 @@ fn lost_first_letters(print: &str, zone: &str) -> bool {
         && p.iter().zip(&z).any(|(pw, zw)| cut_short(pw, zw))
 }
 
+/// Whether `print` (in capitals, plain ASCII) is `zone`'s words whole, in order, but
+/// for one run of the zone's words it has not, each of three letters or more (a zone's
+/// fillers misread as letters make a word of one or two: "RAHUL K"); with
+/// `end_lost_too` false, a run other than the zone's last words (a zone line read
+/// longer than its format may end in a speck read as letters).
+fn lost_whole_words(print: &str, zone: &str, end_lost_too: bool) -> bool {
+    let (p, z) = (alphanumeric_words(print), alphanumeric_words(zone));
+    let capitals = |w: &String| w.chars().all(|c| c.is_ascii_uppercase());
+    if p.is_empty() || z.len() <= p.len() || !p.iter().chain(&z).all(capitals) {
+        return false;
+    }
+    let lost = z.len() - p.len();
+    let ends = if end_lost_too { p.len() } else { p.len() - 1 };
+    (0..=ends).any(|at| z[..at] == p[..at] && z[at + lost..] == p[at..] && z[at..at + lost].iter().all(|w| w.len() >= 3))
+}
+
 /// Whether `print`'s last words are `zone`'s words, in order, after one or more words
 /// the zone has not (letters and digits compared, case aside).
 fn after_stray_words(print: &str, zone: &str) -> bool {
@@ -469,7 +485,16 @@ pub fn merge(readings: &[Reading]) -> Merged {
         // print's, UNSURE, as before.
         let mut more_complete: Option<String> = None;
         if !confirmed && !is_exact_field(name) && chosen.source == Source::Printed {
-            if let Some(zone) = of_field.iter().find(|r| r.source == Source::Mrz && !r.overlong_line && compare(name, &chosen.value, &r.value) != Comparison::Same) {
+            // A print in capitals that reads the zone's words whole but for a run of them
+            // ("KUMAR" and "AGARWAL KUMAR" for RAJESH KUMAR and AGARWAL RAJESH KUMAR: the
+            // independent set's seed 33, a punched passport whose page layout read RAJESH
+            // with the portrait): the print lost them. The zone's, UNSURE. A zone line
+            // read longer than its format vouches so only for words inside it, not at
+            // its end.
+            let words_lost = of_field.iter().find(|r| r.source == Source::Mrz && r.check != Check::Failed && lost_whole_words(&chosen.value, &r.value, !r.overlong_line));
+            if let Some(zone) = words_lost {
+                more_complete = Some(zone.value.clone());
+            } else if let Some(zone) = of_field.iter().find(|r| r.source == Source::Mrz && !r.overlong_line && compare(name, &chosen.value, &r.value) != Comparison::Same) {
                 let word_lost = chosen.value.split_whitespace().count() != zone.value.split_whitespace().count();
                 if (contradicted || word_lost) && loses_letters(&chosen.value, &zone.value) {
                     if !chosen.value.is_ascii() {
@@ -688,6 +713,11 @@ mod tests {
         let m = merge(&[r(Source::Mrz, "name", "PATEL BALAJI", 0.9, Check::Weak), r(Source::Printed, "name", "S BALAJI PATEL", 0.8, Check::Weak)]);
         assert_eq!(verdict(&m, "name").0, "S BALAJI PATEL");
         assert!(after_stray_words("GES. BALAJI", "balaji") && !after_stray_words("BALAJI", "BALAJI") && !after_stray_words("X BALAJI", ""));
+        assert!(lost_whole_words("KUMAR", "RAJESH KUMAR", false) && lost_whole_words("AGARWAL KUMAR", "AGARWAL RAJESH KUMAR", false) && lost_whole_words("SINGH", "RAM LAL SINGH", false) && lost_whole_words("RAJESH", "RAJESH KUMAR", true));
+        assert!(!lost_whole_words("RAHUL", "RAHUL K", true) && !lost_whole_words("RAHUL", "RAHUL KK", true), "fillers read as letters");
+        assert!(!lost_whole_words("RAJESH", "RAJESH KUMAR", false), "the end of a line read overlong");
+        assert!(!lost_whole_words("Kumar", "RAJESH KUMAR", true) && !lost_whole_words("KUMAR", "KUMAR", true) && !lost_whole_words("KUMAR", "RAJESH KUMARI", true) && !lost_whole_words("RAJESH SINGH", "RAM RAJESH LAL SINGH", true), "two runs lost");
+        assert_eq!(first_name_of("RAJESH KUMAR", "KUMAR"), ("RAJESH KUMAR".into(), Some(Unsure)));
         assert!(lost_first_letters("OHIT", "ROHIT") && lost_first_letters("MENON OHIT", "MENON ROHIT") && lost_first_letters("HIT", "ROHIT"));
         assert!(!lost_first_letters("ROHIT", "ROHITK"), "a letter more at the zone word's end");
         assert!(!lost_first_letters("ROHIT", "ROHIT") && !lost_first_letters("T", "ROHIT") && !lost_first_letters("Ohit", "ROHIT") && !lost_first_letters("OHIT", "ROHIT MENON"));

@@ -211,7 +211,17 @@ pub fn find_zones(lines: &[OcrLine]) -> Vec<ZoneCandidate> {
             // the first letter passes every check but reads the type "DI" and the state
             // "NDN"): the character dropped is the first one, from the line's start on,
             // that leaves the issuing state the nationality the second line gives.
-            let nationality = fitted.get(1).and_then(|(l, _)| l.get(if count == 3 { 15..18 } else { 10..13 })).filter(|n| n.bytes().all(|b| b.is_ascii_uppercase()));
+            // The second line's nationality as fitted, or, where that is no letters, as
+            // read without one or two characters leading it (a mark before both lines:
+            // "CP<INDSAXENA…" over "0T3338405<9IND…", the independent set's seed 33, a
+            // tilted passport, whose fitted second line gives "9IN").
+            let at = if count == 3 { 15..18 } else { 10..13 };
+            let letters = |n: &&str| n.bytes().all(|b| b.is_ascii_uppercase());
+            let nationality = fitted.get(1).and_then(|(l, _)| l.get(at.clone())).filter(letters).or_else(|| {
+                let second = read.get(1)?;
+                let extra = second.len().checked_sub(width).filter(|e| (1..=2).contains(e))?;
+                second.get(at.start + extra..at.end + extra).filter(letters)
+            });
             // A speck after a line's last character is read as one too ("…<<<<<62" for
             // "…<<<<<6", seed 31's blurred CCCD: the fillers' fit shifts the composite
             // into the optional data): the line without its last characters is a
@@ -224,7 +234,7 @@ pub fn find_zones(lines: &[OcrLine]) -> Vec<ZoneCandidate> {
                 .enumerate()
                 .map(|(i, ((l, a), raw))| {
                     let mut options = vec![(l.clone(), *a)];
-                    let leading = match raw.len().checked_sub(width) {
+                    let mut leading = match raw.len().checked_sub(width) {
                         Some(1) if i == 0 => {
                             let dropped = |p: usize| format!("{}{}", &raw[..p], &raw[p + 1..]);
                             // A document code is letters: "I1DVNM…" loses its 1, not its I
@@ -237,6 +247,15 @@ pub fn find_zones(lines: &[OcrLine]) -> Vec<ZoneCandidate> {
                         _ => None,
                     };
                     let trailing = matches!(raw.len().checked_sub(width), Some(1..=2)).then(|| raw[..width].to_string());
+                    // A first line whose fit leaves the issuing state other than the
+                    // nationality, while dropping a character of its header leaves it the
+                    // nationality: the drop goes first. No check digit covers a TD3
+                    // zone's first line, so the two tie, and ties go to the first.
+                    if i == 0 && nationality.is_some_and(|n| l.get(2..5) != Some(n) && leading.as_deref().and_then(|d| d.get(2..5)) == Some(n)) {
+                        if let Some(header) = leading.take() {
+                            options.insert(0, (header, true));
+                        }
+                    }
                     for option in [leading, trailing].into_iter().flatten() {
                         if !options.iter().any(|(o, _)| *o == option) {
                             options.push((option, true));
@@ -1104,6 +1123,30 @@ mod tests {
         let read = ["XIDINDKL33410103<<<<<<<<<<<<<<<", td1[1], td1[2]];
         let lines: Vec<OcrLine> = read.iter().enumerate().map(|(i, t)| line(t, 50, 600 + 40 * i as u32, 800, 30)).collect();
         assert!(find_zones(&lines).iter().any(|z| z.lines == td1));
+    }
+
+    #[test]
+    fn a_mark_before_both_lines_of_a_passports_zone_is_dropped_from_each() {
+        // Seed 33's tilted passport: "CP<INDSAXENA<<…" over "0T3338405<9IND…", each 45
+        // long. The second line's fit gives "9IN" for the nationality: the state the
+        // header must keep comes from the line as read without its extra character.
+        let names = "P<INDSAXENA<<RAMESH<SINGH<<<<<<<<<<<<<<<<<<<";
+        let numbers = "T3338405<9IND7512168M2505118<<<<<<<<<<<<<<<8";
+        let read = [format!("C{names}"), format!("0{numbers}")];
+        let lines: Vec<OcrLine> = read.iter().enumerate().map(|(i, t)| line(t, 50, 700 + 60 * i as u32, 1100, 30)).collect();
+        let zones = find_zones(&lines);
+        assert_eq!(zones[0].lines[0], names, "first: its first line ties with the fit's");
+        assert!(zones.iter().any(|z| z.lines == [names, numbers]), "{zones:?}");
+        // Must-fail twins: a second line whose shifted nationality is no letters gives
+        // no state to keep, and the fit stays first; a first line whose fit already
+        // gives the nationality (a filler too many at its end) keeps it first, though
+        // dropping the surname's first letter would leave the state too.
+        let read = [format!("C{names}"), format!("0{}", numbers.replacen("IND", "1N0", 1))];
+        let lines: Vec<OcrLine> = read.iter().enumerate().map(|(i, t)| line(t, 50, 700 + 60 * i as u32, 1100, 30)).collect();
+        assert!(find_zones(&lines)[0].lines[0].starts_with("CP<IN"));
+        let read = [format!("{names}<"), numbers.to_string()];
+        let lines: Vec<OcrLine> = read.iter().enumerate().map(|(i, t)| line(t, 50, 700 + 60 * i as u32, 1100, 30)).collect();
+        assert_eq!(find_zones(&lines)[0].lines[0], names);
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //! then per type and over all types (clean; degraded; degraded but the blur and glare
 //! captures), then every wrong value. `IDV_CARD_EVAL_VERBOSE=1` also prints every missing
 //! field and every sanity verdict; `IDV_CARD_EVAL_ONLY=<type>` and
-//! `IDV_CARD_EVAL_CAPTURE=<capture>` narrow the run.
+//! `IDV_CARD_EVAL_CAPTURE=<capture>` narrow the run; `IDV_CARD_EVAL_NO_PEER=1` skips the
+//! Tesseract CLI peer (its columns then read 0).
 
 use idv_benches::card_score::{pct, quantile, score, Tally};
 use std::collections::BTreeMap;
@@ -69,6 +70,7 @@ fn main() -> Result<(), String> {
     let verbose = std::env::var_os("IDV_CARD_EVAL_VERBOSE").is_some();
     let only = std::env::var("IDV_CARD_EVAL_ONLY").ok();
     let only_capture = std::env::var("IDV_CARD_EVAL_CAPTURE").ok();
+    let peer = std::env::var_os("IDV_CARD_EVAL_NO_PEER").is_none();
     let pem = dir.join("uidai_test_public.pem");
     let pem_text = std::fs::read(&pem).unwrap_or_else(|_| idv_cards::in_aadhaar_secure::test_key::SPKI_PEM.as_bytes().to_vec());
     let keys = idv_cards::in_aadhaar_secure::UidaiKeys::from_bytes(&pem_text).map_err(|e| format!("{}: {e}", pem.display()))?;
@@ -96,13 +98,13 @@ fn main() -> Result<(), String> {
         t.expected += e.expected.len();
         t.latencies.push(elapsed);
         // Peer: the Tesseract CLI on the same files, through the same parsers.
-        match idv_benches::card_score::tesseract_peer(&e.card_type, &e.front, e.back.as_deref()) {
+        match peer.then(|| idv_benches::card_score::tesseract_peer(&e.card_type, &e.front, e.back.as_deref())).flatten() {
             Some(peer) => {
                 let (exact, wrong, _) = score(&e.expected, &peer);
                 t.tesseract_exact += exact;
                 t.tesseract_wrong += wrong;
             }
-            None => peer_missing = true,
+            None => peer_missing |= peer,
         }
         let reading = match reading {
             Ok(r) => r,

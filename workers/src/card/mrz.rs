@@ -143,15 +143,20 @@ pub fn cccd_fields(m: &Mrz) -> Result<Vec<CardField>, String> {
 
 /// Whether a zone's header, which no check digit covers, holds what no document writes
 /// there: a TD1 or TD2 document code whose first letter is none of ICAO's `I`, `A`,
-/// `C`, or an issuing state that is not three letters and fillers. Such a zone's header
-/// is misread (a punch at the zone's start read "ID" as "L<"), not another document's,
-/// so it is no ground to refuse the card type.
+/// `C`, a TD3 one whose first letter is neither `P` (passports) nor `V` (visas), or an
+/// issuing state that is not three letters and fillers. Such a zone's header is misread
+/// (a punch at the zone's start read "ID" as "L<"; a mark before a passport's zone read
+/// "P<IND" as "CP<IN"), not another document's, so it is no ground to refuse the card
+/// type.
 pub fn misread_header(m: &Mrz) -> bool {
     let code = m.field("document_type").map(|f| f.value.as_str()).unwrap_or("");
     let issuer = m.field("issuing_state").map(|f| f.value.as_str()).unwrap_or("");
-    let card = matches!(m.format, idv_cards::mrz::Format::Td1 | idv_cards::mrz::Format::Td2);
+    let first_letters: &[char] = match m.format {
+        idv_cards::mrz::Format::Td1 | idv_cards::mrz::Format::Td2 => &['I', 'A', 'C'],
+        _ => &['P', 'V'],
+    };
     let state_shaped = !issuer.is_empty() && issuer.len() <= 3 && issuer.bytes().all(|b| b.is_ascii_uppercase());
-    card && (!code.starts_with(['I', 'A', 'C']) || !state_shaped)
+    !code.starts_with(first_letters) || !state_shaped
 }
 
 /// Whether a zone's issuing state, which no check digit covers, is `state` misread: one
@@ -336,6 +341,8 @@ mod tests {
         for zone in [punched.replacen("L<", "ID", 1), CCCD.to_string(), punched.replacen("L<IND", "IDUTO", 1), PASSPORT.to_string()] {
             assert!(!misread_header(&idv_cards::mrz::parse(&zone, YEAR)?), "{zone}");
         }
+        // A passport's header read with a mark before it (seed 33, tilted: "CP<IN…").
+        assert!(misread_header(&idv_cards::mrz::parse(&PASSPORT.replacen("P<INDSHARMA", "CP<INDSHARM", 1), YEAR)?));
         Ok(())
     }
 

@@ -317,12 +317,14 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             // than its format (`Reading::overlong_line`).
             let name_line = if zone.zone.lines.len() == 3 { 2 } else { 0 };
             let names_overlong = zone.zone.read.get(name_line).zip(zone.zone.lines.get(name_line)).is_some_and(|(read, fitted)| read.len() > fitted.len());
-            // A names line read short of its format on a side with a cut corner may have
-            // lost its first letters to the cut ("ATEL<<NEHA" for PATEL<<NEHA, seed 18's
-            // national identity card cut at the zone's corner): no check digit covers
-            // the names, and the fillers fitted after them hide the loss.
-            let names_cut = cut_off(input.scan.sanity.as_ref()).is_some()
-                && zone.zone.read.get(name_line).zip(zone.zone.lines.get(name_line)).is_some_and(|(read, fitted)| read.len() < fitted.len());
+            // A names line read short of its format on a side with a cut corner on the
+            // left, where the zone's lines start, may have lost its first letters to the
+            // cut ("ATEL<<NEHA" for PATEL<<NEHA, seed 18's national identity card cut at
+            // the zone's corner): no check digit covers the names, and the fillers
+            // fitted after them hide the loss. A corner cut on the right takes a line's
+            // end, fillers first (seed 33's passport: "…KUMAR<<<…" a filler short, its
+            // names whole).
+            let names_cut = zone.zone.read.get(name_line).zip(zone.zone.lines.get(name_line)).is_some_and(|(read, fitted)| start_cut_short(cut_off(input.scan.sanity.as_ref()), read, fitted));
             // A passport's zone is TD3: one read as TD2 is TD3's lines read short (glare
             // washing their middle out: "NITIN PRASAI" of NITIN PRASAD, seed 23). The
             // second line's entries and check digits sit where TD3 puts them; the names
@@ -925,6 +927,13 @@ fn cut_off(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
     }
     let [x, y, along_x, along_y] = s.measures.cut_corner?;
     Some([x, y, 1.25 * along_x, 1.25 * along_y])
+}
+
+/// Whether a zone's line `read` shorter than its format (`fitted`) may have lost its
+/// start to a cut corner (`cut`, as [`cut_off`] gives it): one on the card's left, where
+/// the zone's lines start.
+fn start_cut_short(cut: Option<[f32; 4]>, read: &str, fitted: &str) -> bool {
+    cut.is_some_and(|[cx, ..]| cx <= 1.0) && read.len() < fitted.len()
 }
 
 /// Whether every line of a value beside a cut corner on the card's left starts at the
@@ -1842,6 +1851,18 @@ mod sanity_tests {
     fn side(verdict: CardSanityVerdict, score: f32) -> CardSanity {
         let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         CardSanity { verdict, score, details: Vec::new(), measures }
+    }
+
+    /// A zone line read a character short beside a cut corner on the left may have lost
+    /// its first letters; beside one on the right (seed 33's passport), its end's
+    /// fillers. Must-fail twins: no cut, or a line read whole, lost nothing.
+    #[test]
+    fn a_zone_line_read_short_lost_its_start_only_beside_a_cut_on_the_left() {
+        let (short, fitted) = ("P<INDAGARWAL<<RAJESH<KUMAR<<<", "P<INDAGARWAL<<RAJESH<KUMAR<<<<");
+        assert!(super::start_cut_short(Some([0.0, 845.0, 120.0, 90.0]), short, fitted));
+        assert!(!super::start_cut_short(Some([1200.0, 845.0, 120.0, 90.0]), short, fitted));
+        assert!(!super::start_cut_short(None, short, fitted));
+        assert!(!super::start_cut_short(Some([0.0, 845.0, 120.0, 90.0]), fitted, fitted));
     }
 
     #[test]

@@ -594,6 +594,7 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
                 read_sex_band(&gray, &mut lines, engine);
                 read_name_bands(&gray, &mut lines, engine);
                 read_missing_name_bands(&gray, &mut lines, engine);
+                read_descending_capitals(&gray, &mut lines, engine);
             }
             OcrOutcome::Lines(lines)
         }
@@ -1169,6 +1170,62 @@ fn read_missing_name_bands(page: &image::GrayImage, lines: &mut Vec<idv_vision::
     }
 }
 
+/// Capitals that reach below the line in a serif face (J, and Q's tail).
+const DESCENDING_CAPITALS: [char; 2] = ['J', 'Q'];
+
+/// How far below a word of capitals beside it (in that word's height) a word of
+/// capitals must reach for a letter of it to be one that descends ([`DESCENDING_CAPITALS`]).
+const DESCENT_SHARE: f32 = 0.2;
+
+/// A word of capitals the page read with no letter that descends, whose box reaches
+/// below the line's capitals as only a J or Q does ("VISAY" for VIJAY, 31 pixels tall
+/// beside "DAS"'s 24, tops level, the independent set's seed 33, a clean voter card:
+/// the serif J's tail read as an S's bottom), is read again: the line's band at twice
+/// its size, as one block. The reading replaces the line only where it has the same
+/// words, each word but that one the same characters, and that one the same count of
+/// characters, differing only where it now reads a J or a Q: the reading alone changes
+/// nothing but the letter the depth of the box said was misread. Words ending in a mark
+/// that descends (a comma) are neither looked at nor compared with.
+fn read_descending_capitals(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLine], engine: &dyn TextRecognizer) {
+    let (pw, ph) = page.dimensions();
+    let capitals = |t: &str| t.chars().count() >= 2 && t.chars().all(|c| c.is_ascii_uppercase());
+    for line in lines.iter_mut() {
+        let texts: Vec<&str> = line.text.split(' ').collect();
+        if texts.len() != line.words.len() {
+            continue;
+        }
+        let level: Vec<(usize, idv_vision::ocr::TextBox)> =
+            texts.iter().zip(&line.words).enumerate().filter(|(_, (t, _))| capitals(t) && !t.contains(DESCENDING_CAPITALS)).map(|(i, (_, w))| (i, w.bbox)).collect();
+        let descends = |(i, b): &(usize, idv_vision::ocr::TextBox)| {
+            let nearest = level.iter().filter(|(j, _)| j != i).min_by_key(|(j, _)| j.abs_diff(*i)).map(|(_, n)| *n);
+            nearest.is_some_and(|n| {
+                let h = n.height as f32;
+                (b.y as f32 - n.y as f32).abs() <= DESCENT_SHARE * h / 2.0 && b.bottom() as f32 >= n.bottom() as f32 + (DESCENT_SHARE * h).max(2.0)
+            })
+        };
+        let Some(&(suspect, _)) = level.iter().find(|w| descends(w)) else { continue };
+        let b = line.bbox;
+        let pad = b.height / 3;
+        let area = [b.x.saturating_sub(pad), b.y.saturating_sub(pad), b.right().saturating_add(pad).min(pw), b.bottom().saturating_add(pad).min(ph)];
+        let before = texts.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        let only_the_descending_letter = |l: &idv_vision::ocr::OcrLine| {
+            let again: Vec<&str> = l.text.split(' ').collect();
+            again.len() == before.len()
+                && before.iter().zip(&again).enumerate().all(|(i, (old, new))| {
+                    if i != suspect {
+                        return old == new;
+                    }
+                    old.chars().count() == new.chars().count()
+                        && old.chars().zip(new.chars()).any(|(o, n)| o != n)
+                        && old.chars().zip(new.chars()).all(|(o, n)| o == n || DESCENDING_CAPITALS.contains(&n))
+                })
+        };
+        if let Some(found) = (Reread { after: 0, area, whitelist: None, upscale: 2 }).read(page, engine, only_the_descending_letter) {
+            *line = found;
+        }
+    }
+}
+
 /// Which of a name's words (as the page read them) a signature or stamp is drawn over:
 /// read with little confidence ([`NAME_WORD_DOUBT`]) and half as tall again as the
 /// middle of the others or more, as only strokes above and below the line make a word
@@ -1285,9 +1342,16 @@ impl Reread {
     /// line `self.after`, its box moved into the page's pixels (so a hole or cut there
     /// still voids what it holds). A band under 9 pixels either way is not read.
     fn read_into(&self, page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer, keep: impl Fn(&idv_vision::ocr::OcrLine) -> bool) {
+        if let Some(found) = self.read(page, engine, keep) {
+            lines.insert(self.after + 1, found);
+        }
+    }
+
+    /// The band's first line that `keep` accepts, its box in the page's pixels.
+    fn read(&self, page: &image::GrayImage, engine: &dyn TextRecognizer, keep: impl Fn(&idv_vision::ocr::OcrLine) -> bool) -> Option<idv_vision::ocr::OcrLine> {
         let [x0, y0, x1, y1] = self.area;
         if x1 <= x0 + 8 || y1 <= y0 + 8 {
-            return;
+            return None;
         }
         let mut band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
         let upscale = self.upscale.clamp(1, 4);
@@ -1295,10 +1359,8 @@ impl Reread {
             band = image::imageops::resize(&band, band.width() * upscale, band.height() * upscale, image::imageops::FilterType::CatmullRom);
         }
         let params = OcrParams { lang: "eng", char_whitelist: self.whitelist, layout: Layout::Block };
-        let Ok(read) = engine.read_lines(&band, &params) else { return };
-        if let Some(found) = read.into_iter().find(|l| keep(l)) {
-            lines.insert(self.after + 1, found.unscaled(upscale as f32, x0, y0));
-        }
+        let read = engine.read_lines(&band, &params).ok()?;
+        read.into_iter().find(|l| keep(l)).map(|found| found.unscaled(upscale as f32, x0, y0))
     }
 }
 
@@ -1409,6 +1471,41 @@ mod tests {
         assert_eq!(super::letter_after(&with((233, 100, 360, 132)), word), None, "a bar longer than letters");
         assert_eq!(super::letter_after(&page(&letters), TextBox { width: 0, ..word }), None, "a box of no width");
         assert_eq!(super::letter_after(&page(&letters), TextBox { x: 590, width: 20, ..word }), None, "off the page");
+    }
+
+    /// A word of capitals reaching below its neighbour as only a J does ("VISAY" for
+    /// VIJAY, seed 33's clean voter card) is read again, and the reading taken where it
+    /// changes that word's misread letter to a J alone. Must-fail twins: a word level with
+    /// its neighbour is not read again; a reading that changes another word, or the word
+    /// otherwise, is not taken.
+    #[test]
+    fn a_word_of_capitals_reaching_below_the_line_is_read_again_for_its_j() {
+        use idv_vision::ocr::TsvWord;
+        let word = |x: u32, width: u32, height: u32| TsvWord { bbox: TextBox { x, y: 382, width, height }, confidence: Some(90.0), chars: 0 };
+        let line = |tail: u32| OcrLine {
+            text: "Relative's Name: VISAY DAS".into(),
+            confidence: 88.0,
+            bbox: TextBox { x: 381, y: 381, width: 424, height: 32 },
+            symbols: Vec::new(),
+            words: vec![word(381, 141, 25), word(534, 95, 24), word(639, 92, tail), word(740, 65, 24)],
+        };
+        let page = image::GrayImage::new(1200, 757);
+        let at = TextBox { x: 10, y: 10, width: 800, height: 50 };
+        let read = |tail: u32, answer: &'static str| {
+            let engine = Band::new(answer, 95.0, at);
+            let mut lines = vec![line(tail)];
+            super::read_descending_capitals(&page, &mut lines, &engine);
+            let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+            (lines[0].text.clone(), asked)
+        };
+        let (text, asked) = read(31, "Relative's Name: VIJAY DAS");
+        assert_eq!(text, "Relative's Name: VIJAY DAS");
+        assert_eq!(asked, [(2 * (424 + 2 * 10), 2 * (32 + 2 * 10), None)], "the line's band, a third of its height around it, at twice its size");
+        let (text, asked) = read(24, "Relative's Name: VIJAY DAS");
+        assert_eq!((text.as_str(), asked.len()), ("Relative's Name: VISAY DAS", 0), "level with its neighbour");
+        for other in ["Relative's Name: VIJAY DAB", "Relative's Name: VIJAT DAS", "Relative's Name: VISAY DAS", "Relatives Name: VIJAY DAS"] {
+            assert_eq!(read(31, other).0, "Relative's Name: VISAY DAS", "{other}");
+        }
     }
 
     /// Marks after a line's last letter go, with their symbols and the word's count;
