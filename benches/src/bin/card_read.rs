@@ -3,7 +3,8 @@
 //! code, whether the card was located, the zone's reading. For looking at photos that are not the
 //! generator's (the evaluation, `card_eval`, only reads generated ones). With
 //! `IDV_CARD_READ_LINES` set, also each side's OCR lines with their labels and boxes
-//! (with `IDV_CARD_READ_WORDS` too, their words' boxes and confidences), and
+//! (with `IDV_CARD_READ_WORDS` too, their words' boxes and confidences, and with
+//! `IDV_CARD_READ_SYMBOLS` as well, each character's confidence), and
 //! a blurred or soft side's second reading (`reread`: on such a photo only what both
 //! readings agree on is given).
 //!
@@ -51,6 +52,11 @@ fn main() -> Result<(), String> {
                 for l in lines {
                     let words: Vec<String> = l.text.split(' ').zip(&l.words).map(|(t, w)| format!("{t}@{},{} {}x{} c{:.0}", w.bbox.x, w.bbox.y, w.bbox.width, w.bbox.height, w.confidence.unwrap_or(-1.0))).collect();
                     println!("{} words   {}", if i == 0 { "front" } else { "back" }, words.join(" | "));
+                    // `IDV_CARD_READ_SYMBOLS` too: each character's confidence.
+                    if std::env::var_os("IDV_CARD_READ_SYMBOLS").is_some() && !l.symbols.is_empty() {
+                        let symbols: Vec<String> = l.symbols.iter().map(|(c, conf)| format!("{c}{conf:.0}")).collect();
+                        println!("{} symbols {}", if i == 0 { "front" } else { "back" }, symbols.join(" "));
+                    }
                 }
             }
             for (k, again) in scan.reread.iter().enumerate() {

@@ -316,7 +316,18 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             // The line the names are on (TD1: the third; TD2, TD3: the first) read longer
             // than its format (`Reading::overlong_line`).
             let name_line = if zone.zone.lines.len() == 3 { 2 } else { 0 };
-            let names_overlong = zone.zone.read.get(name_line).zip(zone.zone.lines.get(name_line)).is_some_and(|(read, fitted)| read.len() > fitted.len());
+            // So is a card's (TD1) names line whose first word the page's own reading of
+            // the zone read with its first letter or two fewer, the rest alike
+            // ("THAKUR<<KARTHIK…" on the page, "OTHAKUR<<KARTHIK…" from the zone's band:
+            // the independent set's seed 32, a cut national identity card): a mark
+            // before the line read as a letter by one of the two, and no check digit
+            // says which.
+            let page_lines: &[idv_vision::ocr::OcrLine] = match &scan.ocr {
+                OcrOutcome::Lines(lines) => lines,
+                OcrOutcome::NotPerformed(_) => &[],
+            };
+            let names_overlong = zone.zone.read.get(name_line).zip(zone.zone.lines.get(name_line)).is_some_and(|(read, fitted)| read.len() > fitted.len())
+                || (zone.zone.lines.len() == 3 && zone.zone.lines.get(2).is_some_and(|names| page_lines.iter().any(|l| first_letters_fewer(names, &l.text))));
             // A names line read short of its format on a side with a cut corner on the
             // left, where the zone's lines start, may have lost its first letters to the
             // cut ("ATEL<<NEHA" for PATEL<<NEHA, seed 18's national identity card cut at
@@ -561,7 +572,25 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     // (Verhoeff, a CCCD number against its date of birth) holds however it was read.
     let shape_only = f.value.chars().any(|c| c.is_ascii_alphabetic());
     let vouched = f.check == FieldCheck::Passed && (!date || printed_whole()) && (!shape_only || source_lines().any(|l| read_as_printed(&f.value, &l.text)));
-    (!vouched && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year))
+    (!vouched && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year)) || marks_doubted(f, &source)
+}
+
+/// Least confidence (0-100) of a name's word with diacritics below which its marks are
+/// doubted ([`marks_doubted`]).
+const MARKED_WORD_DOUBT: f32 = 60.0;
+
+/// Whether a name holds a word with diacritics that the engine read with little
+/// confidence ([`MARKED_WORD_DOUBT`]): a tone mark is a few pixels, and a word the
+/// engine doubted may carry another one than printed ("TUẦN" for TUẤN at confidence
+/// 47, its letters each at 92 or more: the independent set's seed 32, a punched CCCD).
+/// The back's zone spells names without marks, so nothing else vouches for them.
+fn marks_doubted(f: &PrintedField, source: &[&idv_vision::ocr::OcrLine]) -> bool {
+    if !f.field.ends_with("name") || f.value.is_ascii() {
+        return false;
+    }
+    value_spans(&f.value, source).is_some_and(|spans| {
+        source.iter().zip(&spans).any(|(l, &(j, k))| l.text.split(' ').skip(j).zip(&l.words[j..k]).any(|(t, w)| !t.is_ascii() && w.confidence.is_some_and(|c| c < MARKED_WORD_DOUBT)))
+    })
 }
 
 /// Whether `value` stands in a line's text as read, spaces, case and the O/0 confusion
@@ -927,6 +956,19 @@ fn cut_off(sanity: Option<&CardSanity>) -> Option<[f32; 4]> {
     }
     let [x, y, along_x, along_y] = s.measures.cut_corner?;
     Some([x, y, 1.25 * along_x, 1.25 * along_y])
+}
+
+/// Whether `page_text` (a line of the page's reading) reads a zone's names line
+/// (`names`, as fitted) with its first word one or two letters shorter at its start and
+/// the rest alike up to the next word's end: "THAKUR<<KARTHIK<<<<<K<<<y" beside
+/// "OTHAKUR<<KARTHIK<<<…". Spaces in the page's reading are dropped.
+fn first_letters_fewer(names: &str, page_text: &str) -> bool {
+    let page: String = page_text.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_uppercase();
+    let Some(first_end) = names.find('<') else { return false };
+    // The first word, the fillers after it and the next word.
+    let next_end = names[first_end..].find(|c: char| c != '<').and_then(|start| names[first_end + start..].find('<').map(|end| first_end + start + end));
+    let Some(next_end) = next_end else { return false };
+    (1..=2).any(|lost| first_end > lost + 2 && page.starts_with(&names[lost..next_end]))
 }
 
 /// Whether a zone's line `read` shorter than its format (`fitted`) may have lost its
@@ -1817,12 +1859,14 @@ pub fn read_card(
         })
         .flatten()
         .collect();
+    // Nor for the digits of a number with letters: an EPIC number's "OYQ0230196" at 0.95
+    // and over, "OYQ0230136" after it (seed 31's blurred voter card, the later right).
     let digits_only = |v: &str| v.chars().any(|c| c.is_ascii_digit()) && !v.chars().any(char::is_alphabetic);
+    let digits_of = |v: &str| v.chars().filter(char::is_ascii_digit).collect::<String>();
     let read_otherwise = |f: &CardField| {
-        sides
-            .iter()
-            .flat_map(|s| s.reread.iter())
-            .any(|(field, value)| *field == f.field && *value != f.value && (digits_only(&f.value) || vouched_by_confidence(card_type, value, &later_readings)))
+        sides.iter().flat_map(|s| s.reread.iter()).any(|(field, value)| {
+            *field == f.field && *value != f.value && (digits_only(&f.value) || digits_of(value) != digits_of(&f.value) || vouched_by_confidence(card_type, value, &later_readings))
+        })
     };
     let confident = |f: &CardField| blurred_card && f.confidence_score.is_some_and(|c| c > 0.0) && !read_otherwise(f) && vouched_by_confidence(card_type, &f.value, &first_readings);
     let card_information = if unreadable {
@@ -1851,6 +1895,21 @@ mod sanity_tests {
     fn side(verdict: CardSanityVerdict, score: f32) -> CardSanity {
         let measures = CardMeasures { blur_sigma: 0.3, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         CardSanity { verdict, score, details: Vec::new(), measures }
+    }
+
+    /// The page reading a card's zone names line with its first word's first letter
+    /// fewer ("THAKUR<<KARTHIK…" beside "OTHAKUR<<KARTHIK…", seed 32): one of the two
+    /// read a mark as a letter. Must-fail twins: the same reading, another word, or a
+    /// first word shorter by three letters, is no such doubt.
+    #[test]
+    fn a_zone_names_line_the_page_read_with_a_first_letter_fewer_is_doubted() {
+        let names = "OTHAKUR<<KARTHIK<<<<<<<<<<<<<<";
+        assert!(super::first_letters_fewer(names, "THAKUR<<KARTHIK<<<<<K<<<<<<<<<y"));
+        assert!(super::first_letters_fewer(names, "HAKUR << KARTHIK <<<"));
+        assert!(!super::first_letters_fewer(names, "OTHAKUR<<KARTHIK<<<<<<<<<<<<<<"));
+        assert!(!super::first_letters_fewer(names, "THAKUR<<KARTIK<<<<"));
+        assert!(!super::first_letters_fewer(names, "KUR<<KARTHIK<<<<"));
+        assert!(!super::first_letters_fewer("DAS<<SURESH<<<<<<<<<<<<<<<<<<<", "S<<SURESH"));
     }
 
     /// A zone line read a character short beside a cut corner on the left may have lost
@@ -2773,8 +2832,8 @@ mod print_tests {
     fn a_blurred_cards_confident_number_read_otherwise_later_is_not_given() {
         let measures = CardMeasures { blur_sigma: 2.6, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 30.0, luma_p10: 150.0, luma_p90: 240.0, clipped_share: 0.0, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box: None, solid_saturated_share: 0.0, cut_corner: None };
         let blurred = Some(CardSanity { verdict: CardSanityVerdict::ImageTooBlur, score: 0.0, details: vec![(CardSanityVerdict::ImageTooBlur, 1.0)], measures });
-        let page = |name: &str, dob: &str, per_char: f32| {
-            let text = ["ELECTION COMMISSION OF INDIA", "IDENTITY CARD", name, "Sex : Female", dob];
+        let page = |id: &str, name: &str, dob: &str, per_char: f32| {
+            let text = ["ELECTION COMMISSION OF INDIA", "IDENTITY CARD", id, name, "Sex : Female", dob];
             let lines = text
                 .iter()
                 .enumerate()
@@ -2785,18 +2844,24 @@ mod print_tests {
                 .collect();
             OcrOutcome::Lines(lines)
         };
-        let read = |again_dob: &str| {
-            let first = page("Elector's Name : NISHA RANI JOSHI", "Date of Birth : 12/03/1957", 97.0);
-            let again = page("Elector's Name : NISHA RANL JOSHI", again_dob, 60.0);
+        let read_both = |again_id: &str, again_dob: &str| {
+            let first = page("OYQ0230196", "Elector's Name : NISHA RANI JOSHI", "Date of Birth : 12/03/1957", 97.0);
+            let again = page(again_id, "Elector's Name : NISHA RANL JOSHI", again_dob, 60.0);
             let scan = SideScan { ocr: first, reread: vec![SecondReading { ocr: again, mrz: MrzOutcome::NotSearched }], ..cccd_front_scan(blurred.clone()) };
             let front = SideInput { id: None, scan: &scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };
             read_card("in.voter", Codec::of("in.voter", None), &front, None, None, 2026)
         };
+        let read = |again_dob: &str| read_both("OYQ0230196", again_dob);
         let otherwise = read("Date of Birth : 12/08/1957");
         assert_eq!(value(&otherwise, "dob"), None, "{:?}", otherwise.card_information);
         assert_eq!(value(&otherwise, "name"), Some("NISHA RANI JOSHI"), "{:?}", otherwise.card_information);
         let alike = read("Date of Birth : 12/03/1957");
         assert_eq!(value(&alike, "dob"), Some("12/03/1957"), "{:?}", alike.card_information);
+        assert_eq!(value(&alike, "id"), Some("OYQ0230196"), "{:?}", alike.card_information);
+        // An EPIC number whose digits a later reading read otherwise (seed 31: the later
+        // "OYQ0230136" right): not given.
+        let number_otherwise = read_both("OYQ0230136", "Date of Birth : 12/03/1957");
+        assert_eq!(value(&number_otherwise, "id"), None, "{:?}", number_otherwise.card_information);
     }
 
     /// A noisy photo's card (seed 20's voter card, sensor noise σ 26: "VISAY JOSHI" for
