@@ -63,6 +63,10 @@ fn main() -> Result<(), String> {
                 if let idv_workers::card::scan::OcrOutcome::Lines(lines) = &again.ocr {
                     for l in lines {
                         println!("{} reread {}   {:?} x {}-{} y {}-{}", if i == 0 { "front" } else { "back" }, k + 2, l.text, l.bbox.x, l.bbox.right(), l.bbox.y, l.bbox.bottom());
+                        if std::env::var_os("IDV_CARD_READ_SYMBOLS").is_some() && !l.symbols.is_empty() {
+                            let symbols: Vec<String> = l.symbols.iter().map(|(c, conf)| format!("{c}{conf:.0}")).collect();
+                            println!("{} reread {} symbols {}", if i == 0 { "front" } else { "back" }, k + 2, symbols.join(" "));
+                        }
                     }
                 }
             }
