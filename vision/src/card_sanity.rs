@@ -758,9 +758,8 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
             continue;
         }
         if share > best {
-            best = share;
             // The region's box, its corners taken into the card's pixels.
-            best_box = to_card.and_then(|hm| {
+            let card_box = to_card.and_then(|hm| {
                 let corners = [(c.x0, c.y0), (c.x1 + 1, c.y0), (c.x1 + 1, c.y1 + 1), (c.x0, c.y1 + 1)].map(|(x, y)| hm.apply(x as f64, y as f64));
                 corners.iter().all(|(u, v)| u.is_finite() && v.is_finite()).then(|| {
                     let xs = corners.map(|p| p.0 as f32);
@@ -768,10 +767,62 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
                     [xs.iter().copied().fold(f32::MAX, f32::min), ys.iter().copied().fold(f32::MAX, f32::min), xs.iter().copied().fold(f32::MIN, f32::max), ys.iter().copied().fold(f32::MIN, f32::max)]
                 })
             });
+            // Nor a ghost portrait's grey head, which sits on its shoulders
+            // ([`on_shoulders`]).
+            if card_box.is_some_and(|b| on_shoulders(card, b)) {
+                continue;
+            }
+            best = share;
+            best_box = card_box;
         }
     }
     }
     (best, best_box)
+}
+
+/// How far (RGB distance) a pixel under a hole candidate may stray from the
+/// candidate's own colour and count as the same grey ([`on_shoulders`]).
+const SHOULDERS_COLOUR_TOL: f32 = 30.0;
+
+/// Least share of the band under a hole candidate in the candidate's colour for it to
+/// be a head on its neck ([`on_shoulders`]).
+const SHOULDERS_MIN_SHARE: f32 = 0.8;
+
+/// Whether a hole candidate (`b`, in the card's pixels) is a head on its neck: the band
+/// right under it (half its height tall, its middle half wide), inside the card, is
+/// mostly of the candidate's own colour. A ghost portrait prints the holder's head,
+/// neck and shoulders in one grey, and its head is as round as a punch (the independent
+/// set's seed 30: a passport's and a national identity card's ghost heads, 0.13 % and
+/// 0.3 % of the card, judged holes on grey tables: 0.96 and 0.91 of that band alike); a
+/// punch shows the table inside its rim only, the card's paper and print under it.
+fn on_shoulders(card: &RgbImage, [x0, y0, x1, y1]: [f32; 4]) -> bool {
+    let (w, h) = (card.width() as f32, card.height() as f32);
+    let (bw, bh) = (x1 - x0, y1 - y0);
+    if !(bw > 4.0 && bh > 4.0) || y1 + bh / 2.0 > h {
+        return false;
+    }
+    let pixels = |xa: f32, ya: f32, xb: f32, yb: f32| {
+        (ya.max(0.0) as u32..yb.min(h) as u32).flat_map(move |y| (xa.max(0.0) as u32..xb.min(w) as u32).map(move |x| card.get_pixel(x, y).0))
+    };
+    // The candidate's colour: its middle half, clear of its rim.
+    let (mut sum, mut n) = ([0f32; 3], 0f32);
+    for p in pixels(x0 + bw / 4.0, y0 + bh / 4.0, x1 - bw / 4.0, y1 - bh / 4.0) {
+        for k in 0..3 {
+            sum[k] += f32::from(p[k]);
+        }
+        n += 1.0;
+    }
+    if n == 0.0 {
+        return false;
+    }
+    let colour = sum.map(|v| v / n);
+    let (mut alike, mut under) = (0f32, 0f32);
+    for p in pixels(x0 + bw / 4.0, y1, x1 - bw / 4.0, y1 + bh / 2.0) {
+        let d = (0..3).map(|k| (f32::from(p[k]) - colour[k]).powi(2)).sum::<f32>().sqrt();
+        alike += f32::from(u8::from(d <= SHOULDERS_COLOUR_TOL));
+        under += 1.0;
+    }
+    under > 0.0 && alike / under >= SHOULDERS_MIN_SHARE
 }
 
 /// The spread of `values` robust to a few outliers: their median absolute deviation
@@ -1985,6 +2036,25 @@ mod tests {
     use super::*;
     use crate::card_box::synth::{place, render, Bg, CardSpec, Degradation};
     use crate::card_box::{find_card, rectify, CardFind, ID1_ASPECT};
+
+    /// A ghost portrait's grey head on its neck (seed 30's passport and national identity
+    /// card, judged holes) sits on shoulders; a grey disk with paper under it, or one
+    /// too near the card's foot to judge, does not.
+    #[test]
+    fn a_ghost_portraits_head_sits_on_its_shoulders() {
+        let card = |neck: bool, cy: f32| {
+            RgbImage::from_fn(600, 380, |x, y| {
+                let (xf, yf) = (x as f32 + 0.5, y as f32 + 0.5);
+                let head = ((xf - 500.0) / 25.0).powi(2) + ((yf - cy) / 28.0).powi(2) <= 1.0;
+                let below = neck && (485.0..515.0).contains(&xf) && yf > cy && yf < cy + 70.0;
+                image::Rgb(if head || below { [183, 183, 183] } else { [236, 238, 232] })
+            })
+        };
+        let head = |cy: f32| [475.0, cy - 28.0, 525.0, cy + 28.0];
+        assert!(super::on_shoulders(&card(true, 150.0), head(150.0)));
+        assert!(!super::on_shoulders(&card(false, 150.0), head(150.0)), "paper under it");
+        assert!(!super::on_shoulders(&card(true, 360.0), head(360.0)), "no band under it inside the card");
+    }
 
     /// A passport page (1200 x 845, pale, a line of print and a ghost portrait's head and
     /// shoulders in grey) with, where given, a punch of diameter `d` mm at (`x`, `y`)

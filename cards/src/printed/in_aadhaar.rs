@@ -335,6 +335,11 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
     };
     let Some((mut parts, lines, label, unsure)) = address_block(doc, key, stop_before) else { return };
     let found = |value: String, lines: Vec<usize>| Found { conf: doc.conf(&lines), value, lines, label_line: Some(label) };
+    // The back prints the address twice, in the state's script and in English, each
+    // ending with the PIN: a side that read two different PINs misread one of them and
+    // gives none ("462005" at the end of the Hindi column, "462095" at the end of the
+    // English one: the independent set's seed 28, a blurred card, the first taken).
+    let read_otherwise = |pin: &str| (0..doc.len()).filter_map(|j| pin_in(doc.text(j))).any(|(p, _)| p != pin);
     if unsure {
         // No address; the PIN still ends the back's line (the front's column is on the
         // left, and prints no six-digit number).
@@ -345,7 +350,9 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
             }
             last = j;
             if let Some((p, _)) = pin_in(doc.text(j)) {
-                out.push(field("pin_code", found(p, vec![j]), FieldCheck::NotApplicable));
+                if !read_otherwise(&p) {
+                    out.push(field("pin_code", found(p, vec![j]), FieldCheck::NotApplicable));
+                }
                 break;
             }
         }
@@ -369,7 +376,7 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
         f.confidence *= 1.0 - 0.1 * repaired as f32;
         out.push(f);
     }
-    if let Some(p) = pin {
+    if let Some(p) = pin.filter(|p| !read_otherwise(&p.value)) {
         // A PIN out of its address's state's range has a digit misread: its check fails
         // (`pin_fits_state`), and it is no value.
         let check = match super::pin_fits_state(&p.value, &address) {
@@ -743,6 +750,24 @@ mod tests {
             (Some("S/O Ramesh Kumar, 12, MG Road, Near Central Mall, Bengaluru, Karnataka"), Some("560001")),
             "{f:?}"
         );
+    }
+
+    /// The back's two columns each end with the PIN: read alike, it is given; read two
+    /// ways (seed 28's blurred card: "462005" ending the Hindi column, "462095" the
+    /// English one), neither is.
+    #[test]
+    fn a_pin_the_back_read_two_ways_is_not_given() {
+        let read = |hindi_pin: &str| {
+            let text = ["Address: S/O Ramesh Kumar, 12, MG Road,".to_string(), "Arera Colony,".to_string(), "Bhopal, Madhya Pradesh - 462095".to_string(), format!("silane, We Weat - {hindi_pin}"), "2341 2341 2346".to_string()];
+            let text: Vec<&str> = text.iter().map(String::as_str).collect();
+            parse_printed("in.aadhaar", Side::Back, &lines(&text))
+        };
+        let f = read("462095");
+        assert_eq!(value(&f, "pin_code"), Some("462095"), "{f:?}");
+        let f = read("462005");
+        assert_eq!(value(&f, "pin_code"), None, "{f:?}");
+        let f = parse_printed("in.aadhaar", Side::Back, &lines(&["Address:", "silane, We Weat - 462005", "Temple Road, Arera Colony,", "Bhopal, Madhya Pradesh - 462095"]));
+        assert_eq!(value(&f, "pin_code"), None, "the unsure block's path too: {f:?}");
     }
 
     /// The same cut-outs read side by side on the front: the date of birth's (or the
