@@ -790,7 +790,8 @@ const SHOULDERS_MIN_SHARE: f32 = 0.8;
 
 /// Whether a hole candidate (`b`, in the card's pixels) is a head on its neck: the band
 /// right under it (half its height tall, its middle half wide), inside the card, is
-/// mostly of the candidate's own colour. A ghost portrait prints the holder's head,
+/// mostly of the candidate's own colour, and the card beside it (at its middle rows,
+/// from an eighth to a half of its width out) mostly not. A ghost portrait prints the holder's head,
 /// neck and shoulders in one grey, and its head is as round as a punch (the independent
 /// set's seed 30: a passport's and a national identity card's ghost heads, 0.13 % and
 /// 0.3 % of the card, judged holes on grey tables: 0.96 and 0.91 of that band alike); a
@@ -816,13 +817,21 @@ fn on_shoulders(card: &RgbImage, [x0, y0, x1, y1]: [f32; 4]) -> bool {
         return false;
     }
     let colour = sum.map(|v| v / n);
-    let (mut alike, mut under) = (0f32, 0f32);
-    for p in pixels(x0 + bw / 4.0, y1, x1 - bw / 4.0, y1 + bh / 2.0) {
-        let d = (0..3).map(|k| (f32::from(p[k]) - colour[k]).powi(2)).sum::<f32>().sqrt();
-        alike += f32::from(u8::from(d <= SHOULDERS_COLOUR_TOL));
-        under += 1.0;
-    }
-    under > 0.0 && alike / under >= SHOULDERS_MIN_SHARE
+    let share_alike = |pixels: &mut dyn Iterator<Item = [u8; 3]>| {
+        let (mut alike, mut all) = (0f32, 0f32);
+        for p in pixels {
+            let d = (0..3).map(|k| (f32::from(p[k]) - colour[k]).powi(2)).sum::<f32>().sqrt();
+            alike += f32::from(u8::from(d <= SHOULDERS_COLOUR_TOL));
+            all += 1.0;
+        }
+        (all > 0.0).then(|| alike / all)
+    };
+    let under = share_alike(&mut pixels(x0 + bw / 4.0, y1, x1 - bw / 4.0, y1 + bh / 2.0));
+    // Beside it, at its middle rows: a head stands out from the portrait's ground; a
+    // punch showing a table of the paper's colour does not (seed 31's pale card on a white
+    // table: paper under the punch and beside it alike).
+    let beside = share_alike(&mut pixels(x0 - bw / 2.0, y0 + bh / 4.0, x0 - bw / 8.0, y1 - bh / 4.0).chain(pixels(x1 + bw / 8.0, y0 + bh / 4.0, x1 + bw / 2.0, y1 - bh / 4.0)));
+    under.is_some_and(|u| u >= SHOULDERS_MIN_SHARE) && beside.is_some_and(|b| b < 1.0 - SHOULDERS_MIN_SHARE)
 }
 
 /// The spread of `values` robust to a few outliers: their median absolute deviation
@@ -2054,6 +2063,13 @@ mod tests {
         assert!(super::on_shoulders(&card(true, 150.0), head(150.0)));
         assert!(!super::on_shoulders(&card(false, 150.0), head(150.0)), "paper under it");
         assert!(!super::on_shoulders(&card(true, 360.0), head(360.0)), "no band under it inside the card");
+        // A punch showing a white table on a pale card (seed 31): the paper under it and
+        // beside it is its colour alike.
+        let pale = RgbImage::from_fn(600, 380, |x, y| {
+            let inside = ((x as f32 + 0.5 - 500.0) / 25.0).powi(2) + ((y as f32 + 0.5 - 150.0) / 25.0).powi(2) <= 1.0;
+            image::Rgb(if inside { [244, 244, 242] } else { [234, 236, 230] })
+        });
+        assert!(!super::on_shoulders(&pale, [475.0, 125.0, 525.0, 175.0]), "a punch on a pale card");
     }
 
     /// A passport page (1200 x 845, pale, a line of print and a ghost portrait's head and
