@@ -339,7 +339,7 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
     // ending with the PIN: a side that read two different PINs misread one of them and
     // gives none ("462005" at the end of the Hindi column, "462095" at the end of the
     // English one: the independent set's seed 28, a blurred card, the first taken).
-    let read_otherwise = |pin: &str| (0..doc.len()).filter_map(|j| pin_in(doc.text(j))).any(|(p, _)| p != pin);
+    let another_pin_read = |pin: &str| (0..doc.len()).filter_map(|j| pin_in(doc.text(j))).any(|(p, _)| p != pin);
     if unsure {
         // No address; the PIN still ends the back's line (the front's column is on the
         // left, and prints no six-digit number).
@@ -350,7 +350,7 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
             }
             last = j;
             if let Some((p, _)) = pin_in(doc.text(j)) {
-                if !read_otherwise(&p) {
+                if !another_pin_read(&p) {
                     out.push(field("pin_code", found(p, vec![j]), FieldCheck::NotApplicable));
                 }
                 break;
@@ -376,7 +376,7 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
         f.confidence *= 1.0 - 0.1 * repaired as f32;
         out.push(f);
     }
-    if let Some(p) = pin.filter(|p| !read_otherwise(&p.value)) {
+    if let Some(p) = pin.filter(|p| !another_pin_read(&p.value)) {
         // A PIN out of its address's state's range has a digit misread: its check fails
         // (`pin_fits_state`), and it is no value.
         let check = match super::pin_fits_state(&p.value, &address) {
