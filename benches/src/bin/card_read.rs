@@ -52,10 +52,8 @@ fn main() -> Result<(), String> {
                 for l in lines {
                     let words: Vec<String> = l.text.split(' ').zip(&l.words).map(|(t, w)| format!("{t}@{},{} {}x{} c{:.0}", w.bbox.x, w.bbox.y, w.bbox.width, w.bbox.height, w.confidence.unwrap_or(-1.0))).collect();
                     println!("{} words   {}", if i == 0 { "front" } else { "back" }, words.join(" | "));
-                    // `IDV_CARD_READ_SYMBOLS` too: each character's confidence.
-                    if std::env::var_os("IDV_CARD_READ_SYMBOLS").is_some() && !l.symbols.is_empty() {
-                        let symbols: Vec<String> = l.symbols.iter().map(|(c, conf)| format!("{c}{conf:.0}")).collect();
-                        println!("{} symbols {}", if i == 0 { "front" } else { "back" }, symbols.join(" "));
+                    if let Some(symbols) = symbols_shown(l) {
+                        println!("{} symbols {symbols}", if i == 0 { "front" } else { "back" });
                     }
                 }
             }
@@ -63,9 +61,8 @@ fn main() -> Result<(), String> {
                 if let idv_workers::card::scan::OcrOutcome::Lines(lines) = &again.ocr {
                     for l in lines {
                         println!("{} reread {}   {:?} x {}-{} y {}-{}", if i == 0 { "front" } else { "back" }, k + 2, l.text, l.bbox.x, l.bbox.right(), l.bbox.y, l.bbox.bottom());
-                        if std::env::var_os("IDV_CARD_READ_SYMBOLS").is_some() && !l.symbols.is_empty() {
-                            let symbols: Vec<String> = l.symbols.iter().map(|(c, conf)| format!("{c}{conf:.0}")).collect();
-                            println!("{} reread {} symbols {}", if i == 0 { "front" } else { "back" }, k + 2, symbols.join(" "));
+                        if let Some(symbols) = symbols_shown(l) {
+                            println!("{} reread {} symbols {symbols}", if i == 0 { "front" } else { "back" }, k + 2);
                         }
                     }
                 }
@@ -73,4 +70,10 @@ fn main() -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// With `IDV_CARD_READ_SYMBOLS` set, a line's characters each with its confidence
+/// ("V99 I99 S92"); `None` otherwise, or where the engine gave none.
+fn symbols_shown(l: &idv_vision::ocr::OcrLine) -> Option<String> {
+    (std::env::var_os("IDV_CARD_READ_SYMBOLS").is_some() && !l.symbols.is_empty()).then(|| l.symbols.iter().map(|(c, conf)| format!("{c}{conf:.0}")).collect::<Vec<_>>().join(" "))
 }
