@@ -768,8 +768,8 @@ fn hole_share(card: &RgbImage, loc: &CardLocation, m: &[u8], filled: &[u8]) -> (
                 })
             });
             // Nor a ghost portrait's grey head, which sits on its shoulders
-            // ([`on_shoulders`]).
-            if card_box.is_some_and(|b| on_shoulders(card, b)) {
+            // ([`on_shoulders`]), nor the end of its shoulders ([`runs_on_one_way`]).
+            if card_box.is_some_and(|b| on_shoulders(card, b) || runs_on_one_way(card, b, median_rgb)) {
                 continue;
             }
             best = share;
@@ -832,6 +832,71 @@ fn on_shoulders(card: &RgbImage, [x0, y0, x1, y1]: [f32; 4]) -> bool {
     // table: paper under the punch and beside it alike).
     let beside = share_alike(&mut pixels(x0 - bw / 2.0, y0 + bh / 4.0, x0 - bw / 8.0, y1 - bh / 4.0).chain(pixels(x1 + bw / 8.0, y0 + bh / 4.0, x1 + bw / 2.0, y1 - bh / 4.0)));
     under.is_some_and(|u| u >= SHOULDERS_MIN_SHARE) && beside.is_some_and(|b| b < 1.0 - SHOULDERS_MIN_SHARE)
+}
+
+/// Whether a hole candidate (`b`, in the card's pixels) is the end of a bigger shape in
+/// its own colour: on one side of it (left or right, above or below, along its middle
+/// half) the card is of the candidate's colour ([`SHOULDERS_MIN_SHARE`] of it at least)
+/// both right at its edge (out to an eighth of its size) and beyond (to half its size),
+/// and on the opposite side, beyond, it is not (as little as that is alike beside
+/// [`on_shoulders`]' head), that colour not the
+/// card's paper (`paper`, the card's median colour; further from it than
+/// [`SHOULDERS_COLOUR_TOL`]). A punch shows the table inside its rim and the card's
+/// paper all round it: on a pale card on a pale table, paper and table alike, that is
+/// the candidate's colour wherever paper is beside it (a portrait on the other side or
+/// not). A ghost portrait's shoulders, opened into a disk at their rounded end (the
+/// independent set's seed 34: a passport's, 0.09 % of the card, in the grey of the
+/// table, 80 levels below its paper), run on in that grey to one side only (1.0 of that
+/// band alike, 0.0 of the other three). A punch beside a shape in the table's colour
+/// (seed 32: a voter card's punch showing a wood table, beside the portrait's brown
+/// face, 0.99 of the band beyond alike) has its rim between: the card's cut edge, lit
+/// or shaded (0.54 of the band at its edge alike).
+fn runs_on_one_way(card: &RgbImage, [x0, y0, x1, y1]: [f32; 4], paper: [f32; 3]) -> bool {
+    let (w, h) = (card.width() as f32, card.height() as f32);
+    let (bw, bh) = (x1 - x0, y1 - y0);
+    if !(bw > 4.0 && bh > 4.0) {
+        return false;
+    }
+    let mean_of = |xa: f32, ya: f32, xb: f32, yb: f32| {
+        let (mut sum, mut n) = ([0f32; 3], 0f32);
+        for y in ya.max(0.0) as u32..yb.min(h) as u32 {
+            for x in xa.max(0.0) as u32..xb.min(w) as u32 {
+                let p = card.get_pixel(x, y).0;
+                for k in 0..3 {
+                    sum[k] += f32::from(p[k]);
+                }
+                n += 1.0;
+            }
+        }
+        (n > 0.0).then(|| sum.map(|v| v / n))
+    };
+    // The candidate's colour: its middle half, clear of its rim.
+    let Some(colour) = mean_of(x0 + bw / 4.0, y0 + bh / 4.0, x1 - bw / 4.0, y1 - bh / 4.0) else { return false };
+    if (0..3).map(|k| (colour[k] - paper[k]).powi(2)).sum::<f32>().sqrt() <= SHOULDERS_COLOUR_TOL {
+        return false;
+    }
+    let share_alike = |xa: f32, ya: f32, xb: f32, yb: f32| {
+        let (mut alike, mut all) = (0f32, 0f32);
+        for y in ya.max(0.0) as u32..yb.min(h) as u32 {
+            for x in xa.max(0.0) as u32..xb.min(w) as u32 {
+                let p = card.get_pixel(x, y).0;
+                let d = (0..3).map(|k| (f32::from(p[k]) - colour[k]).powi(2)).sum::<f32>().sqrt();
+                alike += f32::from(u8::from(d <= SHOULDERS_COLOUR_TOL));
+                all += 1.0;
+            }
+        }
+        (all > 0.0).then(|| alike / all)
+    };
+    let (ym0, ym1, xm0, xm1) = (y0 + bh / 4.0, y1 - bh / 4.0, x0 + bw / 4.0, x1 - bw / 4.0);
+    // Each side's band out to half the candidate's size: from its box's edge to an eighth
+    // of that out (where a punch's rim is), and from there on.
+    let left = [share_alike(x0 - bw / 8.0, ym0, x0, ym1), share_alike(x0 - bw / 2.0, ym0, x0 - bw / 8.0, ym1)];
+    let right = [share_alike(x1, ym0, x1 + bw / 8.0, ym1), share_alike(x1 + bw / 8.0, ym0, x1 + bw / 2.0, ym1)];
+    let above = [share_alike(xm0, y0 - bh / 8.0, xm1, y0), share_alike(xm0, y0 - bh / 2.0, xm1, y0 - bh / 8.0)];
+    let below = [share_alike(xm0, y1, xm1, y1 + bh / 8.0), share_alike(xm0, y1 + bh / 8.0, xm1, y1 + bh / 2.0)];
+    let runs_on = |side: [Option<f32>; 2]| side.iter().all(|s| s.is_some_and(|s| s >= SHOULDERS_MIN_SHARE));
+    let stops = |side: [Option<f32>; 2]| side[1].is_some_and(|s| s < 1.0 - SHOULDERS_MIN_SHARE);
+    (runs_on(left) && stops(right)) || (runs_on(right) && stops(left)) || (runs_on(above) && stops(below)) || (runs_on(below) && stops(above))
 }
 
 /// The spread of `values` robust to a few outliers: their median absolute deviation
@@ -2070,6 +2135,37 @@ mod tests {
             image::Rgb(if inside { [244, 244, 242] } else { [234, 236, 230] })
         });
         assert!(!super::on_shoulders(&pale, [475.0, 125.0, 525.0, 175.0]), "a punch on a pale card");
+    }
+
+    /// The rounded end of a ghost portrait's grey shoulders (seed 34's passport, judged a
+    /// hole) runs on in its grey to one side; must-fail twins: a grey punch with paper
+    /// all round it, and a punch on a pale card showing a table of the paper's colour
+    /// beside a portrait (paper on one side only, but paper is what it is alike).
+    #[test]
+    fn the_end_of_a_grey_shape_runs_on_one_way() {
+        let paper = [236.0, 238.0, 232.0];
+        let grey = |shoulders: bool, disk: [u8; 3], left: [u8; 3]| {
+            RgbImage::from_fn(600, 380, |x, y| {
+                let (xf, yf) = (x as f32 + 0.5, y as f32 + 0.5);
+                let end = ((xf - 400.0) / 20.0).powi(2) + ((yf - 200.0) / 20.0).powi(2) <= 1.0;
+                let body = shoulders && xf >= 400.0 && xf < 560.0 && (180.0..220.0).contains(&yf);
+                let beside = (300.0..375.0).contains(&xf) && (150.0..250.0).contains(&yf);
+                image::Rgb(if end || body { disk } else if beside { left } else { [236, 238, 232] })
+            })
+        };
+        let b = [380.0, 180.0, 420.0, 220.0];
+        assert!(super::runs_on_one_way(&grey(true, [188, 188, 188], [236, 238, 232]), b, paper));
+        assert!(!super::runs_on_one_way(&grey(false, [188, 188, 188], [236, 238, 232]), b, paper), "paper all round");
+        assert!(!super::runs_on_one_way(&grey(false, [240, 240, 238], [120, 90, 80]), b, paper), "a pale punch beside a portrait");
+        // A punch showing the table beside a shape in the table's colour (seed 32: a wood
+        // table beside a brown face) has its rim between them.
+        let rimmed = RgbImage::from_fn(600, 380, |x, y| {
+            let (xf, yf) = (x as f32 + 0.5, y as f32 + 0.5);
+            let r = ((xf - 400.0).powi(2) + (yf - 200.0).powi(2)).sqrt();
+            let face = (424.0..560.0).contains(&xf) && (150.0..250.0).contains(&yf);
+            image::Rgb(if r <= 20.0 || (r > 24.0 && face) { [117, 78, 51] } else if r <= 24.0 { [250, 250, 250] } else { [236, 238, 232] })
+        });
+        assert!(!super::runs_on_one_way(&rimmed, b, paper), "a punch's rim between it and the face");
     }
 
     /// A passport page (1200 x 845, pale, a line of print and a ghost portrait's head and

@@ -255,3 +255,17 @@ fn an_emblem_on_a_noisy_grey_table_is_no_hole() {
     assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
     assert!(s.measures.hole_box.is_none(), "{s:?}");
 }
+
+/// A passport page tilted on a grey table (the independent set, seed 34,
+/// `in.passport-tilt-002`, front, re-encoded at JPEG quality 80). Its ghost portrait's
+/// shoulders are printed in the grey of the table, and opened by a stroke's width their
+/// rounded left end is a disk of the table's colour (0.09 % of the page) that stands
+/// apart from the paper beside it. It was judged punched. The shoulders run on from it in
+/// that grey to the right only; a punch has the page's paper all round it. Must-pass:
+/// `good`, no hole.
+#[test]
+fn the_end_of_a_ghost_portraits_shoulders_is_no_hole() {
+    let s = judged("passport_ghost_shoulders_on_grey_table.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
+    assert!(s.measures.hole_box.is_none(), "{s:?}");
+}

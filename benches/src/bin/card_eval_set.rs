@@ -14,7 +14,7 @@
 //! then per type and over all types (clean; degraded; degraded but the blur and glare
 //! captures), then every wrong value. `IDV_CARD_EVAL_VERBOSE=1` also prints every missing
 //! field and every sanity verdict; `IDV_CARD_EVAL_ONLY=<type>` and
-//! `IDV_CARD_EVAL_CAPTURE=<capture>` narrow the run; `IDV_CARD_EVAL_NO_PEER=1` skips the
+//! `IDV_CARD_EVAL_CAPTURE=<capture>[,<capture>…]` narrow the run; `IDV_CARD_EVAL_NO_PEER=1` skips the
 //! Tesseract CLI peer (its columns then read 0).
 
 use idv_benches::card_score::{pct, quantile, score, Tally};
@@ -85,7 +85,7 @@ fn main() -> Result<(), String> {
     let mut wrongs: Vec<String> = Vec::new();
     let mut peer_missing = false;
     for e in entries(&dir)? {
-        if only.as_deref().is_some_and(|o| o != e.card_type) || only_capture.as_deref().is_some_and(|o| o != e.capture) {
+        if only.as_deref().is_some_and(|o| o != e.card_type) || only_capture.as_deref().is_some_and(|o| !o.split(',').any(|c| c == e.capture)) {
             continue;
         }
         let front = std::fs::read(&e.front).map_err(|err| format!("{}: {err}", e.front.display()))?;

@@ -585,6 +585,7 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
         Ok(mut lines) => {
             for line in &mut lines {
                 drop_leading_debris(line);
+                drop_trailing_debris(line);
             }
             if lang == "eng" {
                 read_pan_number_band(&gray, &mut lines, engine);
@@ -643,6 +644,53 @@ fn drop_leading_debris(line: &mut idv_vision::ocr::OcrLine) {
         }
     }
 }
+
+/// A line without the specks read far after its words: its last words, when each is
+/// under half as tall as the middle of the words before them ([`DEBRIS_HEIGHT_SHARE`])
+/// and the first stands more than three of those heights past the word before it, are
+/// dropped. A card's chip or a ghost portrait beside a name is read as a few specks
+/// level with it ("DEEPAK PANDEY ee J", "ee" 12 px and "J" 9 px tall 330 px past
+/// "PANDEY", 25 px; "Prakash Chauhan wal", "wal" 8 px beside 31: the independent set's
+/// seed 34, national identity cards), and the name's parser refuses the line for
+/// them. Print in another column is set as tall as a label at least, and a word's
+/// remnant left by a hole or glare is a letter's height; what glare washed out between
+/// the name and the specks is still judged from the paper after the name
+/// (`crate::card::read`'s glare check). The line's text, box, confidence and symbols
+/// are those of the words kept. A line whose words do not match its text word for word
+/// is left as it is.
+fn drop_trailing_debris(line: &mut idv_vision::ocr::OcrLine) {
+    let texts: Vec<&str> = line.text.split(' ').collect();
+    if line.words.len() < 2 || texts.len() != line.words.len() {
+        return;
+    }
+    // How many words are kept: those before the first word of the longest tail of specks.
+    let kept = (1..line.words.len()).find(|&first_speck| {
+        let Some(middle) = middle_height(line.words[..first_speck].iter().map(|w| w.bbox.height)) else { return false };
+        let middle = middle as f32;
+        let specks = &line.words[first_speck..];
+        let apart = specks[0].bbox.x as f32 > line.words[first_speck - 1].bbox.right() as f32 + 3.0 * middle;
+        middle > 0.0 && apart && specks.iter().all(|w| (w.bbox.height as f32) < DEBRIS_HEIGHT_SHARE * middle)
+    });
+    let Some(kept) = kept else { return };
+    let chars: usize = line.words[kept..].iter().map(|w| w.chars).sum();
+    let symbols_are_words = line.symbols.len() == line.words.iter().map(|w| w.chars).sum::<usize>();
+    line.text = texts[..kept].join(" ");
+    line.words.truncate(kept);
+    if symbols_are_words {
+        line.symbols.truncate(line.symbols.len() - chars);
+    }
+    if let Some(b) = line.words.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)) {
+        line.bbox = b;
+    }
+    let confs: Vec<f32> = line.words.iter().filter_map(|w| w.confidence).collect();
+    if !confs.is_empty() {
+        line.confidence = confs.iter().sum::<f32>() / confs.len() as f32;
+    }
+}
+
+/// How tall, as a share of the middle height of a line's words, specks read after them
+/// may be to be dropped ([`drop_trailing_debris`]).
+const DEBRIS_HEIGHT_SHARE: f32 = 0.5;
 
 /// A PAN's number read again on its own, when the page read none: the band under the
 /// "Permanent Account Number" label (where both designs print it), from a label height
@@ -780,13 +828,17 @@ const BIRTH_BAND_MIN_CONFIDENCE: f32 = 80.0;
 /// A twelve-digit identity number read again on its own, when the page read none under
 /// its "ID No." label: the band under the label's line, from three of its heights left
 /// of it (a fortieth of the card's width from its edge at the nearest) to two and a half
-/// times its width right of its start, three of its heights tall,
+/// times its width right of its start (two fifths of the card's width at the least),
+/// three of its heights tall,
 /// read as one block of digits. The national identity card prints its number in one
 /// bold group at the card's bottom left, under that label; the page's layout analysis
 /// can drop the line whole (the independent card set's seed 14, a card in perspective:
-/// the label read, no digit under it). Read only when no line from the label's to two
-/// after it holds ten digits or more (a number read, or misread: the parser judges that
-/// one), and kept only when the band holds twelve digits that pass Verhoeff
+/// the label read, no digit under it), or misread it (seed 34, a clean card: "805.2182
+/// 86302)" for "7805 2182 8302", the line's box joined to the card's rounded corner and
+/// a ghost portrait, its word boxes the whole line). Read only when no line from the
+/// label's to two after it holds twelve digits that pass Verhoeff (a number read right,
+/// or misread past what the check finds: the parser judges that one), and kept only
+/// when the band holds twelve digits that pass Verhoeff
 /// (`idv_cards::printed::aadhaar_check`), read with confidence
 /// ([`BIRTH_BAND_MIN_CONFIDENCE`]); it goes in after the label's line, where the
 /// parser takes a number under its label, its box in the page's pixels so a hole or cut
@@ -797,8 +849,12 @@ fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr:
         folded.contains("idno") || folded.contains("idnumber")
     };
     let Some(at) = lines.iter().position(id_label) else { return };
-    let digits = |t: &str| t.chars().filter(char::is_ascii_digit).count();
-    if lines.iter().skip(at).take(3).any(|l| digits(&l.text) >= 10) {
+    // Twelve digits in one token or in groups read apart ("5984 0581 7636", as printed).
+    let number = |l: &idv_vision::ocr::OcrLine| {
+        let tokens: Vec<&str> = l.text.split_whitespace().collect();
+        (0..tokens.len()).any(|i| (i + 1..=tokens.len()).any(|j| idv_cards::printed::aadhaar_check(&tokens[i..j].concat()) == idv_cards::printed::FieldCheck::Passed))
+    };
+    if lines.iter().skip(at).take(3).any(number) {
         return;
     }
     let label = lines[at].bbox;
@@ -810,14 +866,13 @@ fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr:
     // width, the print's margin: the edge itself, read with the digits, made a JPEG 35
     // card's band unreadable (seed 24).
     let x0 = label.x.saturating_sub(3 * label.height).max((pw / 40).min(label.x));
-    let x1 = label.x.saturating_add(5 * label.width / 2).min(pw);
+    // To two and a half label widths from its start, and two fifths of the card's width
+    // from the band's start at the least: twelve bold digits take a third of it, and a
+    // label read in part is short (seed 34's clean card: "deat / ID No." read 127 px
+    // wide from 70 px into the label, the band then ending in the last digit).
+    let x1 = label.x.saturating_add(5 * label.width / 2).max(x0 + 2 * pw / 5).min(pw);
     let y0 = label.bottom().min(ph);
     let y1 = y0.saturating_add(3 * label.height.max(8)).min(ph);
-    // Twelve digits in one token or in groups read apart ("5984 0581 7636", as printed).
-    let number = |l: &idv_vision::ocr::OcrLine| {
-        let tokens: Vec<&str> = l.text.split_whitespace().collect();
-        (0..tokens.len()).any(|i| (i + 1..=tokens.len()).any(|j| idv_cards::printed::aadhaar_check(&tokens[i..j].concat()) == idv_cards::printed::FieldCheck::Passed))
-    };
     let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: Some("0123456789 "), upscale: 1 };
     band.read_into(page, lines, engine, |l| number(l) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
 }
@@ -1618,6 +1673,37 @@ mod tests {
         assert_eq!(two.text, "Vie Mahesh");
     }
 
+    /// Specks read level with a line and far after it (a chip beside a name: "DEEPAK
+    /// PANDEY ee J", seed 34) are dropped, with their symbols, from its text and box.
+    /// Must-fail twins: a tail as tall as half the words, one set near them, or a line
+    /// whose words do not match its text keeps them.
+    #[test]
+    fn specks_far_after_a_line_are_dropped() {
+        use idv_vision::ocr::TsvWord;
+        let word = |x: u32, y: u32, w: u32, h: u32, chars: usize| TsvWord { bbox: TextBox { x, y, width: w, height: h }, confidence: Some(60.0), chars };
+        let line = |specks: [TsvWord; 2]| {
+            let words = vec![word(357, 271, 143, 25, 6), word(511, 271, 142, 25, 6), specks[0], specks[1]];
+            let symbols = "DEEPAKPANDEYeeJ".chars().map(|c| (c, 90.0)).collect();
+            OcrLine { text: "DEEPAK PANDEY ee J".into(), confidence: 70.0, bbox: TextBox { x: 357, y: 271, width: 769, height: 33 }, symbols, words }
+        };
+        let mut chip = line([word(984, 292, 36, 12, 2), word(1114, 294, 12, 9, 1)]);
+        super::drop_trailing_debris(&mut chip);
+        assert_eq!((chip.text.as_str(), chip.bbox, chip.confidence), ("DEEPAK PANDEY", TextBox { x: 357, y: 271, width: 296, height: 25 }, 60.0));
+        assert_eq!(chip.symbols.iter().map(|s| s.0).collect::<String>(), "DEEPAKPANDEY");
+        for kept in [
+            [word(984, 292, 36, 13, 2), word(1030, 294, 12, 9, 1)],
+            [word(700, 292, 36, 12, 2), word(800, 294, 12, 9, 1)],
+        ] {
+            let mut l = line(kept);
+            super::drop_trailing_debris(&mut l);
+            assert_eq!(l.text, "DEEPAK PANDEY ee J");
+        }
+        let mut unmatched = line([word(984, 292, 36, 12, 2), word(1114, 294, 12, 9, 1)]);
+        unmatched.text = "DEEPAK PANDEY eeJ".into();
+        super::drop_trailing_debris(&mut unmatched);
+        assert_eq!(unmatched.words.len(), 4);
+    }
+
     /// A PAN whose page reading lost or misread its number ("J wyopsss6sH") gets the band
     /// under "Permanent Account Number" read alone: what that reading holds goes in under
     /// the label when it has a PAN's shape, and the page's own lines stay. Must-fail: a
@@ -1877,13 +1963,33 @@ mod tests {
         let f = idv_cards::printed::parse_printed("in.national_id", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
         assert_eq!(f.iter().find(|x| x.field == "id").map(|x| x.value.as_str()), Some("671940561717"));
 
-        // Not read again where the page read a number (or misread one) under the label.
-        for read in ["671940561717", "_ 6026237771 98"] {
+        // Not read again where the page read a number that passes Verhoeff under the
+        // label, in one token or in its groups.
+        for read in ["671940561717", "_ 6719 4056 1717 |"] {
             let engine = id_band("671940561717", 90.0);
             let mut lines = vec![line("ued tan / ID No.", 51, 643, 215, 32), line(read, 53, 690, 358, 41)];
             super::read_id_number_band(&page, &mut lines, &engine);
             assert_eq!((lines.len(), engine.asked.lock().map(|a| a.len()).unwrap_or(9)), (2, 0), "{read}");
         }
+        // Read again where the page's digits fail it ("805.2182 86302)" for 7805 2182
+        // 8302, seed 34): the band's number goes in under the label, before the misread
+        // line, and is the one the parser takes.
+        for read in ["805.2182 86302)", "_ 6026237771 98"] {
+            let engine = id_band("671940561717", 90.0);
+            let mut lines = vec![line("ued tan / ID No.", 51, 643, 215, 32), line(read, 0, 688, 1122, 69)];
+            super::read_id_number_band(&page, &mut lines, &engine);
+            let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+            assert_eq!(texts, ["ued tan / ID No.", "671940561717", read]);
+            let f = idv_cards::printed::parse_printed("in.national_id", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
+            assert_eq!(f.iter().find(|x| x.field == "id").map(|x| x.value.as_str()), Some("671940561717"), "{read}");
+        }
+        // A label read short (its Hindi words lost) still gets a band two fifths of the
+        // card wide: twelve bold digits take a third of it.
+        let engine = id_band("671940561717", 90.0);
+        let mut lines = vec![line("deat / ID No.", 124, 643, 127, 32)];
+        super::read_id_number_band(&page, &mut lines, &engine);
+        let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
+        assert_eq!(asked.first().map(|a| a.0), Some(2 * 1200 / 5), "from {} to {}", 124 - 3 * 32, 124 - 3 * 32 + 2 * 1200 / 5);
         // The number read in its printed groups (the band's whitelist holds the space).
         let engine = id_band("6719 4056 1717", 90.0);
         let mut lines = page_lines();
