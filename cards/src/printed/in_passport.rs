@@ -87,6 +87,35 @@ fn dollar_read_for_s(text: &str) -> String {
     out
 }
 
+/// The place of birth where its label was not read: the line right under the row of
+/// nationality, sex and date of birth ("INDIAN M 29/08/1971", the row's own labels
+/// read or not), where India's data page prints it, in that row's column and as tall
+/// (its print, not a label's: a label line is about half as tall), of capitals and
+/// commas only ("JAIPUR, RAJASTHAN"). The labels are the page's smallest print and the
+/// first a blur or glare takes (the independent set: 19 of 22 blurred pages and 20 of
+/// 22 glared ones lost the place under a label no reading found, the value read the
+/// same by both readings of a blurred page). Nothing when the row is not found, or
+/// the line under it is a label's, another's, or holds anything but a place's letters.
+fn place_of_birth_under_its_row(doc: &Doc) -> Option<Found<String>> {
+    let row = (0..doc.len()).find(|&i| doc.hits(i).is_empty() && nationality(doc.text(i)).is_some() && super::extract_date(doc.text(i)).is_some())?;
+    let under = row + 1;
+    if under >= doc.len() || !doc.hits(under).is_empty() {
+        return None;
+    }
+    let (r, u) = (&doc.lines[row], &doc.lines[under]);
+    let column = u.x.abs_diff(r.x) <= r.height;
+    let below = u.y > r.y && u.y <= r.y + 2 * r.height;
+    let as_tall = 5 * u.height >= 4 * r.height && 4 * u.height <= 5 * r.height;
+    let text = u.text.trim();
+    let words: Vec<&str> = text.split(' ').collect();
+    let place_word = |w: &str| {
+        let body = w.strip_suffix(',').unwrap_or(w);
+        body.chars().count() >= 2 && body.chars().all(|c| c.is_ascii_uppercase())
+    };
+    let place = words.iter().all(|w| place_word(w)) && !words.last().is_some_and(|w| w.ends_with(','));
+    (column && below && as_tall && place).then(|| Found { value: text.to_string(), lines: vec![under], conf: doc.conf(&[under]), label_line: None })
+}
+
 /// An Indian passport's holder is Indian: `IND` or nothing. The Hindi half of the next
 /// label, read as Latin between two labels on the real page's one row ("Nationality fer
 /// / Sex"), is no nationality.
@@ -139,6 +168,9 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
             }
             out.push(field(key, v, na));
         }
+    }
+    if !out.iter().any(|f| f.field == "place_of_birth") {
+        out.extend(place_of_birth_under_its_row(doc).map(|v| field("place_of_birth", v, na)));
     }
     // The whole name as the zone writes it (surname, then given names): a second source
     // for the zone's name, and the name when the zone's line is misread.
@@ -635,6 +667,41 @@ mod tests {
         // The impossible date is no date, and the other stays in its column.
         assert!(f.iter().all(|x| x.value != "31/02/2015"));
         assert_eq!((value(&f, "issue_date"), value(&f, "expiry_date")), (None, Some("09/01/2025")));
+    }
+
+    /// A blurred page whose labels no reading found (the independent set's seed 34): the
+    /// place of birth is the line under the row of nationality, sex and date of birth,
+    /// in its column and as tall. Must-fail twins: a label-sized line there (a label
+    /// misread in capitals), one in another column, one holding more than a place's
+    /// letters, and no row above it.
+    #[test]
+    fn a_place_of_birth_whose_label_was_lost_is_the_line_under_its_row() {
+        let page = |under: (&'static str, u32, u32, u32, u32)| {
+            boxed(&[
+                ("REPUBLIC OF INDIA", 440, 761, 83, 108),
+                ("Ps Senin ees 16843952", 392, 989, 140, 197),
+                ("PATEL", 391, 500, 213, 288),
+                ("INDIAN M 29/08/1971", 392, 1026, 354, 435),
+                under,
+                ("GHAZIABAD", 391, 606, 500, 581),
+                ("22/01/2021 27/01/2031", 392, 980, 571, 625),
+            ])
+        };
+        let read = |under| parse_printed("in.passport", Side::Front, &page(under));
+        assert_eq!(value(&read(("JAIPUR, RAJASTHAN", 388, 736, 428, 510)), "place_of_birth"), Some("JAIPUR, RAJASTHAN"));
+        assert_eq!(value(&read(("BHOPAL", 388, 530, 428, 510)), "place_of_birth"), Some("BHOPAL"));
+        for under in [
+            ("MY PAR SUE", 388, 736, 440, 460),
+            ("JAIPUR, RAJASTHAN", 700, 1030, 428, 510),
+            ("JAIPUR, RAJASTHAN 3", 388, 736, 428, 510),
+            ("Jaipur, Rajasthan", 388, 736, 428, 510),
+            ("JAIPUR,", 388, 736, 428, 510),
+        ] {
+            assert_eq!(value(&read(under), "place_of_birth"), None, "{under:?}");
+        }
+        let mut no_row = page(("JAIPUR, RAJASTHAN", 388, 736, 428, 510));
+        no_row[3].text = "29/08/1971".into();
+        assert_eq!(value(&parse_printed("in.passport", Side::Front, &no_row), "place_of_birth"), None);
     }
 
     #[test]

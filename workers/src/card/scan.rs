@@ -647,8 +647,8 @@ fn drop_leading_debris(line: &mut idv_vision::ocr::OcrLine) {
 
 /// A line without the specks read far after its words: its last words, when each is
 /// under half as tall as the middle of the words before them ([`DEBRIS_HEIGHT_SHARE`])
-/// and the first stands more than three of those heights past the word before it, are
-/// dropped. A card's chip or a ghost portrait beside a name is read as a few specks
+/// and read as three characters at most ([`SPECK_MAX_CHARS`]), and the first stands
+/// more than three of those heights past the word before it, are dropped. A card's chip or a ghost portrait beside a name is read as a few specks
 /// level with it ("DEEPAK PANDEY ee J", "ee" 12 px and "J" 9 px tall 330 px past
 /// "PANDEY", 25 px; "Prakash Chauhan wal", "wal" 8 px beside 31: the independent set's
 /// seed 34, national identity cards), and the name's parser refuses the line for
@@ -669,7 +669,7 @@ fn drop_trailing_debris(line: &mut idv_vision::ocr::OcrLine) {
         let middle = middle as f32;
         let specks = &line.words[first_speck..];
         let apart = specks[0].bbox.x as f32 > line.words[first_speck - 1].bbox.right() as f32 + 3.0 * middle;
-        middle > 0.0 && apart && specks.iter().all(|w| (w.bbox.height as f32) < DEBRIS_HEIGHT_SHARE * middle)
+        middle > 0.0 && apart && specks.iter().all(|w| (w.bbox.height as f32) < DEBRIS_HEIGHT_SHARE * middle && w.chars <= SPECK_MAX_CHARS)
     });
     let Some(kept) = kept else { return };
     let chars: usize = line.words[kept..].iter().map(|w| w.chars).sum();
@@ -691,6 +691,12 @@ fn drop_trailing_debris(line: &mut idv_vision::ocr::OcrLine) {
 /// How tall, as a share of the middle height of a line's words, specks read after them
 /// may be to be dropped ([`drop_trailing_debris`]).
 const DEBRIS_HEIGHT_SHARE: f32 = 0.5;
+
+/// The most characters a speck read after a line's words is read as
+/// ([`drop_trailing_debris`]): a chip's contacts read "ee", "J", "wal". A line that
+/// starts with a tall mark (a punch's rim read "©", 67 px tall) has its print after it
+/// under half that tall and far off: "21/10/2017 20/10/2027" is print, not specks.
+const SPECK_MAX_CHARS: usize = 3;
 
 /// A PAN's number read again on its own, when the page read none: the band under the
 /// "Permanent Account Number" label (where both designs print it), from a label height
@@ -1698,6 +1704,11 @@ mod tests {
             super::drop_trailing_debris(&mut l);
             assert_eq!(l.text, "DEEPAK PANDEY ee J");
         }
+        // Print after a tall mark (a punch's rim read "©" before a passport's dates).
+        let mut dates = line([word(984, 292, 36, 12, 10), word(1114, 294, 12, 9, 1)]);
+        dates.text = "DEEPAK PANDEY 21/10/2017 J".into();
+        super::drop_trailing_debris(&mut dates);
+        assert_eq!(dates.text, "DEEPAK PANDEY 21/10/2017");
         let mut unmatched = line([word(984, 292, 36, 12, 2), word(1114, 294, 12, 9, 1)]);
         unmatched.text = "DEEPAK PANDEY eeJ".into();
         super::drop_trailing_debris(&mut unmatched);
