@@ -797,41 +797,50 @@ const SHOULDERS_MIN_SHARE: f32 = 0.8;
 /// 0.3 % of the card, judged holes on grey tables: 0.96 and 0.91 of that band alike); a
 /// punch shows the table inside its rim only, the card's paper and print under it.
 fn on_shoulders(card: &RgbImage, [x0, y0, x1, y1]: [f32; 4]) -> bool {
-    let (w, h) = (card.width() as f32, card.height() as f32);
     let (bw, bh) = (x1 - x0, y1 - y0);
-    if !(bw > 4.0 && bh > 4.0) || y1 + bh / 2.0 > h {
+    if !(bw > 4.0 && bh > 4.0) || y1 + bh / 2.0 > card.height() as f32 {
         return false;
     }
-    let pixels = |xa: f32, ya: f32, xb: f32, yb: f32| {
-        (ya.max(0.0) as u32..yb.min(h) as u32).flat_map(move |y| (xa.max(0.0) as u32..xb.min(w) as u32).map(move |x| card.get_pixel(x, y).0))
-    };
     // The candidate's colour: its middle half, clear of its rim.
+    let Some(colour) = mean_colour(pixels_in(card, [x0 + bw / 4.0, y0 + bh / 4.0, x1 - bw / 4.0, y1 - bh / 4.0])) else { return false };
+    let under = share_alike(pixels_in(card, [x0 + bw / 4.0, y1, x1 - bw / 4.0, y1 + bh / 2.0]), colour);
+    // Beside it, at its middle rows: a head stands out from the portrait's ground; a
+    // punch showing a table of the paper's colour does not (seed 31's pale card on a white
+    // table: paper under the punch and beside it alike).
+    let beside = share_alike(
+        pixels_in(card, [x0 - bw / 2.0, y0 + bh / 4.0, x0 - bw / 8.0, y1 - bh / 4.0]).chain(pixels_in(card, [x1 + bw / 8.0, y0 + bh / 4.0, x1 + bw / 2.0, y1 - bh / 4.0])),
+        colour,
+    );
+    under.is_some_and(|u| u >= SHOULDERS_MIN_SHARE) && beside.is_some_and(|b| b < 1.0 - SHOULDERS_MIN_SHARE)
+}
+
+/// The pixels of `card` in the area `[xa, ya, xb, yb]` (its pixels, clipped to it).
+fn pixels_in(card: &RgbImage, [xa, ya, xb, yb]: [f32; 4]) -> impl Iterator<Item = [u8; 3]> + '_ {
+    let (w, h) = (card.width() as f32, card.height() as f32);
+    (ya.max(0.0) as u32..yb.min(h) as u32).flat_map(move |y| (xa.max(0.0) as u32..xb.min(w) as u32).map(move |x| card.get_pixel(x, y).0))
+}
+
+/// The mean colour of `pixels`; `None` for none.
+fn mean_colour(pixels: impl Iterator<Item = [u8; 3]>) -> Option<[f32; 3]> {
     let (mut sum, mut n) = ([0f32; 3], 0f32);
-    for p in pixels(x0 + bw / 4.0, y0 + bh / 4.0, x1 - bw / 4.0, y1 - bh / 4.0) {
+    for p in pixels {
         for k in 0..3 {
             sum[k] += f32::from(p[k]);
         }
         n += 1.0;
     }
-    if n == 0.0 {
-        return false;
+    (n > 0.0).then(|| sum.map(|v| v / n))
+}
+
+/// The share of `pixels` within [`SHOULDERS_COLOUR_TOL`] of `colour`; `None` for none.
+fn share_alike(pixels: impl Iterator<Item = [u8; 3]>, colour: [f32; 3]) -> Option<f32> {
+    let (mut alike, mut all) = (0f32, 0f32);
+    for p in pixels {
+        let d = (0..3).map(|k| (f32::from(p[k]) - colour[k]).powi(2)).sum::<f32>().sqrt();
+        alike += f32::from(u8::from(d <= SHOULDERS_COLOUR_TOL));
+        all += 1.0;
     }
-    let colour = sum.map(|v| v / n);
-    let share_alike = |pixels: &mut dyn Iterator<Item = [u8; 3]>| {
-        let (mut alike, mut all) = (0f32, 0f32);
-        for p in pixels {
-            let d = (0..3).map(|k| (f32::from(p[k]) - colour[k]).powi(2)).sum::<f32>().sqrt();
-            alike += f32::from(u8::from(d <= SHOULDERS_COLOUR_TOL));
-            all += 1.0;
-        }
-        (all > 0.0).then(|| alike / all)
-    };
-    let under = share_alike(&mut pixels(x0 + bw / 4.0, y1, x1 - bw / 4.0, y1 + bh / 2.0));
-    // Beside it, at its middle rows: a head stands out from the portrait's ground; a
-    // punch showing a table of the paper's colour does not (seed 31's pale card on a white
-    // table: paper under the punch and beside it alike).
-    let beside = share_alike(&mut pixels(x0 - bw / 2.0, y0 + bh / 4.0, x0 - bw / 8.0, y1 - bh / 4.0).chain(pixels(x1 + bw / 8.0, y0 + bh / 4.0, x1 + bw / 2.0, y1 - bh / 4.0)));
-    under.is_some_and(|u| u >= SHOULDERS_MIN_SHARE) && beside.is_some_and(|b| b < 1.0 - SHOULDERS_MIN_SHARE)
+    (all > 0.0).then(|| alike / all)
 }
 
 /// Whether a hole candidate (`b`, in the card's pixels) is the end of a bigger shape in
@@ -852,48 +861,23 @@ fn on_shoulders(card: &RgbImage, [x0, y0, x1, y1]: [f32; 4]) -> bool {
 /// face, 0.99 of the band beyond alike) has its rim between: the card's cut edge, lit
 /// or shaded (0.54 of the band at its edge alike).
 fn runs_on_one_way(card: &RgbImage, [x0, y0, x1, y1]: [f32; 4], paper: [f32; 3]) -> bool {
-    let (w, h) = (card.width() as f32, card.height() as f32);
     let (bw, bh) = (x1 - x0, y1 - y0);
     if !(bw > 4.0 && bh > 4.0) {
         return false;
     }
-    let mean_of = |xa: f32, ya: f32, xb: f32, yb: f32| {
-        let (mut sum, mut n) = ([0f32; 3], 0f32);
-        for y in ya.max(0.0) as u32..yb.min(h) as u32 {
-            for x in xa.max(0.0) as u32..xb.min(w) as u32 {
-                let p = card.get_pixel(x, y).0;
-                for k in 0..3 {
-                    sum[k] += f32::from(p[k]);
-                }
-                n += 1.0;
-            }
-        }
-        (n > 0.0).then(|| sum.map(|v| v / n))
-    };
     // The candidate's colour: its middle half, clear of its rim.
-    let Some(colour) = mean_of(x0 + bw / 4.0, y0 + bh / 4.0, x1 - bw / 4.0, y1 - bh / 4.0) else { return false };
+    let Some(colour) = mean_colour(pixels_in(card, [x0 + bw / 4.0, y0 + bh / 4.0, x1 - bw / 4.0, y1 - bh / 4.0])) else { return false };
     if (0..3).map(|k| (colour[k] - paper[k]).powi(2)).sum::<f32>().sqrt() <= SHOULDERS_COLOUR_TOL {
         return false;
     }
-    let share_alike = |xa: f32, ya: f32, xb: f32, yb: f32| {
-        let (mut alike, mut all) = (0f32, 0f32);
-        for y in ya.max(0.0) as u32..yb.min(h) as u32 {
-            for x in xa.max(0.0) as u32..xb.min(w) as u32 {
-                let p = card.get_pixel(x, y).0;
-                let d = (0..3).map(|k| (f32::from(p[k]) - colour[k]).powi(2)).sum::<f32>().sqrt();
-                alike += f32::from(u8::from(d <= SHOULDERS_COLOUR_TOL));
-                all += 1.0;
-            }
-        }
-        (all > 0.0).then(|| alike / all)
-    };
+    let alike = |xa: f32, ya: f32, xb: f32, yb: f32| share_alike(pixels_in(card, [xa, ya, xb, yb]), colour);
     let (ym0, ym1, xm0, xm1) = (y0 + bh / 4.0, y1 - bh / 4.0, x0 + bw / 4.0, x1 - bw / 4.0);
     // Each side's band out to half the candidate's size: from its box's edge to an eighth
     // of that out (where a punch's rim is), and from there on.
-    let left = [share_alike(x0 - bw / 8.0, ym0, x0, ym1), share_alike(x0 - bw / 2.0, ym0, x0 - bw / 8.0, ym1)];
-    let right = [share_alike(x1, ym0, x1 + bw / 8.0, ym1), share_alike(x1 + bw / 8.0, ym0, x1 + bw / 2.0, ym1)];
-    let above = [share_alike(xm0, y0 - bh / 8.0, xm1, y0), share_alike(xm0, y0 - bh / 2.0, xm1, y0 - bh / 8.0)];
-    let below = [share_alike(xm0, y1, xm1, y1 + bh / 8.0), share_alike(xm0, y1 + bh / 8.0, xm1, y1 + bh / 2.0)];
+    let left = [alike(x0 - bw / 8.0, ym0, x0, ym1), alike(x0 - bw / 2.0, ym0, x0 - bw / 8.0, ym1)];
+    let right = [alike(x1, ym0, x1 + bw / 8.0, ym1), alike(x1 + bw / 8.0, ym0, x1 + bw / 2.0, ym1)];
+    let above = [alike(xm0, y0 - bh / 8.0, xm1, y0), alike(xm0, y0 - bh / 2.0, xm1, y0 - bh / 8.0)];
+    let below = [alike(xm0, y1, xm1, y1 + bh / 8.0), alike(xm0, y1 + bh / 8.0, xm1, y1 + bh / 2.0)];
     let runs_on = |side: [Option<f32>; 2]| side.iter().all(|s| s.is_some_and(|s| s >= SHOULDERS_MIN_SHARE));
     let stops = |side: [Option<f32>; 2]| side[1].is_some_and(|s| s < 1.0 - SHOULDERS_MIN_SHARE);
     (runs_on(left) && stops(right)) || (runs_on(right) && stops(left)) || (runs_on(above) && stops(below)) || (runs_on(below) && stops(above))
