@@ -648,7 +648,8 @@ fn drop_leading_debris(line: &mut idv_vision::ocr::OcrLine) {
 /// A line without the specks read far after its words: its last words, when each is
 /// under half as tall as the middle of the words before them ([`DEBRIS_HEIGHT_SHARE`])
 /// and read as three characters at most ([`SPECK_MAX_CHARS`]), and the first stands
-/// more than three of those heights past the word before it, are dropped. A card's chip or a ghost portrait beside a name is read as a few specks
+/// more than three of those heights past the word before it, are dropped. A card's
+/// chip or a ghost portrait beside a name is read as a few specks
 /// level with it ("DEEPAK PANDEY ee J", "ee" 12 px and "J" 9 px tall 330 px past
 /// "PANDEY", 25 px; "Prakash Chauhan wal", "wal" 8 px beside 31: the independent set's
 /// seed 34, national identity cards), and the name's parser refuses the line for
@@ -1681,8 +1682,9 @@ mod tests {
 
     /// Specks read level with a line and far after it (a chip beside a name: "DEEPAK
     /// PANDEY ee J", seed 34) are dropped, with their symbols, from its text and box.
-    /// Must-fail twins: a tail as tall as half the words, one set near them, or a line
-    /// whose words do not match its text keeps them.
+    /// Must-fail twins: a tail as tall as half the words, one set near them, print of
+    /// more than three characters (a date after a tall mark), or a line whose words do
+    /// not match its text keeps them.
     #[test]
     fn specks_far_after_a_line_are_dropped() {
         use idv_vision::ocr::TsvWord;
