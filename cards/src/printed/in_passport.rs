@@ -92,9 +92,9 @@ fn dollar_read_for_s(text: &str) -> String {
 /// read or not), where India's data page prints it, in that row's column and as tall
 /// (its print, not a label's: a label line is about half as tall), of capitals and
 /// commas only ("JAIPUR, RAJASTHAN"). The labels are the page's smallest print and the
-/// first a blur or glare takes (the independent set: 19 of 22 blurred pages and 20 of
-/// 22 glared ones lost the place under a label no reading found, the value read the
-/// same by both readings of a blurred page). Nothing when the row is not found, or
+/// first a blur takes (the independent set's seeds 24-34: 19 of 22 blurred pages gave
+/// no place of birth, its label lost, the value itself often read the same by both
+/// readings; 4 of them give it so). Nothing when the row is not found, or
 /// the line under it is a label's, another's, or holds anything but a place's letters.
 fn place_of_birth_under_its_row(doc: &Doc) -> Option<Found<String>> {
     let row = (0..doc.len()).find(|&i| doc.hits(i).is_empty() && nationality(doc.text(i)).is_some() && super::extract_date(doc.text(i)).is_some())?;
