@@ -628,20 +628,29 @@ fn drop_leading_debris(line: &mut idv_vision::ocr::OcrLine) {
         if !(unsure && first.bbox.height as f32 >= 1.5 * middle && apart && middle > 0.0) {
             return;
         }
-        let chars = first.chars;
-        let symbols_are_words = line.symbols.len() == line.words.iter().map(|w| w.chars).sum::<usize>();
-        line.text = texts[1..].join(" ");
-        line.words.remove(0);
-        if symbols_are_words {
-            line.symbols.drain(..chars);
-        }
-        if let Some(b) = line.words.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)) {
-            line.bbox = b;
-        }
-        let confs: Vec<f32> = line.words.iter().filter_map(|w| w.confidence).collect();
-        if !confs.is_empty() {
-            line.confidence = confs.iter().sum::<f32>() / confs.len() as f32;
-        }
+        let all = line.words.len();
+        keep_words(line, 1..all);
+    }
+}
+
+/// `line` with only its words `kept` (a line whose words match its text word for word):
+/// its text, its box (the kept words' union), its confidence (their mean, where they
+/// have one) and, where its symbols are its words' characters, its symbols follow.
+fn keep_words(line: &mut idv_vision::ocr::OcrLine, kept: std::ops::Range<usize>) {
+    let symbols_are_words = line.symbols.len() == line.words.iter().map(|w| w.chars).sum::<usize>();
+    let before: usize = line.words[..kept.start].iter().map(|w| w.chars).sum();
+    let within: usize = line.words[kept.clone()].iter().map(|w| w.chars).sum();
+    line.text = line.text.split(' ').skip(kept.start).take(kept.len()).collect::<Vec<_>>().join(" ");
+    line.words = line.words[kept].to_vec();
+    if symbols_are_words {
+        line.symbols = line.symbols[before..before + within].to_vec();
+    }
+    if let Some(b) = line.words.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)) {
+        line.bbox = b;
+    }
+    let confs: Vec<f32> = line.words.iter().filter_map(|w| w.confidence).collect();
+    if !confs.is_empty() {
+        line.confidence = confs.iter().sum::<f32>() / confs.len() as f32;
     }
 }
 
@@ -672,20 +681,8 @@ fn drop_trailing_debris(line: &mut idv_vision::ocr::OcrLine) {
         let apart = specks[0].bbox.x as f32 > line.words[first_speck - 1].bbox.right() as f32 + 3.0 * middle;
         middle > 0.0 && apart && specks.iter().all(|w| (w.bbox.height as f32) < DEBRIS_HEIGHT_SHARE * middle && w.chars <= SPECK_MAX_CHARS)
     });
-    let Some(kept) = kept else { return };
-    let chars: usize = line.words[kept..].iter().map(|w| w.chars).sum();
-    let symbols_are_words = line.symbols.len() == line.words.iter().map(|w| w.chars).sum::<usize>();
-    line.text = texts[..kept].join(" ");
-    line.words.truncate(kept);
-    if symbols_are_words {
-        line.symbols.truncate(line.symbols.len() - chars);
-    }
-    if let Some(b) = line.words.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)) {
-        line.bbox = b;
-    }
-    let confs: Vec<f32> = line.words.iter().filter_map(|w| w.confidence).collect();
-    if !confs.is_empty() {
-        line.confidence = confs.iter().sum::<f32>() / confs.len() as f32;
+    if let Some(kept) = kept {
+        keep_words(line, 0..kept);
     }
 }
 
