@@ -269,3 +269,19 @@ fn the_end_of_a_ghost_portraits_shoulders_is_no_hole() {
     assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
     assert!(s.measures.hole_box.is_none(), "{s:?}");
 }
+
+/// The back of a clean national identity card on white paper (the independent set, seed
+/// 35, `in.national_id-clean-002`, re-encoded at JPEG quality 80). The quad was fitted to
+/// the card's shadow along its left side, a few pixels off its edge and more near the
+/// top-left corner, which the shadow does not reach: there the corner's triangle is
+/// paper-coloured, and within 3 px of the quad's sides no edge ran into the corner. It
+/// was judged cut. The card's edge runs on within [`CORNER_SIDE_BAND`] of the side.
+/// Must-pass: `good`, no cut corner.
+///
+/// [`CORNER_SIDE_BAND`]: idv_vision::card_sanity::CORNER_SIDE_BAND
+#[test]
+fn a_corner_beyond_the_quad_fitted_to_a_shadow_is_not_cut() {
+    let s = judged("national_id_back_shadowed_corner_on_white_paper.jpg");
+    assert_eq!(s.verdict, CardSanityVerdict::Good, "{s:?}");
+    assert!(s.measures.cut_corner.is_none(), "{s:?}");
+}

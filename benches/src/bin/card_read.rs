@@ -47,6 +47,8 @@ fn main() -> Result<(), String> {
             let (photo, scale) = idv_vision::decode_scaled(bytes, &idv_vision::DecodeLimits::cards()).map_err(|e| e.to_string())?;
             let plan = idv_workers::card::scan::ScanPlan::for_card_type(card_type, i == 1, 2026);
             let scan = idv_workers::card::scan::scan_side(&photo, scale, &plan, ocr.as_deref());
+            // Each side's own sanity verdict (the card's is the sides' together, above).
+            println!("{} side sanity {:?}", if i == 0 { "front" } else { "back" }, scan.sanity.as_ref().map(|s| (s.verdict, s.measures.blur_sigma, s.measures.defocus_sigma)));
             // `IDV_CARD_READ_WORDS`: each line's words with their boxes and confidences.
             if let (Some(_), idv_workers::card::scan::OcrOutcome::Lines(lines)) = (std::env::var_os("IDV_CARD_READ_WORDS"), &scan.ocr) {
                 for l in lines {

@@ -556,6 +556,7 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
         })
         || scan.flat.as_ref().is_some_and(|card| runs_off_card(card.width(), &f.value, &source))
         || (f.lines.len() == 1 && source_lines().any(|l| words_set_apart(&f.value, l).is_some() || crossed_after(&f.value, l)))
+        || matches!(f.lines.as_slice(), [at] if crossed_by_line_after(&f.value, *at, lines))
         || (f.lines.len() > 1 && gap_in_lines(&f.value, &source));
     // A date's check (a real calendar day) holds for a date that lost a digit as well:
     // "03/02/1976" under a cut corner read "5/02/1976" is the real day 05/02/1976
@@ -726,6 +727,27 @@ fn crossed_after(value: &str, line: &idv_vision::ocr::OcrLine) -> bool {
     let (Some(words), Some(next)) = (line.words.get(j..k), line.words.get(k)) else { return false };
     let (Some(row), Some(last)) = (words.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)), words.last()) else { return false };
     row.height > 0 && next.bbox.height > 2 * row.height && next.bbox.x <= last.bbox.right() + row.height
+}
+
+/// [`crossed_after`] where the engine read the stroke as a line of its own: another line
+/// of the reading (`lines`, the value's own at `at`) whose first word stands on the
+/// value's row, more than twice its height, and starts after the value's first word and
+/// no further than half a height past its last. A PAN's signature drawn over the
+/// father's name's last letter read "pO ah oe" 4 px after "IMRAN CHANDRA SAXEN" (for
+/// "SAXENA", the independent set's seed 35): what is left is no whole value. A ghost
+/// portrait 24 px (two thirds of a height) after a whole name is not such a stroke
+/// (seed 33's "SANJAY CHANDRA BANERJEE"; a first version at a height lost it).
+fn crossed_by_line_after(value: &str, at: usize, lines: &[idv_vision::ocr::OcrLine]) -> bool {
+    let Some(line) = lines.get(at) else { return false };
+    let Some(&[(j, k)]) = value_spans(value, &[line]).as_deref() else { return false };
+    let Some(words) = line.words.get(j..k) else { return false };
+    let (Some(row), Some(first), Some(last)) = (words.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)), words.first(), words.last()) else { return false };
+    row.height > 0
+        && lines.iter().enumerate().filter(|&(i, _)| i != at).any(|(_, other)| {
+            let stroke = other.words.first().map_or(other.bbox, |w| w.bbox);
+            let on_row = stroke.y < row.bottom() && stroke.bottom() > row.y;
+            on_row && stroke.height > 2 * row.height && stroke.x > first.bbox.x && stroke.x <= last.bbox.right() + row.height / 2
+        })
 }
 
 /// `f` without the words read after a wide gap at its end (`words_set_apart`), where
@@ -2736,6 +2758,27 @@ mod print_tests {
         assert!(!crossed_after("ABHISHEK CHANDRA", &crossed), "no more than twice the value's height");
         father.words[3].bbox = TextBox { x: 420, y: 320, width: 200, height: 70 };
         assert!(!crossed_after("DINESH LAL MEHTA", &father), "a signature beside the value");
+        // The stroke read as a line of its own (seed 35: "pO ah oe" at x 624, 78 px tall,
+        // right after "SAXEN", 32 px, ending at 620; here 30 px, ending at 558).
+        let name = line(&[("IMRAN", 49), ("CHANDRA", 219), ("SAXEN", 468)]);
+        let mut stroke = line(&[("pO", 570), ("ah", 779)]);
+        stroke.words[0].bbox = TextBox { x: 562, y: 298, width: 150, height: 78 };
+        assert!(crossed_by_line_after("IMRAN CHANDRA SAXEN", 0, &[name.clone(), stroke.clone()]));
+        // Must-fail twins: beside the value (further than half a height), off its row, no
+        // taller than twice the value, before its start, and the value's own line.
+        let mut twin = stroke.clone();
+        twin.words[0].bbox.x = 558 + 16;
+        assert!(!crossed_by_line_after("IMRAN CHANDRA SAXEN", 0, &[name.clone(), twin]), "beside the value");
+        let mut twin = stroke.clone();
+        twin.words[0].bbox.y = 400;
+        assert!(!crossed_by_line_after("IMRAN CHANDRA SAXEN", 0, &[name.clone(), twin]), "off its row");
+        let mut twin = stroke.clone();
+        twin.words[0].bbox.height = 60;
+        assert!(!crossed_by_line_after("IMRAN CHANDRA SAXEN", 0, &[name.clone(), twin]), "no more than twice its height");
+        let mut twin = stroke.clone();
+        twin.words[0].bbox.x = 20;
+        assert!(!crossed_by_line_after("IMRAN CHANDRA SAXEN", 0, &[name.clone(), twin]), "a portrait's edge before it");
+        assert!(!crossed_by_line_after("IMRAN CHANDRA SAXEN", 0, &[name.clone()]), "no other line");
         let mut part = line(&[("253", 50), ("-", 120), ("Govt.", 150), ("School", 260)]);
         part.words[1].bbox = TextBox { x: 120, y: 312, width: 12, height: 4 };
         assert_eq!(words_set_apart("253 - Govt. School", &part), None);
