@@ -65,8 +65,8 @@ const RELATION_WORDS: [(&str, &[&str]); 3] =
 /// it names one relation only. The label runs over the relation hits in a row on its
 /// line ("Father's Name / Husband's Name") and the text before them back to the
 /// previous other label; a relation word there of another key ("Father's/" before
-/// "Husband's Name") makes it name two.
-fn relation_label(doc: &Doc) -> Option<(&'static str, bool)> {
+/// "Husband's Name") makes it name two. And the line the label is on.
+fn relation_label(doc: &Doc) -> Option<(&'static str, bool, usize)> {
     let i = (0..doc.len()).find(|&i| doc.hits(i).iter().any(|h| RELATIONS.contains(&h.key)))?;
     let hits = doc.hits(i);
     let first = hits.iter().position(|h| RELATIONS.contains(&h.key))?;
@@ -78,7 +78,7 @@ fn relation_label(doc: &Doc) -> Option<(&'static str, bool)> {
     keys.extend(RELATION_WORDS.iter().filter(|(_, words)| words.iter().any(|w| super::label_matches(label_text, w))).map(|(k, _)| *k));
     keys.sort_unstable();
     keys.dedup();
-    Some((last.key, keys.len() == 1 && last.key != "relative"))
+    Some((last.key, keys.len() == 1 && last.key != "relative", i))
 }
 
 /// An EPIC number's shape: three capitals, seven digits.
@@ -281,10 +281,19 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
             if let Some(n) = labelled_name("name").filter(|f| !f.label_line.is_some_and(relations_label)) {
                 out.push(field("name", n, FieldCheck::NotApplicable));
             }
-            let relation = relation_label(doc).and_then(|(k, one)| labelled_name(k).map(|f| (k, one, f)));
-            if let Some((k, one, f)) = relation {
-                let rel = Found { value: k.to_string(), ..f.clone() };
-                out.push(field("father_name", f, FieldCheck::NotApplicable));
+            if let Some((k, one, label)) = relation_label(doc) {
+                // The relation is what its label says, read or not the name after it: a
+                // blurred card's second reading that misread the mother's name ("FATIMA
+                // Y¥4DAV") still read "Mother's Name", and so confirms the relation the
+                // first reading gave (the independent set's seed 35).
+                let name = labelled_name(k);
+                let rel = match &name {
+                    Some(f) => Found { value: k.to_string(), ..f.clone() },
+                    None => Found { value: k.to_string(), lines: vec![label], conf: doc.conf(&[label]), label_line: Some(label) },
+                };
+                if let Some(f) = name {
+                    out.push(field("father_name", f, FieldCheck::NotApplicable));
+                }
                 if one {
                     out.push(field("relation", rel, FieldCheck::NotApplicable));
                 }
@@ -494,6 +503,14 @@ mod tests {
             let f = parse_printed("in.voter", Side::Front, &lines(&card));
             assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), Some(relation)), "{label}: {f:?}");
         }
+        // A name read as no name still leaves the relation its label says (seed 35's
+        // blurred card, its second reading); a label naming two still gives none.
+        card[4] = "am an am / Mother's Name : FATIMA Y¥4DAV";
+        let f = parse_printed("in.voter", Side::Front, &lines(&card));
+        assert_eq!((value(&f, "father_name"), value(&f, "relation")), (None, Some("mother")), "{f:?}");
+        card[4] = "Father's/Husband's Name : FATIMA Y¥4DAV";
+        let f = parse_printed("in.voter", Side::Front, &lines(&card));
+        assert_eq!((value(&f, "father_name"), value(&f, "relation")), (None, None), "{f:?}");
     }
 
     /// Item: old state-format numbers as the brief and real old cards print them

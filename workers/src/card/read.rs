@@ -831,6 +831,27 @@ fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &
     })
 }
 
+/// Whether a blurred Indian card's gender (`M`, `F`) was read by its first reading as a
+/// whole gender word, exactly ("Female", "MALE", "महिला", "पुरुष", not a one-letter code
+/// nor a word repaired into one), and no word of any reading (`first`, `later`) reads as
+/// the other gender. Blur misreads a letter or two of a word ("Famaie" in the second
+/// reading of seed 28's voter card); it does not turn one of these words into the other,
+/// which would take two letters added or lost. On the blur captures of the independent
+/// set's seeds 24-35, the first reading's gender was never wrong, and right ones had gone
+/// ungiven for want of a second reading reading the word alike: 8 are given so, none
+/// wrong. A CCCD's "Nam" is also a word of "Việt Nam": not judged so.
+fn gender_word_read(card_type: &str, value: &str, first: &[&idv_vision::ocr::OcrLine], later: &[&idv_vision::ocr::OcrLine]) -> bool {
+    const WORDS: [(&str, &str); 4] = [("male", "M"), ("female", "F"), ("पुरुष", "M"), ("महिला", "F")];
+    let words = |lines: &[&idv_vision::ocr::OcrLine]| -> Vec<String> {
+        lines.iter().flat_map(|l| l.text.split(|c: char| c.is_whitespace() || c == '/' || c == ':' || c == ',').map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).filter(|w| !w.is_empty()).collect::<Vec<_>>()).collect()
+    };
+    let (first, later) = (words(first), words(later));
+    card_type.starts_with("in.")
+        && matches!(value, "M" | "F")
+        && first.iter().any(|w| WORDS.iter().any(|(word, g)| w == word && *g == value))
+        && !first.iter().chain(&later).any(|w| idv_cards::printed::gender_value(w, false).is_some_and(|g| g != value))
+}
+
 /// Whether a blurred card's value was read by its first reading with every character at
 /// [`BLURRED_CHARACTER_CONFIDENCE`] or more (Tesseract's confidence in each character of
 /// one line that reads it, `idv_cards::printed::digit_confidences`; a repaired character
@@ -1906,6 +1927,9 @@ pub fn read_card(
         })
     };
     let confident = |f: &CardField| blurred_card && f.confidence_score.is_some_and(|c| c > 0.0) && !read_otherwise(f) && vouched_by_confidence(card_type, &f.value, &first_readings);
+    // And a gender its first reading read as a whole word, no reading reading the other
+    // (`gender_word_read`).
+    let gender_read_whole = |f: &CardField| blurred_card && f.field == "gender" && !read_otherwise(f) && gender_word_read(card_type, &f.value, &first_readings, &later_readings);
     // A number with letters (a PAN's, an EPIC's, a passport's) that no reading read as
     // printed, a glyph repaired into its shape: on such a photo the repair is a guess
     // both readings make alike ("IGEPAS258U" read twice, the S repaired to a 5 where an 8
@@ -1923,7 +1947,7 @@ pub fn read_card(
             })
     };
     let card_information = if unreadable {
-        merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure) || ((read_twice(f) || confident(f)) && !repaired_into_shape(f))).collect()
+        merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure) || ((read_twice(f) || confident(f) || gender_read_whole(f)) && !repaired_into_shape(f))).collect()
     } else {
         merged.fields
     };
@@ -2679,6 +2703,24 @@ mod print_tests {
         assert!(!crosses_disk(&TextBox { x: 55, y: 584, width: 271, height: 29 }, punch));
         assert!(crosses_disk(&TextBox { x: 55, y: 594, width: 271, height: 29 }, punch));
         assert!(crosses_disk(&TextBox { x: 55, y: 588, width: 271, height: 29 }, punch), "4 px into it");
+    }
+
+    /// A blurred Indian card's gender read as a whole word by the first reading is given;
+    /// must-fail twins: a one-letter code, a word read a letter off ("Famaie"), a reading
+    /// with a word of the other gender, a CCCD.
+    #[test]
+    fn a_gender_read_as_a_whole_word_on_a_blurred_card() {
+        let l = |text: &str| OcrLine { text: text.into(), confidence: 70.0, bbox: TextBox { x: 0, y: 0, width: 10, height: 10 }, symbols: Vec::new(), words: Vec::new() };
+        let (female, male, garbled) = (l("fam / Gender : afar / Female"), l("kv / Gender : gow / Male"), l("fan) Gender. aifet/ Famaie"));
+        assert!(gender_word_read("in.voter", "F", &[&female], &[&garbled]));
+        assert!(gender_word_read("in.aadhaar", "M", &[&l("पुरुष / MALE")], &[]));
+        assert!(gender_word_read("in.aadhaar", "F", &[&l("au Female")], &[]));
+        assert!(!gender_word_read("in.voter", "F", &[&garbled], &[&female]), "the first reading read no whole word");
+        assert!(!gender_word_read("in.voter", "M", &[&l("Sex : M")], &[]), "a code");
+        assert!(!gender_word_read("in.voter", "F", &[&female], &[&male]), "a later reading read the other");
+        assert!(!gender_word_read("in.voter", "M", &[&male], &[&l("Gender : Femaie")]), "the other, a letter off");
+        assert!(!gender_word_read("in.voter", "M", &[&female], &[]), "not the value's word");
+        assert!(!gender_word_read("vn.national_id", "M", &[&l("Giới tính / Sex: Nam")], &[]));
     }
 
     /// A punch after the word that says the gender took nothing of it; one on the word
