@@ -448,26 +448,9 @@ mod tests {
     /// the disk's σ, none; nor a flat or tiny image.
     #[test]
     fn a_defocus_disk_shows_in_the_spectrum_and_a_gaussian_does_not() {
-        // Letters' strokes: bars 2-6 px thick and 6-30 px long, upright or flat, at
-        // pseudo-random places (a periodic pattern has spectral lines, and dips between
-        // them, that print has not).
-        let mut text = GrayImage::from_pixel(600, 400, image::Luma([225]));
-        let mut state = 0x9e37_79b9_u32;
-        let mut next = |n: u32| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state % n
-        };
-        for _ in 0..1500 {
-            let (x, y, thick, long) = (next(590), next(390), 2 + next(5), 6 + next(25));
-            let (bw, bh) = if next(2) == 0 { (thick, long) } else { (long, thick) };
-            for yy in y..(y + bh).min(400) {
-                for xx in x..(x + bw).min(600) {
-                    text.put_pixel(xx, yy, image::Luma([40]));
-                }
-            }
-        }
+        // Letters' strokes at pseudo-random places (`crate::testdata::print_strokes`).
+        let mut next = crate::testdata::xorshift(0x9e37_79b9);
+        let text = crate::testdata::print_strokes(600, 400, &mut next);
         // A photo's noise (uniform, σ ≈ 2.3 grey levels) under both blurs, as a camera's.
         let mut noisy = |img: GrayImage| GrayImage::from_fn(img.width(), img.height(), |x, y| image::Luma([(i32::from(img.get_pixel(x, y).0[0]) + next(9) as i32 - 4).clamp(0, 255) as u8]));
         let disk_blurred = noisy(disk_blur(&text, 6));

@@ -119,3 +119,34 @@ pub fn jpeg_roundtrip(img: &image::RgbImage, quality: u8) -> image::RgbImage {
         Err(_) => img.clone(),
     }
 }
+
+/// A xorshift32 stream from `seed` (not zero): `next(n)` is in `0..n`. Deterministic
+/// pseudo-random numbers for synthetic test images ([`print_strokes`]) and their noise.
+pub fn xorshift(seed: u32) -> impl FnMut(u32) -> u32 {
+    let mut state = seed.max(1);
+    move |n: u32| {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        state % n.max(1)
+    }
+}
+
+/// A page of print without a font, `width` x `height` (at least 10 x 10): 1,500 letters'
+/// strokes, bars 2-6 px thick and 6-30 px long, upright or flat, grey 40 on paper 225, at
+/// places drawn from `next` ([`xorshift`]). A periodic pattern has spectral lines, and
+/// dips between them, that print has not: the deblurring tests blur this as a lens
+/// would (`crate::deblur`, and the card worker's choice of what to undo).
+pub fn print_strokes(width: u32, height: u32, next: &mut impl FnMut(u32) -> u32) -> image::GrayImage {
+    let mut text = image::GrayImage::from_pixel(width, height, image::Luma([225]));
+    for _ in 0..1500 {
+        let (x, y, thick, long) = (next(width.saturating_sub(10).max(1)), next(height.saturating_sub(10).max(1)), 2 + next(5), 6 + next(25));
+        let (bw, bh) = if next(2) == 0 { (thick, long) } else { (long, thick) };
+        for yy in y..(y + bh).min(height) {
+            for xx in x..(x + bw).min(width) {
+                text.put_pixel(xx, yy, image::Luma([40]));
+            }
+        }
+    }
+    text
+}

@@ -723,10 +723,9 @@ fn gap_among(words: &[idv_vision::ocr::TsvWord]) -> Option<usize> {
 /// no whole value. A signature beside the value stands further off
 /// ("DINESH LAL MEHTA PAUCLS", `words_set_apart`: the value ends before it).
 fn crossed_after(value: &str, line: &idv_vision::ocr::OcrLine) -> bool {
-    let Some(&[(j, k)]) = value_spans(value, &[line]).as_deref() else { return false };
-    let (Some(words), Some(next)) = (line.words.get(j..k), line.words.get(k)) else { return false };
-    let (Some(row), Some(last)) = (words.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)), words.last()) else { return false };
-    row.height > 0 && next.bbox.height > 2 * row.height && next.bbox.x <= last.bbox.right() + row.height
+    let Some((span, row)) = value_row(value, line) else { return false };
+    let (Some(last), Some(next)) = (span.end.checked_sub(1).and_then(|i| line.words.get(i)), line.words.get(span.end)) else { return false };
+    stroke_over_end(row, last.bbox, next.bbox, row.height)
 }
 
 /// [`crossed_after`] where the engine read the stroke as a line of its own: another line
@@ -739,15 +738,28 @@ fn crossed_after(value: &str, line: &idv_vision::ocr::OcrLine) -> bool {
 /// (seed 33's "SANJAY CHANDRA BANERJEE"; a first version at a height lost it).
 fn crossed_by_line_after(value: &str, at: usize, lines: &[idv_vision::ocr::OcrLine]) -> bool {
     let Some(line) = lines.get(at) else { return false };
-    let Some(&[(j, k)]) = value_spans(value, &[line]).as_deref() else { return false };
-    let Some(words) = line.words.get(j..k) else { return false };
-    let (Some(row), Some(first), Some(last)) = (words.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)), words.first(), words.last()) else { return false };
-    row.height > 0
-        && lines.iter().enumerate().filter(|&(i, _)| i != at).any(|(_, other)| {
-            let stroke = other.words.first().map_or(other.bbox, |w| w.bbox);
-            let on_row = stroke.y < row.bottom() && stroke.bottom() > row.y;
-            on_row && stroke.height > 2 * row.height && stroke.x > first.bbox.x && stroke.x <= last.bbox.right() + row.height / 2
-        })
+    let Some((span, row)) = value_row(value, line) else { return false };
+    let (Some(first), Some(last)) = (line.words.get(span.start), span.end.checked_sub(1).and_then(|i| line.words.get(i))) else { return false };
+    lines.iter().enumerate().filter(|&(i, _)| i != at).any(|(_, other)| {
+        let stroke = other.words.first().map_or(other.bbox, |w| w.bbox);
+        let on_row = stroke.y < row.bottom() && stroke.bottom() > row.y;
+        on_row && stroke.x > first.bbox.x && stroke_over_end(row, last.bbox, stroke, row.height / 2)
+    })
+}
+
+/// Where a one-line value's words are among `line`'s, and the box they fill together (its
+/// row, of some height); `None` where the value is not found on the line as one run of
+/// its words.
+fn value_row(value: &str, line: &idv_vision::ocr::OcrLine) -> Option<(std::ops::Range<usize>, idv_vision::ocr::TextBox)> {
+    let &[(j, k)] = value_spans(value, &[line])?.as_slice() else { return None };
+    let row = line.words.get(j..k)?.iter().map(|w| w.bbox).reduce(|a, b| a.union(&b)).filter(|r| r.height > 0)?;
+    Some((j..k, row))
+}
+
+/// Whether a box read after a value's last word (`last`) is a stroke across it: more
+/// than twice the value's row's height, starting no further than `reach` past that word.
+fn stroke_over_end(row: idv_vision::ocr::TextBox, last: idv_vision::ocr::TextBox, stroke: idv_vision::ocr::TextBox, reach: u32) -> bool {
+    stroke.height > 2 * row.height && stroke.x <= last.right() + reach
 }
 
 /// `f` without the words read after a wide gap at its end (`words_set_apart`), where

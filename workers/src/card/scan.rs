@@ -2250,24 +2250,9 @@ mod tests {
     #[test]
     fn a_disk_the_spectrum_shows_is_undone_whatever_the_edge_blur_measures() {
         use idv_vision::card_sanity::{CardMeasures, CardSanity, CardSanityVerdict};
-        // Letters' strokes at pseudo-random places (as `idv_vision::deblur`'s tests draw them).
-        let mut text = image::GrayImage::from_pixel(600, 400, image::Luma([225]));
-        let mut state = 0x9e37_79b9_u32;
-        let mut next = |n: u32| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state % n
-        };
-        for _ in 0..1500 {
-            let (x, y, thick, long) = (next(590), next(390), 2 + next(5), 6 + next(25));
-            let (bw, bh) = if next(2) == 0 { (thick, long) } else { (long, thick) };
-            for yy in y..(y + bh).min(400) {
-                for xx in x..(x + bw).min(600) {
-                    text.put_pixel(xx, yy, image::Luma([40]));
-                }
-            }
-        }
+        // Letters' strokes at pseudo-random places.
+        let mut next = idv_vision::testdata::xorshift(0x9e37_79b9);
+        let text = idv_vision::testdata::print_strokes(600, 400, &mut next);
         // A disk of radius 6 px, averaged in the encoded values, and a camera's noise.
         let r = 6i64;
         let card = RgbImage::from_fn(600, 400, |x, y| {
