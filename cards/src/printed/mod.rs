@@ -1234,7 +1234,7 @@ pub fn plausible_latin_name(s: &str, conf: f32) -> bool {
 /// "Transgender", "पुरुष", "महिला"), fuzzily (one edit in words of five letters or
 /// more), or single letters when `letters` is set.
 pub fn gender_value(s: &str, letters: bool) -> Option<&'static str> {
-    const WORDS: [(&str, &str); 6] = [("male", "M"), ("female", "F"), ("transgender", "T"), ("पुरुष", "M"), ("महिला", "F"), ("स्त्री", "F")];
+    const WORDS: [(&str, &str); 6] = GENDER_WORDS;
     let folded = fold_for_match(s);
     let text: String = folded.chars.iter().collect();
     for word in text.split(' ') {
@@ -1260,6 +1260,17 @@ pub fn gender_value(s: &str, letters: bool) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// The words cards print for a gender, with its code: the table [`gender_value`] reads
+/// fuzzily and [`gender_of_word`] exactly.
+pub const GENDER_WORDS: [(&str, &str); 6] = [("male", "M"), ("female", "F"), ("transgender", "T"), ("पुरुष", "M"), ("महिला", "F"), ("स्त्री", "F")];
+
+/// The gender a word says when it is one of [`GENDER_WORDS`] exactly, case aside ("Female",
+/// "MALE", "महिला"); a word a letter off ("Famaie") or a one-letter code says none here.
+pub fn gender_of_word(word: &str) -> Option<&'static str> {
+    let word = word.to_lowercase();
+    GENDER_WORDS.iter().find(|(w, _)| *w == word).map(|(_, g)| *g)
 }
 
 /// Levenshtein distance.

@@ -844,8 +844,8 @@ fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &
 }
 
 /// Whether a blurred Indian card's gender (`M`, `F`) was read by its first reading as a
-/// whole gender word, exactly ("Female", "MALE", "महिला", "पुरुष", not a one-letter code
-/// nor a word repaired into one), and no word of any reading (`first`, `later`) reads as
+/// whole gender word, exactly (`idv_cards::printed::gender_of_word`: "Female", "MALE",
+/// "महिला", "पुरुष", not a one-letter code nor a word repaired into one), and no word of any reading (`first`, `later`) reads as
 /// the other gender. Blur misreads a letter or two of a word ("Famaie" in the second
 /// reading of seed 28's voter card); it does not turn one of these words into the other,
 /// which would take two letters added or lost. On the blur captures of the independent
@@ -853,14 +853,13 @@ fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &
 /// ungiven for want of a second reading reading the word alike: 8 are given so, none
 /// wrong. A CCCD's "Nam" is also a word of "Việt Nam": not judged so.
 fn gender_word_read(card_type: &str, value: &str, first: &[&idv_vision::ocr::OcrLine], later: &[&idv_vision::ocr::OcrLine]) -> bool {
-    const WORDS: [(&str, &str); 4] = [("male", "M"), ("female", "F"), ("पुरुष", "M"), ("महिला", "F")];
     let words = |lines: &[&idv_vision::ocr::OcrLine]| -> Vec<String> {
-        lines.iter().flat_map(|l| l.text.split(|c: char| c.is_whitespace() || c == '/' || c == ':' || c == ',').map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).filter(|w| !w.is_empty()).collect::<Vec<_>>()).collect()
+        lines.iter().flat_map(|l| l.text.split(|c: char| c.is_whitespace() || c == '/' || c == ':' || c == ',').map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string()).filter(|w| !w.is_empty()).collect::<Vec<_>>()).collect()
     };
     let (first, later) = (words(first), words(later));
     card_type.starts_with("in.")
         && matches!(value, "M" | "F")
-        && first.iter().any(|w| WORDS.iter().any(|(word, g)| w == word && *g == value))
+        && first.iter().any(|w| idv_cards::printed::gender_of_word(w) == Some(value))
         && !first.iter().chain(&later).any(|w| idv_cards::printed::gender_value(w, false).is_some_and(|g| g != value))
 }
 
