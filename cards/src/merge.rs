@@ -229,6 +229,25 @@ fn lost_whole_words(print: &str, zone: &str, end_lost_too: bool) -> bool {
     (0..=ends).any(|at| z[..at] == p[..at] && z[at + lost..] == p[at..] && z[at..at + lost].iter().all(|w| w.len() >= 3))
 }
 
+/// `print` (plain ASCII capitals) split into words as `zone` (capitals, its words in any
+/// rotation: a zone writes the surname first) splits the same letters, where the two
+/// split them differently; `None` where the letters differ or the split is the same.
+fn resplit_as_zone(print: &str, zone: &str) -> Option<String> {
+    if !print.chars().all(|c| c.is_ascii_uppercase() || c == ' ') {
+        return None;
+    }
+    let zone_words: Vec<&str> = zone.split_whitespace().collect();
+    if zone_words.is_empty() || zone_words.iter().any(|w| !w.chars().all(|c| c.is_ascii_uppercase())) {
+        return None;
+    }
+    let letters: String = print.split_whitespace().collect();
+    let print_words: Vec<&str> = print.split_whitespace().collect();
+    (0..zone_words.len()).find_map(|turn| {
+        let rotated: Vec<&str> = zone_words[turn..].iter().chain(&zone_words[..turn]).copied().collect();
+        (rotated.concat() == letters && rotated != print_words).then(|| rotated.join(" "))
+    })
+}
+
 /// Whether `print`'s last words are `zone`'s words, in order, after one or more words
 /// the zone has not (letters and digits compared, case aside).
 fn after_stray_words(print: &str, zone: &str) -> bool {
@@ -492,7 +511,16 @@ pub fn merge(readings: &[Reading]) -> Merged {
             // read longer than its format vouches so only for words inside it, not at
             // its end.
             let words_lost = of_field.iter().find(|r| r.source == Source::Mrz && r.check != Check::Failed && lost_whole_words(&chosen.value, &r.value, !r.overlong_line));
-            if let Some(zone) = words_lost {
+            // A print in capitals with the zone's letters, in the zone's order, split
+            // into words elsewhere ("DIV YA PATEL" for PATEL<<DIVYA: the independent
+            // set's seed 36, a dark card whose print OCR read with a gap in a word): a
+            // zone writes each gap as a filler, a glyph of its own on a fixed pitch,
+            // where the print's gaps are only spacing OCR may misjudge. The zone's
+            // words, UNSURE.
+            let split_as_zone = of_field.iter().filter(|r| r.source == Source::Mrz && r.check != Check::Failed && !r.overlong_line).find_map(|zone| resplit_as_zone(&chosen.value, &zone.value));
+            if let Some(resplit) = split_as_zone {
+                more_complete = Some(resplit);
+            } else if let Some(zone) = words_lost {
                 more_complete = Some(zone.value.clone());
             } else if let Some(zone) = of_field.iter().find(|r| r.source == Source::Mrz && !r.overlong_line && compare(name, &chosen.value, &r.value) != Comparison::Same) {
                 let word_lost = chosen.value.split_whitespace().count() != zone.value.split_whitespace().count();
@@ -729,6 +757,24 @@ mod tests {
         let m = merge(&[r(Source::Mrz, "first_name", "DIVYA RANI", 0.9, Check::Weak), r(Source::Printed, "first_name", "Divya Rani", 0.8, Check::Weak)]);
         assert_eq!(verdict(&m, "first_name"), ("Divya Rani".into(), Some(Sure)));
         assert!(mixes_case("Divya RANI") && !mixes_case("DIVYA RANI K") && !mixes_case("Ravi K") && !mixes_case("McDonald Rao"));
+    }
+
+    #[test]
+    fn a_print_with_the_zones_letters_split_elsewhere_gives_the_zones_words() {
+        // Seed 36's dark national identity card: "DIV YA PATEL" printed, PATEL<<DIVYA in
+        // the zone (parsed given names first). The zone's words, UNSURE; so too a gap
+        // lost, and a zone in surname-first order.
+        let name_of = |zone: &str, print: &str| verdict(&merge(&[r(Source::Mrz, "name", zone, 0.92, Check::Weak), r(Source::Printed, "name", print, 0.94, Check::Weak)]), "name");
+        assert_eq!(name_of("DIVYA PATEL", "DIV YA PATEL"), ("DIVYA PATEL".into(), Some(Unsure)));
+        assert_eq!(name_of("DIVYA PATEL", "DIVYAPATEL"), ("DIVYA PATEL".into(), Some(Unsure)));
+        assert_eq!(name_of("PATEL DIVYA", "DIVYA PAT EL"), ("DIVYA PATEL".into(), Some(Unsure)));
+        // The same words: confirmed, the print's, SURE. Other letters, or a print not in
+        // plain capitals: the print's as before.
+        assert_eq!(name_of("PATEL DIVYA", "DIVYA PATEL"), ("DIVYA PATEL".into(), Some(Sure)));
+        assert_eq!(name_of("DIVYA PATEL", "DIV YA PATIL").0, "DIV YA PATIL");
+        assert_eq!(name_of("DIVYA PATEL", "Div ya Patel").0, "Div ya Patel");
+        assert_eq!(resplit_as_zone("DIVYA PATEL", "DIVYA PATEL"), None);
+        assert_eq!(resplit_as_zone("DIV YA", "DIVYA K"), None);
     }
 
     #[test]

@@ -170,6 +170,15 @@ pub(crate) fn draw_text(img: &mut RgbImage, pen: &Pen<'_>, x0: f32, baseline: f3
     }
 }
 
+/// `text` in the sans font at `size` px, black on white, with a margin of one size all
+/// round: a band of print as the card reader reads one alone.
+pub fn text_band(fonts: &Fonts, text: &str, size: f32) -> image::GrayImage {
+    let width = (size * (2.0 + 0.7 * text.chars().count() as f32)).ceil() as u32;
+    let mut img = RgbImage::from_pixel(width, (3.0 * size).ceil() as u32, Rgb([255, 255, 255]));
+    draw_text(&mut img, &pen(&fonts.sans, size, [0, 0, 0]), size, 2.0 * size, text);
+    image::DynamicImage::ImageRgb8(img).into_luma8()
+}
+
 /// OCR-B at the ICAO pitch of `pitch` px per character.
 pub(crate) fn draw_mrz(img: &mut RgbImage, fonts: &Fonts, x: f32, baselines: &[f32], lines: &[String], pitch: f32) {
     let advance = fonts.ocr_b.as_scaled(PxScale::from(100.0)).h_advance(fonts.ocr_b.glyph_id('A'));

@@ -28,3 +28,23 @@ fn passport_mrz_exact_match_table() {
         assert!(r.exact * 10 >= r.entries * 9, "{r:?}");
     }
 }
+
+/// A band read with a character whitelist (the card reader's number and date bands)
+/// comes with each character's confidence, as a page's lines do: a blurred card's value
+/// read there is vouched for by them (`idv_workers::card::read`). Must-fail: the symbols
+/// are the line's own characters, not another line's.
+#[test]
+fn a_band_read_with_a_whitelist_has_each_characters_confidence() {
+    if !idv_tests::passport::OCR_COMPILED {
+        println!("SKIPPED: whitelisted band symbols (built without the `ocr` feature)");
+        return;
+    }
+    let ocr = idv_vision::ocr::recognizer().expect("the OCR engine is in this build");
+    let fonts = idv_tests::passport::Fonts::load().expect("fonts installed (scripts/test.sh)");
+    let band = idv_tests::passport::text_band(&fonts, "26/02/1962", 40.0);
+    let params = idv_vision::ocr::OcrParams { lang: "eng", char_whitelist: Some("0123456789/-. "), layout: idv_vision::ocr::Layout::Block };
+    let lines = ocr.read_lines(&band, &params).expect("the band is read");
+    let line = lines.iter().find(|l| l.text == "26/02/1962").unwrap_or_else(|| panic!("read {lines:?}"));
+    assert_eq!(line.symbols.iter().map(|s| s.0).collect::<String>(), "26/02/1962");
+    assert!(line.symbols.iter().all(|s| s.1 > 50.0), "{:?}", line.symbols);
+}

@@ -539,15 +539,16 @@ pub mod tesseract {
             api.recognize().map_err(|_| OcrError::Failed("Tesseract could not recognise the image".into()))?;
             let tsv = api.get_tsv_text(0).map_err(|_| OcrError::Failed("Tesseract gave no result".into()))?;
             let mut lines = lines_from_tsv(&tsv.as_ref().to_string_lossy());
-            // Per-character confidences (identifiers' `digit_confidence_scores`): the
-            // same recognition rendered as hOCR with character boxes. Without it the
-            // lines are still read, only without them.
-            // Zone reads (a character whitelist) never use them: no second rendering.
-            if params.char_whitelist.is_some() {
-                return Ok(lines);
-            }
+            // Per-character confidences (identifiers' `digit_confidence_scores`, a
+            // blurred card's values vouched for by them): the same recognition rendered
+            // as hOCR with character boxes. Without it the lines are still read, only
+            // without them. A read with a character whitelist (a band of the card read
+            // alone: a number, a date) has them too; its lines keep every mark.
             if let Ok(hocr) = api.get_hocr_text(0) {
                 attach_symbols(&mut lines, symbols_from_hocr(&hocr.as_ref().to_string_lossy()));
+            }
+            if params.char_whitelist.is_some() {
+                return Ok(lines);
             }
             Ok(lines.into_iter().map(without_trailing_marks).collect())
         }

@@ -472,6 +472,8 @@ mod tests {
             parse_printed("in.pan", Side::Front, &lines(&text))
         };
         assert_eq!(get(&read("MANO] KUMAR MEHTA"), "name").map(|x| x.value.as_str()), Some("MANOJ KUMAR MEHTA"));
+        // Not a `}`: "BALA}" was BALAJI (seed 34's blurred voter card).
+        assert_ne!(get(&read("BALA} SAXENA"), "name").map(|x| x.value.as_str()), Some("BALAJ SAXENA"));
         // A voter card's "MANO) PILLAI" (the independent set's seed 26, tilted).
         assert_eq!(get(&read("MANO) PILLAI"), "name").map(|x| x.value.as_str()), Some("MANOJ PILLAI"));
         assert_ne!(get(&read("(KUMAR) MEHTA"), "name").map(|x| x.value.as_str()), Some("KUMARJ MEHTA"));
@@ -481,6 +483,19 @@ mod tests {
         assert_ne!(get(&read("[KUMAR] MEHTA"), "name").map(|x| x.value.as_str()), Some("KUMARJ MEHTA"));
         assert_ne!(get(&read("Mano] Kumar"), "name").map(|x| x.value.as_str()), Some("ManoJ Kumar"));
         assert_eq!(super::super::name_value("A] B]"), None, "a single capital and a bracket is no word");
+    }
+
+    /// The independent set's seed 36, a voter card in perspective: "BALAJ! TIWARI", the
+    /// last I read as `!`. Must-fail: a `!` beside lowercase letters, two of them, or
+    /// beside a single capital is not taken for an I.
+    #[test]
+    fn an_i_read_as_a_bang_in_a_name_in_capitals_is_an_i() {
+        use super::super::name_value;
+        assert_eq!(name_value("BALAJ! TIWARI").as_deref(), Some("BALAJI TIWARI"));
+        assert_eq!(name_value("SR!NIVAS IYER").as_deref(), Some("SRINIVAS IYER"));
+        assert_ne!(name_value("Balaj! Tiwari").as_deref(), Some("BalajI Tiwari"));
+        assert_ne!(name_value("BALAJ!! TIWARI").as_deref(), Some("BALAJII TIWARI"));
+        assert_ne!(name_value("A! TIWARI").as_deref(), Some("AI TIWARI"));
     }
 
     /// The lines and boxes (x from, to; y from, to, in the flattened card's pixels) of a

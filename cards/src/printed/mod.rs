@@ -1091,9 +1091,14 @@ pub fn name_value(s: &str) -> Option<String> {
     // A capital I read as a lowercase l ("lyer" for "Iyer"): no printed name word starts
     // with a lowercase letter, so an `l` opening an otherwise lowercase word is an `I`.
     // And a capital J closing a word in capitals read as `]` ("MANO]" for "MANOJ"): no
-    // printed name holds the bracket. As `)` too, but only before another word ("MANO)
+    // printed name holds the bracket. Not `}`: it stands for a J ("MANO} NATH RAO", the
+    // independent set's seed 36) as often as for a J and the letter after it ("BALA}
+    // SAXENA" for BALAJI, read so twice off seed 34's blurred voter card). As `)` too, but only before another word ("MANO)
     // PILLAI": DejaVu Sans's J has no foot): after the last, a `)` is as often a
     // signature's stroke glued to it ("MAHESH LAL MISHRA)", seed 16, a clean PAN).
+    // And a capital I read as `!` in a word otherwise in capitals ("BALAJ! TIWARI", the
+    // independent set's seed 36, a voter card in perspective): no printed name holds
+    // one, and its stem and foot are an I's.
     let cleaned = clean(s);
     let count = cleaned.split_whitespace().count();
     let repaired: Vec<String> = cleaned
@@ -1102,6 +1107,7 @@ pub fn name_value(s: &str) -> Option<String> {
         .map(|(i, w)| match (w.strip_prefix('l'), w.strip_suffix(']').or_else(|| w.strip_suffix(')').filter(|_| i + 1 < count))) {
             (Some(rest), _) if !rest.is_empty() && rest.chars().all(char::is_lowercase) => format!("I{rest}"),
             (_, Some(head)) if head.chars().count() >= 2 && head.chars().all(|c| c.is_ascii_uppercase()) => format!("{head}J"),
+            _ if i_read_as_bang(w) => w.replace('!', "I"),
             _ => w.to_string(),
         })
         .collect();
@@ -1139,6 +1145,13 @@ pub fn name_value(s: &str) -> Option<String> {
     // One word of two letters ("Ee", "Fe") is a mark read as letters, not a full name.
     let one_short_word = !v.contains(' ') && letters < 3;
     (letters >= 2 && !one_short_word && digits <= 1 && other * 5 <= letters && !v.chars().any(is_devanagari)).then_some(v)
+}
+
+/// Whether `word` is a word in capitals with one capital I read as `!`: one `!`, every
+/// other character an ASCII capital, two of them at least.
+fn i_read_as_bang(word: &str) -> bool {
+    let others: Vec<char> = word.chars().filter(|&c| c != '!').collect();
+    word.matches('!').count() == 1 && others.len() >= 2 && others.iter().all(char::is_ascii_uppercase)
 }
 
 /// A name's words joined, and for a name printed in capitals ("SWATI RANI KULKARNI")

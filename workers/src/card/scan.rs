@@ -789,8 +789,14 @@ fn read_pan_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr
     // that (`in_pan::undoubled`) and checks the number as it checks any other line's.
     // Without the label, only one as printed, read with confidence; under it, one read
     // with some confidence (a glared number read "REMPA2043I" for `RFMPA2043L` at
-    // confidence 0, seed 24).
-    let pan_like = |t: &str| idv_cards::printed::printed_pan(t) || (labelled.is_some() && t.chars().count() == 11 && t.chars().all(|c| c.is_ascii_alphanumeric()));
+    // confidence 0, seed 24), or one glyph read as its look-alike of the other class
+    // ("EROPM24070" for `EROPM2407O`, seed 36, a PAN with a cut corner: its last letter
+    // read as a zero), which the parser repairs and counts as a repair.
+    let one_repair = |t: &str| idv_cards::printed::repair_positional(t, "AAAAA9999A").is_some_and(|(_, repairs)| repairs <= 1);
+    let pan_like = |t: &str| {
+        idv_cards::printed::printed_pan(t)
+            || (labelled.is_some() && t.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) && (t.chars().count() == 11 || one_repair(t)))
+    };
     let sure_enough = |l: &idv_vision::ocr::OcrLine| l.confidence >= if labelled.is_some() { NAME_WORD_DOUBT } else { BIRTH_BAND_MIN_CONFIDENCE };
     let band = Reread { after: at, area, whitelist: Some(CAPITALS_AND_DIGITS), upscale: 1 };
     band.read_into(page, lines, engine, |l| l.text.split_whitespace().any(pan_like) && sure_enough(l));
@@ -847,7 +853,7 @@ const BIRTH_BAND_MIN_CONFIDENCE: f32 = 80.0;
 /// its "ID No." label: the band under the label's line, from three of its heights left
 /// of it (a fortieth of the card's width from its edge at the nearest) to two and a half
 /// times its width right of its start (two fifths of the card's width at the least),
-/// three of its heights tall,
+/// four of its heights tall,
 /// read as one block of digits. The national identity card prints its number in one
 /// bold group at the card's bottom left, under that label; the page's layout analysis
 /// can drop the line whole (the independent card set's seed 14, a card in perspective:
@@ -862,9 +868,10 @@ const BIRTH_BAND_MIN_CONFIDENCE: f32 = 80.0;
 /// parser takes a number under its label, its box in the page's pixels so a hole or cut
 /// there still voids it.
 fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr::OcrLine>, engine: &dyn TextRecognizer) {
+    // Its I read as a 1 or an l too ("upera ten / 1D No.", seed 36's card in perspective).
     let id_label = |l: &idv_vision::ocr::OcrLine| {
         let folded: String = l.text.to_lowercase().chars().filter(char::is_ascii_alphanumeric).collect();
-        folded.contains("idno") || folded.contains("idnumber")
+        ["idno", "1dno", "ldno", "idnumber"].iter().any(|label| folded.contains(label))
     };
     let Some(at) = lines.iter().position(id_label) else { return };
     // Twelve digits in one token or in groups read apart ("5984 0581 7636", as printed).
@@ -889,8 +896,12 @@ fn read_id_number_band(page: &image::GrayImage, lines: &mut Vec<idv_vision::ocr:
     // label read in part is short (seed 34's clean card: "deat / ID No." read 127 px
     // wide from 70 px into the label, the band then ending in the last digit).
     let x1 = label.x.saturating_add(5 * label.width / 2).max(x0 + 2 * pw / 5).min(pw);
+    // Four label heights tall: the number is printed near twice the label's height, and
+    // a label read from its Latin words alone is short (seed 36's card in perspective:
+    // "ID No." 20 px tall, the digits' foot 67 px under it; three heights cut it off,
+    // and the band read "77904 7915 49423").
     let y0 = label.bottom().min(ph);
-    let y1 = y0.saturating_add(3 * label.height.max(8)).min(ph);
+    let y1 = y0.saturating_add(4 * label.height.max(8)).min(ph);
     let band = Reread { after: at, area: [x0, y0, x1, y1], whitelist: Some("0123456789 "), upscale: 1 };
     band.read_into(page, lines, engine, |l| number(l) && l.confidence >= BIRTH_BAND_MIN_CONFIDENCE);
 }
@@ -1368,7 +1379,13 @@ fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
             && !capitals(text)
             && words[..start - 1].iter().all(|(t, _)| capitals(t))
             && w.bbox.x as f32 > words[start - 2].1.bbox.right() as f32 + COLUMN_GAP * h;
-        if w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && (tall || tail || apart) {
+        // A word twice the name's height not in capitals is a pen's stroke however sure
+        // the engine is of it ("SANDEEP AGARWAL irnZ7 yy", "yy" 83 pixels tall beside 31
+        // at confidence 69: the independent set's seed 36, a PAN in perspective): no
+        // card prints a word so tall on a name's line, and a label or a value beside a
+        // name is printed in capitals or Title Case at a label's height.
+        let stroke = w.bbox.height as f32 >= SIGNATURE_HEIGHT * h && !capitals(text) && !text.chars().next().is_some_and(char::is_uppercase);
+        if (w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && (tall || tail || apart)) || stroke {
             tall_seen |= tall;
             start -= 1;
         } else {
@@ -1392,6 +1409,10 @@ fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
         _ => words.len(),
     }
 }
+
+/// How many times a name's words' height a word after them not in capitals is tall to be
+/// taken for a signature's stroke whatever its confidence ([`signature_after`]).
+const SIGNATURE_HEIGHT: f32 = 2.0;
 
 /// The characters a band holding an identifier is read with: capitals, digits and the
 /// space. Without the space Tesseract reads a number printed in groups as one word and
@@ -1648,6 +1669,17 @@ mod tests {
         assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("moh", &moh)]), 3, "another column's");
         let near = word(874 + 20, 45, 20, 14.0);
         assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("moh", &near)]), 4, "no tall mark, at a word's spacing");
+        // Seed 36's PAN in perspective: "SANDEEP AGARWAL irnZ7 yy", the last stroke read
+        // at confidence 69, 83 pixels tall beside 31. Must-fail twins: a word so tall in
+        // capitals or Title Case, or one under twice the name's height, read with
+        // confidence, stays.
+        let (sandeep, agarwal) = (word(52, 183, 31, 92.0), word(247, 199, 31, 96.0));
+        let (irnz7, yy) = (word(642, 132, 83, 24.0), word(814, 91, 83, 69.0));
+        assert_eq!(super::signature_after(&[("SANDEEP", &sandeep), ("AGARWAL", &agarwal), ("irnZ7", &irnz7), ("yy", &yy)]), 2);
+        assert_eq!(super::signature_after(&[("SANDEEP", &sandeep), ("AGARWAL", &agarwal), ("irnZ7", &irnz7), ("YY", &yy)]), 4);
+        assert_eq!(super::signature_after(&[("SANDEEP", &sandeep), ("AGARWAL", &agarwal), ("irnZ7", &irnz7), ("Yy", &yy)]), 4);
+        let shorter = word(814, 91, 60, 69.0);
+        assert_eq!(super::signature_after(&[("SANDEEP", &sandeep), ("AGARWAL", &agarwal), ("irnZ7", &irnz7), ("yy", &shorter)]), 4);
         assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("e", &e), ("Moh", &moh)]), 5, "a capital starts a word");
         // An unsure word not in capitals a column away (seed 26's dark national identity
         // card, "SNEHA SHAH Sassi", the chip at confidence 5) is another column's.
@@ -1794,6 +1826,21 @@ mod tests {
         let mut lines = page_lines();
         super::read_pan_number_band(&page, &mut lines, &engine);
         assert_eq!(lines.len(), 4);
+        // Under the label, a number with one glyph read as its look-alike of the other
+        // class (seed 36's cut PAN: "EROPM24070" for EROPM2407O) goes in, and the parser
+        // repairs it; two such glyphs do not.
+        let engine = pan_band("EROPM24070");
+        let mut lines = page_lines();
+        super::read_pan_number_band(&page, &mut lines, &engine);
+        assert_eq!(lines[2].text, "EROPM24070");
+        let f = idv_cards::printed::parse_printed("in.pan", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
+        assert_eq!(f.iter().find(|x| x.field == "id").map(|x| x.value.as_str()), Some("EROPM2407O"));
+        for misread in ["ER0PM24070", "EROPMZ4070"] {
+            let engine = pan_band(misread);
+            let mut lines = page_lines();
+            super::read_pan_number_band(&page, &mut lines, &engine);
+            assert_eq!(lines.len(), 4, "{misread}");
+        }
 
         // The label dropped too (seed 12's clean PAN): the middle half under the header,
         // three tenths of the page tall; a PAN as printed, read with confidence, goes in
@@ -1992,7 +2039,7 @@ mod tests {
         assert_eq!(texts, ["IND 27/03/2033", "ued tan / ID No.", "671940561717"]);
         assert_eq!(lines[2].bbox, TextBox { x: 30 + 10, y: 675 + 12, width: 358, height: 41 }, "the band's box in the page's pixels");
         let asked = engine.asked.lock().map(|a| a.clone()).unwrap_or_default();
-        assert_eq!((asked.len(), asked[0].0, asked[0].1), (1, 51 + 5 * 215 / 2 - 30, 96), "from the print's margin (a fortieth of the card's width; three label heights left of the label is past it) to two and a half of its widths, three heights");
+        assert_eq!((asked.len(), asked[0].0, asked[0].1), (1, 51 + 5 * 215 / 2 - 30, 128), "from the print's margin (a fortieth of the card's width; three label heights left of the label is past it) to two and a half of its widths, four heights");
         assert!(asked[0].2.as_deref().is_some_and(|w| w.contains('9') && !w.contains('A')), "digits");
         let f = idv_cards::printed::parse_printed("in.national_id", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
         assert_eq!(f.iter().find(|x| x.field == "id").map(|x| x.value.as_str()), Some("671940561717"));
@@ -2016,6 +2063,14 @@ mod tests {
             assert_eq!(texts, ["ued tan / ID No.", "671940561717", read]);
             let f = idv_cards::printed::parse_printed("in.national_id", idv_cards::printed::Side::Front, &crate::card::read::text_lines(&lines));
             assert_eq!(f.iter().find(|x| x.field == "id").map(|x| x.value.as_str()), Some("671940561717"), "{read}");
+        }
+        // The label's I read as a 1 (seed 36's card in perspective: "upera ten / 1D No.")
+        // or an l: the band is read all the same.
+        for label in ["upera ten / 1D No.", "upera ten / lD No."] {
+            let engine = id_band("779479154943", 90.0);
+            let mut lines = vec![line(label, 55, 648, 191, 20)];
+            super::read_id_number_band(&page, &mut lines, &engine);
+            assert_eq!(lines.get(1).map(|l| l.text.as_str()), Some("779479154943"), "{label}");
         }
         // A label read short (its Hindi words lost) still gets a band two fifths of the
         // card wide: twelve bold digits take a third of it.
