@@ -61,6 +61,14 @@ const RELATIONS: [&str; 4] = ["father", "husband", "mother", "relative"];
 const RELATION_WORDS: [(&str, &[&str]); 3] =
     [("father", &["Father's", "Father", "पिता"]), ("husband", &["Husband's", "Husband", "पति"]), ("mother", &["Mother's", "Mother", "माता"])];
 
+/// The relation a word of a voter card's relative's label names when it is one of
+/// [`RELATION_WORDS`] exactly (a curly apostrophe read for the straight one, case aside:
+/// "Mother's", "FATHER'S", "पति"); a word a letter off ("Mothar's") names none here.
+pub fn relation_of_word(word: &str) -> Option<&'static str> {
+    let word = word.replace('’', "'").to_lowercase();
+    RELATION_WORDS.iter().find(|(_, words)| words.iter().any(|w| w.to_lowercase() == word)).map(|(k, _)| *k)
+}
+
 /// The first relation label in reading order: the key its value follows, and whether
 /// it names one relation only. The label runs over the relation hits in a row on its
 /// line ("Father's Name / Husband's Name") and the text before them back to the

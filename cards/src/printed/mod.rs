@@ -46,6 +46,7 @@ mod vn_national_id;
 
 pub use in_aadhaar::{number_from_groups, NumberGroups};
 pub use in_pan::printed_pan;
+pub use in_voter::relation_of_word;
 pub use in_passport::{expiry_follows_issue, issue_date_for_expiry};
 pub use unicode::{fold, nfc};
 pub use vn_national_id::{cccd_consistency, CccdConsistency};

@@ -863,6 +863,26 @@ fn gender_word_read(card_type: &str, value: &str, first: &[&idv_vision::ocr::Ocr
         && !first.iter().chain(&later).any(|w| idv_cards::printed::gender_value(w, false).is_some_and(|g| g != value))
 }
 
+/// Whether a blurred voter card's `relation` (`father`, `mother`, `husband`) was read by
+/// its first reading as a whole relation word of its label, exactly
+/// (`idv_cards::printed::relation_of_word`: "Mother's", "Father's"), and no word of any
+/// reading (`first`, `later`) names another relation. As with a gender word
+/// ([`gender_word_read`]), blur misreads a letter or two of the word; turning one
+/// relation into another takes two letters or more. On the blur captures of the
+/// independent set's seeds 24-35, the first reading's relation was never wrong, and
+/// right ones went ungiven where the second reading garbled the label ("jothver'4" for
+/// "Mother's", seed 26).
+fn relation_word_read(card_type: &str, value: &str, first: &[&idv_vision::ocr::OcrLine], later: &[&idv_vision::ocr::OcrLine]) -> bool {
+    let words = |lines: &[&idv_vision::ocr::OcrLine]| -> Vec<String> {
+        lines.iter().flat_map(|l| l.text.split(|c: char| c.is_whitespace() || c == '/' || c == ':').map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')).to_string()).filter(|w| !w.is_empty()).collect::<Vec<_>>()).collect()
+    };
+    let (first, later) = (words(first), words(later));
+    card_type == "in.voter"
+        && matches!(value, "father" | "mother" | "husband")
+        && first.iter().any(|w| idv_cards::printed::relation_of_word(w) == Some(value))
+        && !first.iter().chain(&later).any(|w| idv_cards::printed::relation_of_word(w).is_some_and(|r| r != value))
+}
+
 /// Whether a blurred card's value was read by its first reading with every character at
 /// [`BLURRED_CHARACTER_CONFIDENCE`] or more (Tesseract's confidence in each character of
 /// one line that reads it, `idv_cards::printed::digit_confidences`; a repaired character
@@ -1941,6 +1961,8 @@ pub fn read_card(
     // And a gender its first reading read as a whole word, no reading reading the other
     // (`gender_word_read`).
     let gender_read_whole = |f: &CardField| blurred_card && f.field == "gender" && !read_otherwise(f) && gender_word_read(card_type, &f.value, &first_readings, &later_readings);
+    // So is a voter card's relation its label's word names, read whole (`relation_word_read`).
+    let relation_read_whole = |f: &CardField| blurred_card && f.field == "relation" && !read_otherwise(f) && relation_word_read(card_type, &f.value, &first_readings, &later_readings);
     // A number with letters (a PAN's, an EPIC's, a passport's) that no reading read as
     // printed, a glyph repaired into its shape: on such a photo the repair is a guess
     // both readings make alike ("IGEPAS258U" read twice, the S repaired to a 5 where an 8
@@ -1958,7 +1980,7 @@ pub fn read_card(
             })
     };
     let card_information = if unreadable {
-        merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure) || ((read_twice(f) || confident(f) || gender_read_whole(f)) && !repaired_into_shape(f))).collect()
+        merged.fields.into_iter().filter(|f| f.confidence_verdict == Some(idv_cards::ConfidenceVerdict::Sure) || ((read_twice(f) || confident(f) || gender_read_whole(f) || relation_read_whole(f)) && !repaired_into_shape(f))).collect()
     } else {
         merged.fields
     };
@@ -2732,6 +2754,22 @@ mod print_tests {
         assert!(!gender_word_read("in.voter", "M", &[&male], &[&l("Gender : Femaie")]), "the other, a letter off");
         assert!(!gender_word_read("in.voter", "M", &[&female], &[]), "not the value's word");
         assert!(!gender_word_read("vn.national_id", "M", &[&l("Giới tính / Sex: Nam")], &[]));
+    }
+
+    /// Seed 26's blurred voter card: "Mother's Name" read whole by the first reading, the
+    /// second garbling it ("jothver'4"). Must-fail twins: a word a letter off, a later
+    /// reading naming another relation, a label naming two, another card type.
+    #[test]
+    fn a_relation_read_as_a_whole_word_on_a_blurred_card() {
+        let l = |text: &str| OcrLine { text: text.into(), confidence: 70.0, bbox: TextBox { x: 0, y: 0, width: 10, height: 10 }, symbols: Vec::new(), words: Vec::new() };
+        let (mother, garbled) = (l("w &r 3m / Mother's Name _ KAVITA PATEL"), l("wet) ae a jothver'4 «arrie KAVITA PATEL"));
+        assert!(relation_word_read("in.voter", "mother", &[&mother], &[&garbled]));
+        assert!(relation_word_read("in.voter", "father", &[&l("FATHER’S NAME : AJAY JOSHI")], &[]));
+        assert!(!relation_word_read("in.voter", "mother", &[&l("Mothar's Name : KAVITA PATEL")], &[]), "a letter off");
+        assert!(!relation_word_read("in.voter", "mother", &[&mother], &[&l("Father's Name KAVITA PATEL")]), "a later reading named another");
+        assert!(!relation_word_read("in.voter", "father", &[&l("Father's/Husband's Name : AJAY JOSHI")], &[]), "a label naming two");
+        assert!(!relation_word_read("in.voter", "father", &[&mother], &[]), "not the value's word");
+        assert!(!relation_word_read("in.pan", "father", &[&l("Father's Name")], &[]));
     }
 
     /// A punch after the word that says the gender took nothing of it; one on the word
