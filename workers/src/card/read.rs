@@ -863,6 +863,37 @@ fn gender_word_read(card_type: &str, value: &str, first: &[&idv_vision::ocr::Ocr
         && !first.iter().chain(&later).any(|w| idv_cards::printed::gender_value(w, false).is_some_and(|g| g != value))
 }
 
+/// Whether a blurred Indian card's gender (`M`, `F`) was read by its first reading as the
+/// one-letter code after its own label, ending a line ("Sex: M"), that letter at
+/// [`BLURRED_CHARACTER_CONFIDENCE`] or more, and no reading (`first`, `later`) reads the
+/// other gender there or as a whole word. A one-letter value is too short for
+/// [`vouched_by_confidence`] (its letter is found anywhere: the "F" of "OF INDIA"); here
+/// it is the letter after the label. Blur turns an M into an N or an H, not into an F. On
+/// the blur captures of the independent set's seeds 24-36, three voter cards' "Sex: M"
+/// read so (at 100), the second reading dropping the letter, were right and ungiven; no
+/// code so read was wrong.
+fn gender_code_read(card_type: &str, value: &str, first: &[&idv_vision::ocr::OcrLine], later: &[&idv_vision::ocr::OcrLine]) -> bool {
+    let other = match value {
+        "M" => "F",
+        "F" => "M",
+        _ => return false,
+    };
+    // The code a line ends with after a sex or gender label, with its letter's confidence.
+    let code = |l: &idv_vision::ocr::OcrLine| -> Option<(String, f32)> {
+        let tokens: Vec<&str> = l.text.split(|c: char| c.is_whitespace() || c == ':' || c == '/').filter(|t| !t.is_empty()).collect();
+        let (last, before) = tokens.split_last()?;
+        let labelled = before.iter().any(|t| matches!(t.to_lowercase().as_str(), "sex" | "gender"));
+        let letter = l.symbols.iter().rev().find(|(c, _)| c.is_alphanumeric()).filter(|(c, _)| last.chars().eq(std::iter::once(*c)));
+        labelled.then(|| (last.to_string(), letter.map_or(0.0, |(_, conf)| conf / 100.0)))
+    };
+    let whole_words_other = |lines: &[&idv_vision::ocr::OcrLine]| lines.iter().flat_map(|l| l.text.split(|c: char| !c.is_alphanumeric())).any(|w| idv_cards::printed::gender_of_word(w) == Some(other));
+    card_type.starts_with("in.")
+        && first.iter().filter_map(|l| code(l)).any(|(c, conf)| c == value && conf >= BLURRED_CHARACTER_CONFIDENCE)
+        && !first.iter().chain(later).filter_map(|l| code(l)).any(|(c, _)| c == other)
+        && !whole_words_other(first)
+        && !whole_words_other(later)
+}
+
 /// Whether a blurred voter card's `relation` (`father`, `mother`, `husband`) was read by
 /// its first reading as a whole relation word of its label, exactly
 /// (`idv_cards::printed::relation_of_word`: "Mother's", "Father's"), and no word of any
@@ -1960,7 +1991,12 @@ pub fn read_card(
     let confident = |f: &CardField| blurred_card && f.confidence_score.is_some_and(|c| c > 0.0) && !read_otherwise(f) && vouched_by_confidence(card_type, &f.value, &first_readings);
     // And a gender its first reading read as a whole word, no reading reading the other
     // (`gender_word_read`).
-    let gender_read_whole = |f: &CardField| blurred_card && f.field == "gender" && !read_otherwise(f) && gender_word_read(card_type, &f.value, &first_readings, &later_readings);
+    let gender_read_whole = |f: &CardField| {
+        blurred_card
+            && f.field == "gender"
+            && !read_otherwise(f)
+            && (gender_word_read(card_type, &f.value, &first_readings, &later_readings) || gender_code_read(card_type, &f.value, &first_readings, &later_readings))
+    };
     // So is a voter card's relation its label's word names, read whole (`relation_word_read`).
     let relation_read_whole = |f: &CardField| blurred_card && f.field == "relation" && !read_otherwise(f) && relation_word_read(card_type, &f.value, &first_readings, &later_readings);
     // A number with letters (a PAN's, an EPIC's, a passport's) that no reading read as
@@ -2754,6 +2790,29 @@ mod print_tests {
         assert!(!gender_word_read("in.voter", "M", &[&male], &[&l("Gender : Femaie")]), "the other, a letter off");
         assert!(!gender_word_read("in.voter", "M", &[&female], &[]), "not the value's word");
         assert!(!gender_word_read("vn.national_id", "M", &[&l("Giới tính / Sex: Nam")], &[]));
+    }
+
+    /// Seed 29's blurred voter card: "Sex: M", its M at 100, the second reading "Sex:".
+    /// Must-fail twins: the letter read unsure, no label before it, a later reading
+    /// reading the other code or word, another country's card.
+    #[test]
+    fn a_gender_code_read_surely_after_its_label_on_a_blurred_card() {
+        let l = |text: &str, last: f32| {
+            let mut symbols: Vec<(char, f32)> = text.chars().filter(|c| !c.is_whitespace()).map(|c| (c, 99.0)).collect();
+            if let Some(s) = symbols.last_mut() {
+                s.1 = last;
+            }
+            OcrLine { text: text.into(), confidence: 70.0, bbox: TextBox { x: 0, y: 0, width: 10, height: 10 }, symbols, words: Vec::new() }
+        };
+        let (sex_m, dropped) = (l("Sex: M", 100.0), l("Sex:", 99.0));
+        assert!(gender_code_read("in.voter", "M", &[&sex_m], &[&dropped]));
+        assert!(gender_code_read("in.voter", "F", &[&l("fer / Gender : F", 97.0)], &[]));
+        assert!(!gender_code_read("in.voter", "M", &[&l("Sex: M", 90.0)], &[]), "read unsure");
+        assert!(!gender_code_read("in.voter", "M", &[&l("OF INDIA M", 100.0)], &[]), "no label");
+        assert!(!gender_code_read("in.voter", "M", &[&sex_m], &[&l("Sex: F", 80.0)]), "the other code");
+        assert!(!gender_code_read("in.voter", "M", &[&sex_m], &[&l("Gender Female", 80.0)]), "the other word");
+        assert!(!gender_code_read("in.voter", "F", &[&sex_m], &[]), "not the value's code");
+        assert!(!gender_code_read("vn.national_id", "M", &[&sex_m], &[]));
     }
 
     /// Seed 26's blurred voter card: "Mother's Name" read whole by the first reading, the
