@@ -371,7 +371,9 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
     // Chandra Sharma, House No. 307, Station Road" and nothing of its next line, then
     // "South Delhi, Delhi - 110086" a line further down) and is no address.
     let whole = pin.is_some() || super::ends_with_indian_state(&address);
-    if !address.is_empty() && whole {
+    // Its state read without the comma before it ("Kolkata West Bengal"): a comma lost,
+    // no address as printed (`state_without_its_comma`).
+    if !address.is_empty() && whole && !super::state_without_its_comma(&address) {
         let mut f = field("address", found(address.clone(), lines), FieldCheck::NotApplicable);
         f.confidence *= 1.0 - 0.1 * repaired as f32;
         out.push(f);

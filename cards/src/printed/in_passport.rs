@@ -165,12 +165,17 @@ pub(crate) fn parse(doc: &Doc) -> Vec<PrintedField> {
             let mut v = without_words_left_of_label(doc, v, 1);
             if key == "place_of_birth" {
                 v.value = super::without_marks_after_state(v.value);
+                // A state read without the comma before it: a comma lost, no place as
+                // printed (`state_without_its_comma`).
+                if super::state_without_its_comma(&v.value) {
+                    continue;
+                }
             }
             out.push(field(key, v, na));
         }
     }
     if !out.iter().any(|f| f.field == "place_of_birth") {
-        out.extend(place_of_birth_under_its_row(doc).map(|v| field("place_of_birth", v, na)));
+        out.extend(place_of_birth_under_its_row(doc).filter(|v| !super::state_without_its_comma(&v.value)).map(|v| field("place_of_birth", v, na)));
     }
     // The whole name as the zone writes it (surname, then given names): a second source
     // for the zone's name, and the name when the zone's line is misread.
@@ -321,6 +326,19 @@ mod tests {
             ("issue_date", "10/01/2015", FieldCheck::Passed),
             ("expiry_date", "09/01/2025", FieldCheck::Passed),
         ]
+    }
+
+    /// A place of birth whose state was read without the comma before it ("HYDERABAD
+    /// TELANGANA", seed 31's noisy page) is not given; with it, or a city named after its
+    /// state ("NEW DELHI"), it is.
+    #[test]
+    fn a_place_of_birth_that_lost_its_comma_is_not_given() {
+        let mut page = PAGE;
+        for (read, given) in [("HYDERABAD TELANGANA", None), ("HYDERABAD, TELANGANA", Some("HYDERABAD, TELANGANA")), ("NEW DELHI", Some("NEW DELHI"))] {
+            page[13] = read;
+            let f = parse_printed("in.passport", Side::Front, &lines(&page));
+            assert_eq!(get(&f, "place_of_birth").map(|x| x.value.as_str()), given, "{read}");
+        }
     }
 
     /// The type and country come only from the number's own line, as two tokens of one

@@ -316,7 +316,9 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
             let stop = |j: usize| doc.has(j, "officer") || doc.has(j, "header") || after_state(j);
             if let Some(block) = doc.block("address", 4, stop, |_| false) {
                 let (address, repaired) = address_repaired(&join_parts(&block.value));
-                if !address.is_empty() {
+                // Its state read without the comma before it: a comma lost, no address
+                // as printed (`state_without_its_comma`).
+                if !address.is_empty() && !super::state_without_its_comma(&address) {
                     let mut f = field("address", block.with(address), FieldCheck::NotApplicable);
                     f.confidence *= 1.0 - 0.1 * repaired as f32;
                     out.push(f);

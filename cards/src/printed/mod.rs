@@ -1680,6 +1680,24 @@ pub fn ends_with_indian_state(place: &str) -> bool {
     state_named_last(place).is_some()
 }
 
+/// Whether a place's last comma-separated part ends with a state's or union territory's
+/// whole name ([`INDIAN_STATES`]) after other words, no comma between ("HYDERABAD
+/// TELANGANA": the independent set's seed 31, a noisy passport page whose print reads
+/// "HYDERABAD, TELANGANA"). A card prints a comma before the state; read without it, the
+/// comma was lost, and the place is no place as printed. A district or city named after
+/// its state by a word before it ("New Delhi", "South Delhi", "North Goa") is a place.
+pub fn state_without_its_comma(place: &str) -> bool {
+    let place = place.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let Some(last) = place.rsplit(',').next() else { return false };
+    let words: Vec<String> = last.split_whitespace().map(str::to_lowercase).collect();
+    INDIAN_STATES.iter().any(|state| {
+        let name: Vec<String> = state.split_whitespace().map(str::to_lowercase).collect();
+        words.len() > name.len()
+            && words.ends_with(&name)
+            && !matches!(words[words.len() - name.len() - 1].as_str(), "new" | "old" | "north" | "south" | "east" | "west" | "central")
+    })
+}
+
 /// The state or union territory ([`INDIAN_STATES`]) whose whole name is a place's last
 /// comma-separated part, as [`ends_with_indian_state`] finds it.
 fn state_named_last(place: &str) -> Option<&'static str> {
@@ -1918,6 +1936,21 @@ mod tests {
         assert!(!ends_with_indian_state("Flat 2, Kerala Road,"));
         assert!(!ends_with_indian_state(""));
         assert!(!ends_with_indian_state("Đình Bảng, Từ Sơn, Bắc Ninh"));
+    }
+
+    /// Seed 31's noisy passport: "HYDERABAD TELANGANA" for "HYDERABAD, TELANGANA".
+    /// Must-fail twins: the comma read, a state alone, a city named after its state.
+    #[test]
+    fn a_state_read_without_the_comma_before_it() {
+        assert!(state_without_its_comma("HYDERABAD TELANGANA"));
+        assert!(state_without_its_comma("Salt Lake, Kolkata West Bengal"));
+        assert!(state_without_its_comma("LUCKNOW UTTAR PRADESH."));
+        assert!(!state_without_its_comma("HYDERABAD, TELANGANA"));
+        assert!(!state_without_its_comma("DELHI"));
+        assert!(!state_without_its_comma("NEW DELHI"));
+        assert!(!state_without_its_comma("Lajpat Nagar, New Delhi, South Delhi"));
+        assert!(!state_without_its_comma("NORTH GOA"));
+        assert!(!state_without_its_comma("PUNE"));
     }
 
     /// Must-fail twins: a period after anything but a state's whole name stays.

@@ -843,6 +843,18 @@ fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &
     })
 }
 
+/// The words of OCR lines as a label's or a value's words are told apart: split at
+/// spaces, slashes, colons and commas, each trimmed of the characters `kept` does not
+/// keep, empty ones left out.
+fn words_read(lines: &[&idv_vision::ocr::OcrLine], kept: impl Fn(char) -> bool) -> Vec<String> {
+    lines
+        .iter()
+        .flat_map(|l| l.text.split(|c: char| c.is_whitespace() || matches!(c, '/' | ':' | ',')))
+        .map(|w| w.trim_matches(|c: char| !kept(c)).to_string())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// Whether a blurred Indian card's gender (`M`, `F`) was read by its first reading as a
 /// whole gender word, exactly (`idv_cards::printed::gender_of_word`: "Female", "MALE",
 /// "महिला", "पुरुष", not a one-letter code nor a word repaired into one), and no word of any reading (`first`, `later`) reads as
@@ -853,9 +865,7 @@ fn read_alike_in_place(value: &str, from: &[&idv_vision::ocr::OcrLine], again: &
 /// ungiven for want of a second reading reading the word alike: 8 are given so, none
 /// wrong. A CCCD's "Nam" is also a word of "Việt Nam": not judged so.
 fn gender_word_read(card_type: &str, value: &str, first: &[&idv_vision::ocr::OcrLine], later: &[&idv_vision::ocr::OcrLine]) -> bool {
-    let words = |lines: &[&idv_vision::ocr::OcrLine]| -> Vec<String> {
-        lines.iter().flat_map(|l| l.text.split(|c: char| c.is_whitespace() || c == '/' || c == ':' || c == ',').map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_string()).filter(|w| !w.is_empty()).collect::<Vec<_>>()).collect()
-    };
+    let words = |lines: &[&idv_vision::ocr::OcrLine]| words_read(lines, char::is_alphanumeric);
     let (first, later) = (words(first), words(later));
     card_type.starts_with("in.")
         && matches!(value, "M" | "F")
@@ -904,9 +914,8 @@ fn gender_code_read(card_type: &str, value: &str, first: &[&idv_vision::ocr::Ocr
 /// right ones went ungiven where the second reading garbled the label ("jothver'4" for
 /// "Mother's", seed 26).
 fn relation_word_read(card_type: &str, value: &str, first: &[&idv_vision::ocr::OcrLine], later: &[&idv_vision::ocr::OcrLine]) -> bool {
-    let words = |lines: &[&idv_vision::ocr::OcrLine]| -> Vec<String> {
-        lines.iter().flat_map(|l| l.text.split(|c: char| c.is_whitespace() || c == '/' || c == ':').map(|w| w.trim_matches(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’')).to_string()).filter(|w| !w.is_empty()).collect::<Vec<_>>()).collect()
-    };
+    // A possessive's apostrophe is part of the label's word ("Mother's").
+    let words = |lines: &[&idv_vision::ocr::OcrLine]| words_read(lines, |c| c.is_alphanumeric() || c == '\'' || c == '’');
     let (first, later) = (words(first), words(later));
     card_type == "in.voter"
         && matches!(value, "father" | "mother" | "husband")
