@@ -896,7 +896,7 @@ fn gender_code_read(card_type: &str, value: &str, first: &[&idv_vision::ocr::Ocr
         let letter = l.symbols.iter().rev().find(|(c, _)| c.is_alphanumeric()).filter(|(c, _)| last.chars().eq(std::iter::once(*c)));
         labelled.then(|| (last.to_string(), letter.map_or(0.0, |(_, conf)| conf / 100.0)))
     };
-    let whole_words_other = |lines: &[&idv_vision::ocr::OcrLine]| lines.iter().flat_map(|l| l.text.split(|c: char| !c.is_alphanumeric())).any(|w| idv_cards::printed::gender_of_word(w) == Some(other));
+    let whole_words_other = |lines: &[&idv_vision::ocr::OcrLine]| words_read(lines, char::is_alphanumeric).iter().any(|w| idv_cards::printed::gender_of_word(w) == Some(other));
     card_type.starts_with("in.")
         && first.iter().filter_map(|l| code(l)).any(|(c, conf)| c == value && conf >= BLURRED_CHARACTER_CONFIDENCE)
         && !first.iter().chain(later).filter_map(|l| code(l)).any(|(c, _)| c == other)
