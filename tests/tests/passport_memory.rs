@@ -42,7 +42,7 @@ fn a_band_read_with_a_whitelist_has_each_characters_confidence() {
     let ocr = idv_vision::ocr::recognizer().expect("the OCR engine is in this build");
     let fonts = idv_tests::passport::Fonts::load().expect("fonts installed (scripts/test.sh)");
     let band = idv_tests::passport::text_band(&fonts, "26/02/1962", 40.0);
-    let params = idv_vision::ocr::OcrParams { lang: "eng", char_whitelist: Some("0123456789/-. "), layout: idv_vision::ocr::Layout::Block };
+    let params = idv_vision::ocr::OcrParams { lang: "eng", char_whitelist: Some("0123456789/-. "), layout: idv_vision::ocr::Layout::Block, confidences: true };
     let lines = ocr.read_lines(&band, &params).expect("the band is read");
     let line = lines.iter().find(|l| l.text == "26/02/1962").unwrap_or_else(|| panic!("read {lines:?}"));
     assert_eq!(line.symbols.iter().map(|s| s.0).collect::<String>(), "26/02/1962");

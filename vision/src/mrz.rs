@@ -393,7 +393,7 @@ struct Reader<'a> {
 impl Reader<'_> {
     fn read(&mut self, image: &GrayImage, layout: Layout) -> Result<Vec<OcrLine>, OcrError> {
         self.calls += 1;
-        self.ocr.read_lines(image, &OcrParams { lang: self.lang, char_whitelist: Some(ALPHABET), layout })
+        self.ocr.read_lines(image, &OcrParams { lang: self.lang, char_whitelist: Some(ALPHABET), layout, confidences: false })
     }
 
     /// The best zone in `region` of `page` (step 2), boxes in `page` coordinates.

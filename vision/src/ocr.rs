@@ -108,6 +108,11 @@ pub struct OcrParams<'a> {
     /// Only these characters may be recognised (`None`: the model's whole alphabet).
     pub char_whitelist: Option<&'a str>,
     pub layout: Layout,
+    /// Whether each line's characters' confidences are wanted (`OcrLine::symbols`): a
+    /// second rendering of the recognition (hOCR). The card's print and its bands read
+    /// alone want them (identifiers' `digit_confidence_scores`, a blurred card's values
+    /// vouched for by them); a zone's lines, judged by their check digits, do not.
+    pub confidences: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -539,13 +544,14 @@ pub mod tesseract {
             api.recognize().map_err(|_| OcrError::Failed("Tesseract could not recognise the image".into()))?;
             let tsv = api.get_tsv_text(0).map_err(|_| OcrError::Failed("Tesseract gave no result".into()))?;
             let mut lines = lines_from_tsv(&tsv.as_ref().to_string_lossy());
-            // Per-character confidences (identifiers' `digit_confidence_scores`, a
-            // blurred card's values vouched for by them): the same recognition rendered
-            // as hOCR with character boxes. Without it the lines are still read, only
-            // without them. A read with a character whitelist (a band of the card read
-            // alone: a number, a date) has them too; its lines keep every mark.
-            if let Ok(hocr) = api.get_hocr_text(0) {
-                attach_symbols(&mut lines, symbols_from_hocr(&hocr.as_ref().to_string_lossy()));
+            // Per-character confidences, where asked for (`OcrParams::confidences`): the
+            // same recognition rendered as hOCR with character boxes. Without it the
+            // lines are still read, only without them. A read with a character whitelist
+            // keeps every mark of its lines.
+            if params.confidences {
+                if let Ok(hocr) = api.get_hocr_text(0) {
+                    attach_symbols(&mut lines, symbols_from_hocr(&hocr.as_ref().to_string_lossy()));
+                }
             }
             if params.char_whitelist.is_some() {
                 return Ok(lines);
@@ -748,7 +754,7 @@ mod tests {
     #[test]
     fn inputs_are_checked() {
         let img = GrayImage::new(100, 40);
-        let ok = OcrParams { lang: "mrz", char_whitelist: Some("AB<"), layout: Layout::Auto };
+        let ok = OcrParams { lang: "mrz", char_whitelist: Some("AB<"), layout: Layout::Auto, confidences: false };
         assert!(check_input(&img, &ok).is_ok());
         for lang in ["", "../eng", "eng+vie", "e n g"] {
             assert!(matches!(check_input(&img, &OcrParams { lang, ..ok }), Err(OcrError::BadInput(_))), "{lang}");

@@ -588,7 +588,7 @@ fn read_printed(page: &RgbImage, lang: &str, engine: &dyn TextRecognizer) -> Ocr
         return OcrOutcome::NotPerformed(format!("OCR language data {lang:?} is not installed"));
     }
     let gray = image::DynamicImage::ImageRgb8(page.clone()).into_luma8();
-    match engine.read_lines(&gray, &OcrParams { lang, char_whitelist: None, layout: Layout::Auto }) {
+    match engine.read_lines(&gray, &OcrParams { lang, char_whitelist: None, layout: Layout::Auto, confidences: true }) {
         Ok(mut lines) => {
             for line in &mut lines {
                 drop_leading_debris(line);
@@ -1121,7 +1121,7 @@ fn read_name_bands(page: &image::GrayImage, lines: &mut [idv_vision::ocr::OcrLin
             continue;
         }
         let band = image::imageops::crop_imm(page, x0, y0, x1 - x0, y1 - y0).to_image();
-        let params = OcrParams { lang: "eng", char_whitelist: None, layout: Layout::Block };
+        let params = OcrParams { lang: "eng", char_whitelist: None, layout: Layout::Block, confidences: true };
         let Ok(mut read) = engine.read_lines(&band, &params) else { continue };
         // A name's last word overdrawn by a signature is read alone with the strokes
         // beyond it as marks ("CHAUHAN?’", seed 22's clean PAN, the signature drawn over
@@ -1452,7 +1452,7 @@ impl Reread {
         if upscale > 1 {
             band = image::imageops::resize(&band, band.width() * upscale, band.height() * upscale, image::imageops::FilterType::CatmullRom);
         }
-        let params = OcrParams { lang: "eng", char_whitelist: self.whitelist, layout: Layout::Block };
+        let params = OcrParams { lang: "eng", char_whitelist: self.whitelist, layout: Layout::Block, confidences: true };
         let read = engine.read_lines(&band, &params).ok()?;
         read.into_iter().find(|l| keep(l)).map(|found| found.unscaled(upscale as f32, x0, y0))
     }
