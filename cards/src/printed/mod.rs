@@ -1687,11 +1687,9 @@ pub fn ends_with_indian_state(place: &str) -> bool {
 /// comma was lost, and the place is no place as printed. A district or city named after
 /// its state by a word before it ("New Delhi", "South Delhi", "North Goa") is a place.
 pub fn state_without_its_comma(place: &str) -> bool {
-    let place = place.trim_end_matches(|c: char| !c.is_alphanumeric());
-    let Some(last) = place.rsplit(',').next() else { return false };
-    let words: Vec<String> = last.split_whitespace().map(str::to_lowercase).collect();
+    let words = last_part_words(place);
     INDIAN_STATES.iter().any(|state| {
-        let name: Vec<String> = state.split_whitespace().map(str::to_lowercase).collect();
+        let name = lowercase_words(state);
         words.len() > name.len()
             && words.ends_with(&name)
             && !matches!(words[words.len() - name.len() - 1].as_str(), "new" | "old" | "north" | "south" | "east" | "west" | "central")
@@ -1701,12 +1699,19 @@ pub fn state_without_its_comma(place: &str) -> bool {
 /// The state or union territory ([`INDIAN_STATES`]) whose whole name is a place's last
 /// comma-separated part, as [`ends_with_indian_state`] finds it.
 fn state_named_last(place: &str) -> Option<&'static str> {
-    // "Madhya Pradesh :": a stray mark after the state (noise read as a colon) is no word.
+    let last = last_part_words(place);
+    (!last.is_empty()).then(|| INDIAN_STATES.iter().copied().find(|state| lowercase_words(state) == last)).flatten()
+}
+
+/// The words of a place's last comma-separated part, in lower case. A stray mark after
+/// it ("Madhya Pradesh :", noise read as a colon) is no word.
+fn last_part_words(place: &str) -> Vec<String> {
     let place = place.trim_end_matches(|c: char| !c.is_alphanumeric());
-    let last = place.rsplit(',').next()?;
-    let words = |s: &str| s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>();
-    let last = words(last);
-    (!last.is_empty()).then(|| INDIAN_STATES.iter().copied().find(|state| words(state) == last)).flatten()
+    place.rsplit(',').next().map(lowercase_words).unwrap_or_default()
+}
+
+fn lowercase_words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_lowercase).collect()
 }
 
 /// The first two digits of the PIN codes India Post gives each state's and union
