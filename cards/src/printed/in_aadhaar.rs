@@ -372,8 +372,9 @@ fn back(doc: &Doc, out: &mut Vec<PrintedField>) {
     // "South Delhi, Delhi - 110086" a line further down) and is no address.
     let whole = pin.is_some() || super::ends_with_indian_state(&address);
     // Its state read without the comma before it ("Kolkata West Bengal"): a comma lost,
-    // no address as printed (`state_without_its_comma`).
-    if !address.is_empty() && whole && !super::state_without_its_comma(&address) {
+    // no address as printed (`state_without_its_comma`); nor one with marks of print
+    // left unread in it ("Na... ’andey", `marks_of_unread_print`).
+    if !address.is_empty() && whole && !super::state_without_its_comma(&address) && !super::marks_of_unread_print(&address) {
         let mut f = field("address", found(address.clone(), lines), FieldCheck::NotApplicable);
         f.confidence *= 1.0 - 0.1 * repaired as f32;
         out.push(f);

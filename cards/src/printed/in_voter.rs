@@ -234,10 +234,17 @@ fn holders_separator(word: &str) -> bool {
 /// relative's label). The card prints the holder's name first, so a "Name" label under
 /// it is a relative's, when the word before "Name" is no part of the holder's label
 /// (neither its slash nor "Elector's").
+/// So is a line that ends with two words or more of a name as the card prints names in
+/// title case ("aa / Nai h Nath Thakur" above "aaelt a1 ; Name: Ramesh Thakur", seed 26,
+/// overexposed: the holder's label and first name washed to "aa / Nai h").
 fn name_line_right_above(doc: &Doc, label: usize) -> bool {
     let Some(above) = label.checked_sub(1) else { return false };
-    doc.hits(above).is_empty()
-        && super::latin_name(doc.text(above), 1.0).is_some_and(|v| !v.chars().any(char::is_lowercase))
+    let title_case = |w: &&str| {
+        let mut cs = w.chars();
+        cs.next().is_some_and(|c| c.is_uppercase()) && w.chars().count() >= 2 && cs.all(|c| c.is_lowercase())
+    };
+    let title_case_tail = doc.text(above).split_whitespace().rev().take_while(title_case).count() >= 2;
+    doc.hits(above).is_empty() && (super::latin_name(doc.text(above), 1.0).is_some_and(|v| !v.chars().any(char::is_lowercase)) || title_case_tail)
 }
 
 pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
@@ -317,8 +324,9 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
             if let Some(block) = doc.block("address", 4, stop, |_| false) {
                 let (address, repaired) = address_repaired(&join_parts(&block.value));
                 // Its state read without the comma before it: a comma lost, no address
-                // as printed (`state_without_its_comma`).
-                if !address.is_empty() && !super::state_without_its_comma(&address) {
+                // as printed (`state_without_its_comma`); nor one with marks of print
+                // left unread in it (`marks_of_unread_print`).
+                if !address.is_empty() && !super::state_without_its_comma(&address) && !super::marks_of_unread_print(&address) {
                     let mut f = field("address", block.with(address), FieldCheck::NotApplicable);
                     f.confidence *= 1.0 - 0.1 * repaired as f32;
                     out.push(f);
@@ -629,6 +637,16 @@ mod tests {
         }
         for label in ["ama / Name: BALAJI PATEL", "Name : BALAJI PATEL", "ama | Name: BALAJI PATEL"] {
             assert_eq!(name_under(washed, label).as_deref(), Some("BALAJI PATEL"), "{label}");
+        }
+        // A name printed in title case ends the line above, its label and first name
+        // washed out ("aa / Nai h Nath Thakur", seed 26, overexposed): the same.
+        washed[3] = "aa / Nai h Nath Thakur";
+        assert_eq!(name_under(washed, "aaelt a1 ; Name: Ramesh Thakur"), None);
+        assert_eq!(name_under(washed, "ama / Name: Ramesh Thakur").as_deref(), Some("Ramesh Thakur"));
+        // One word in title case is no name's end; nor are words in lower case.
+        for above in ["aa / Nai h Thakur", "aa / Nai h nath thakur"] {
+            washed[3] = above;
+            assert_eq!(name_under(washed, "aaelt a1 ; Name: Ramesh Thakur").as_deref(), Some("Ramesh Thakur"), "{above}");
         }
         // Nor without a name in capitals right above: the holder's label misread.
         washed[3] = "ura Pata sirart =";

@@ -1696,6 +1696,15 @@ pub fn state_without_its_comma(place: &str) -> bool {
     })
 }
 
+/// Whether an address holds what OCR makes of print it could not read, marks no printed
+/// address has: an ellipsis, or a word opening with a quote mark ("Venkatesh Na...
+/// ’andey," for "Venkatesh Nath Pandey,", the independent set's seed 37, an Aadhaar's
+/// back with the paper between the two words faded). An apostrophe inside a word
+/// ("D'Souza Road") is print.
+pub fn marks_of_unread_print(address: &str) -> bool {
+    address.contains("...") || address.contains('…') || address.split_whitespace().any(|w| w.starts_with(['’', '‘', '\'', '"', '“', '”']))
+}
+
 /// The state or union territory ([`INDIAN_STATES`]) whose whole name is a place's last
 /// comma-separated part, as [`ends_with_indian_state`] finds it.
 fn state_named_last(place: &str) -> Option<&'static str> {
@@ -1956,6 +1965,17 @@ mod tests {
         assert!(!state_without_its_comma("Lajpat Nagar, New Delhi, South Delhi"));
         assert!(!state_without_its_comma("NORTH GOA"));
         assert!(!state_without_its_comma("PUNE"));
+    }
+
+    /// Seed 37's Aadhaar back: "Venkatesh Na... ’andey,". Must-fail twins: an apostrophe
+    /// inside a word, an abbreviation's period.
+    #[test]
+    fn an_address_with_an_ellipsis_or_an_opening_quote_was_not_read_whole() {
+        assert!(marks_of_unread_print("S/O Venkatesh Na... ’andey, House No. 309, Lucknow, Uttar Pradesh"));
+        assert!(marks_of_unread_print("S/O Venkatesh Na… Pandey, Lucknow"));
+        assert!(marks_of_unread_print("S/O Venkatesh 'andey, Lucknow"));
+        assert!(!marks_of_unread_print("House No. 12, D'Souza Road, Panaji, Goa"));
+        assert!(!marks_of_unread_print("S/O Venkatesh Nath Pandey, House No. 309, Lucknow, Uttar Pradesh"));
     }
 
     /// Must-fail twins: a period after anything but a state's whole name stays.

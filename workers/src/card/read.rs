@@ -390,16 +390,7 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
                 if read_again.iter().any(|g| g.field == f.field && !same_but_spaces(&g.value, &f.value)) {
                     continue;
                 }
-                if f.field == "id" {
-                    out.printed_id_check = match f.check {
-                        FieldCheck::Passed => Some(true),
-                        FieldCheck::Failed => Some(false),
-                        FieldCheck::NotApplicable => out.printed_id_check,
-                    };
-                }
-                // The identifier's per-character confidences, from the line it was read on.
-                let digits = (f.field == "id").then(|| f.lines.iter().find_map(|&i| lines.get(i).and_then(|l| idv_cards::printed::digit_confidences(&f.value, &l.symbols)))).flatten();
-                out.readings.push(Reading::printed(f, printed_check(card_type, f), digits));
+                give_printed(&mut out, card_type, f, lines);
             }
             if card_type == "in.aadhaar" {
                 out.number_groups = aadhaar_number_groups(lines, punched_hole(scan.sanity.as_ref()), cut_off(scan.sanity.as_ref()));
@@ -407,6 +398,23 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             out.anything_read |= !printed.is_empty();
             let parsed: Vec<Value> = printed.iter().map(|f| json!({"field": f.field, "value": f.value, "confidence_score": (f.confidence * 1000.0).round() / 1000.0})).collect();
             ocr = json!({"parsed": parsed, "raw": raw_boxes(lines, printed, scan.text_box_scale())});
+        }
+    }
+
+    // An overexposed side read as photographed too (`SideScan::as_photographed`): a value
+    // the darkened reading neither gave nor read otherwise is given from it, judged as
+    // any printed value is.
+    if let Some(OcrOutcome::Lines(lines)) = &scan.as_photographed {
+        for f in idv_cards::printed::parse_printed(card_type, side, &text_lines(lines)) {
+            let given = out.readings.iter().any(|r| r.source == Source::Printed && r.field == f.field);
+            let read_otherwise = first_printed.iter().any(|d| d.field == f.field && d.value != f.value);
+            let trimmed = without_words_set_apart(&f, lines);
+            let f = trimmed.as_ref().unwrap_or(&f);
+            if given || read_otherwise || refused_printed(scan, f, lines, year) {
+                continue;
+            }
+            out.anything_read = true;
+            give_printed(&mut out, card_type, f, lines);
         }
     }
 
@@ -464,6 +472,20 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
         "card_sanity": out.sanity.as_ref().map(sanity_json),
     });
     out
+}
+
+/// A printed value given: its reading, with an identifier's per-character confidences
+/// from the line it was read on, and its check kept for the answer.
+fn give_printed(out: &mut SideRead, card_type: &str, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine]) {
+    if f.field == "id" {
+        out.printed_id_check = match f.check {
+            FieldCheck::Passed => Some(true),
+            FieldCheck::Failed => Some(false),
+            FieldCheck::NotApplicable => out.printed_id_check,
+        };
+    }
+    let digits = (f.field == "id").then(|| f.lines.iter().find_map(|&i| lines.get(i).and_then(|l| idv_cards::printed::digit_confidences(&f.value, &l.symbols)))).flatten();
+    out.readings.push(Reading::printed(f, printed_check(card_type, f), digits));
 }
 
 /// Whether two readings of a value hold the same characters, spaces aside.
@@ -526,10 +548,8 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     // A "spot" covering most of a card lit bright all over is that overexposure, no spot
     // in it (seed 28's voter back: its saturated region the whole card, the paper "away
     // from it" nowhere): judged as a card overexposed all over.
-    let card_glare = card_glare.filter(|&spot| {
-        let whole = scan.flat.as_ref().is_some_and(|card| box_area(spot) >= OVEREXPOSED_CARD_SPOT_SHARE * (card.width() * card.height()) as f32);
-        !(whole && scan.sanity.as_ref().is_some_and(|judged| idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5))
-    });
+    let overexposed_card = scan.flat.is_some() && scan.overexposed_all_over();
+    let card_glare = card_glare.filter(|_| !overexposed_card);
     let glared = match (card_glare, scan.flat.as_ref(), scan.sanity.as_ref(), overexposed_photo(scan)) {
         (Some(spot), Some(card), Some(judged), _) => {
             let paper = idv_vision::card_sanity::paper_luma(card, Some(grown(spot, GLARE_FADE_SHARE)));
@@ -537,7 +557,7 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
         }
         // A card lit bright all over, no spot found in it (its paper clipped nearly
         // everywhere): every value is judged by its own print and the paper beside it.
-        (None, Some(card), Some(judged), _) if idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5 => !glare_took_nothing(card, Lit::Overexposed, f, lines),
+        (None, Some(card), Some(_), _) if overexposed_card => !glare_took_nothing(card, Lit::Overexposed, f, lines),
         // So is a card on white paper overexposed all over, its edges washed out with the
         // paper so that no card was found: the whole photo read shows its print as a
         // flattened card would (seed 19's PAN, its four values lost to "too bright").
@@ -1166,35 +1186,12 @@ fn reaches_into(line: &idv_vision::ocr::TextBox, [cx, cy, along_x, along_y]: [f3
 }
 
 /// The whole photo read for a side with no card found, when that photo is overexposed
-/// all over with no glare spot in it: its values are judged by their own print
-/// (`Lit::Overexposed`), as on a flattened card. A "spot" covering most of the photo
-/// ([`OVEREXPOSED_SPOT_SHARE`]) is that overexposure, no spot in it: a card on white
-/// paper lit white all over (seed 19's voter card back) is one saturated region.
+/// all over with no glare spot in it (`SideScan::overexposed_all_over`): its values are
+/// judged by their own print (`Lit::Overexposed`), as on a flattened card. A card on
+/// white paper lit white all over (seed 19's voter card back) is one saturated region.
 fn overexposed_photo(scan: &SideScan) -> Option<&image::RgbImage> {
-    let judged = scan.sanity.as_ref()?;
-    let page = scan.photo_page.as_ref()?;
-    let page_area = page.width() as f32 * page.height() as f32;
-    let spot = scan.photo_glare_box.filter(|[x0, y0, x1, y1]| (x1 - x0) * (y1 - y0) < OVEREXPOSED_SPOT_SHARE * page_area);
-    (scan.flat.is_none() && spot.is_none() && idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5).then_some(page)
+    scan.photo_page.as_ref().filter(|_| scan.flat.is_none() && scan.overexposed_all_over())
 }
-
-/// Area of a box `[x0, y0, x1, y1]`.
-fn box_area([x0, y0, x1, y1]: [f32; 4]) -> f32 {
-    (x1 - x0).max(0.0) * (y1 - y0).max(0.0)
-}
-
-/// Share of a whole photo's area from which its largest saturated region is the
-/// photo's overexposure rather than a glare spot ([`overexposed_photo`]): a reflection
-/// saturates at most a third of a card, which fills at most four fifths of a photo's
-/// width.
-const OVEREXPOSED_SPOT_SHARE: f32 = 0.5;
-
-/// Share of a found card's area from which its saturated region's box is the card's
-/// overexposure rather than a glare spot ([`refused_printed`]): an exposure blown all
-/// over saturates the card edge to edge (seed 28's voter back: 98 % of it); a broad
-/// reflection fading across it covers less (seed 25's Aadhaar: 70 %, the holder's
-/// first name washed grey at its edge), and is judged as a spot.
-const OVEREXPOSED_CARD_SPOT_SHARE: f32 = 0.9;
 
 /// Where print may be washed out by glare (the pixels of the page OCR read): a glare
 /// spot grown by three quarters of its half-size each way. A reflection fades out: the
@@ -1284,6 +1281,13 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
     if lone {
         return true;
     }
+    // A place or address on a card lit bright all over, one of its words faded to light
+    // grey: the comma after that word, thinner than its letters, fades to the paper and
+    // is lost ("Lotus Enclave Station Road" for "Lotus Enclave, Station Road", seed 37's
+    // voter back, "Enclave" at luma 204, the paper between it and "Station" 243).
+    if lit == Lit::Overexposed && WRAPPING_FIELDS.contains(&f.field) && !words().all(|w| ink_luma(card, w.bbox).is_some_and(|ink| ink <= OVEREXPOSED_PUNCTUATION_INK)) {
+        return false;
+    }
     let clear = |zone: [f32; 4]| match lit {
         Lit::Spot { paper } => idv_vision::card_sanity::washed(card, zone, paper).is_none_or(shows_paper),
         Lit::Overexposed => !faded_print_in(card, zone),
@@ -1328,7 +1332,11 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
         // Ansari", seed 25, the first name washed grey at a reflection's edge): what
         // glare left of a word, as after it. A label's colon or slash is a label's.
         let mark_before = j.checked_sub(1).and_then(|p| line.text.split(' ').nth(p)).is_some_and(|w| !w.is_empty() && w.chars().all(|c| FADED_WORD_MARKS.contains(&c)));
-        if mark_before {
+        // A word ending with a comma right before a place ("'R, RAJASTHAN" for "JAIPUR,
+        // RAJASTHAN", seed 29's passport, the city washed to its last letter): the place
+        // began before it. A label ends with a colon, not a comma.
+        let comma_before = j.checked_sub(1).and_then(|p| line.text.split(' ').nth(p)).is_some_and(|w| w.ends_with(','));
+        if mark_before || (comma_before && WRAPPING_FIELDS.contains(&f.field)) {
             return false;
         }
         match before {
@@ -1377,7 +1385,17 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
             zones.push(([x0, bottom, x1 + 2.0 * h, bottom + 1.5 * h], words.iter().map(|w| w.bbox).collect()));
         }
     }
-    zones.into_iter().all(|(zone, beside)| clear(zone) && (lit != Lit::Overexposed || beside.into_iter().all(|b| ink_luma(card, b).is_some_and(|ink| ink <= OVEREXPOSED_EDGE_INK))))
+    zones.into_iter().all(|(zone, beside)| {
+        // On a card overexposed all over, the value's word beside the zone still dark
+        // (a word lost there would have left it lifted grey), or, lifted, the light's
+        // slope across that word saying a word there would have been dark enough to
+        // show on the darkened copy the side was read from, and nothing there, faint
+        // as it may be (seed 36's voter card, "RAJESH SINGH IYER" at luma 165 under a
+        // flash lighting the card evenly, its paper clipped after it).
+        let dark_beside = || beside.iter().all(|&b| ink_luma(card, b).is_some_and(|ink| ink <= OVEREXPOSED_EDGE_INK));
+        let shown = || matches!(beside.as_slice(), [b] if !faint_print_in(card, zone) && ink_toward(card, *b, zone).is_some_and(|ink| ink <= OVEREXPOSED_SHOWN_INK));
+        clear(zone) && (lit != Lit::Overexposed || dark_beside() || shown())
+    })
 }
 
 /// Whether a zone entry no check digit covers is held between characters that check
@@ -1432,6 +1450,12 @@ const OVEREXPOSED_INK: f32 = 50.0;
 /// "Ravi Shai" of "Ravi Sharma").
 const OVEREXPOSED_EDGE_INK: f32 = 75.0;
 
+/// Lightest 2nd-percentile luma ([`ink_luma`]) of a place's or address's word on a card
+/// overexposed all over at which the commas beside it still show ([`glare_took_nothing`]):
+/// seed 37's voter back read its commas after words at 71-160 and lost the one after
+/// "Enclave" at 204.
+const OVEREXPOSED_PUNCTUATION_INK: f32 = 180.0;
+
 /// Luma under which a pixel beside a value on an overexposed card is print, faded or
 /// not ([`faded_print_in`]): clipped paper there reads 245-255.
 const OVEREXPOSED_PRINT: f32 = 215.0;
@@ -1455,6 +1479,45 @@ fn ink_luma(card: &image::RgbImage, b: idv_vision::ocr::TextBox) -> Option<f32> 
     lumas.sort_unstable();
     lumas.get(lumas.len() / 50).map(|&l| f32::from(l))
 }
+
+/// Luma a word's print would have at a zone beside a value's word `b` on a card
+/// overexposed all over, by the light's slope across `b` itself: the 2nd-percentile luma
+/// of `b`'s half nearer the zone, plus the change from its far half to its near half
+/// per pixel times the distance from the near half's middle to the zone's middle.
+fn ink_toward(card: &image::RgbImage, b: idv_vision::ocr::TextBox, zone: [f32; 4]) -> Option<f32> {
+    let half = b.width / 2;
+    if half < 2 {
+        return None;
+    }
+    let left = idv_vision::ocr::TextBox { width: half, ..b };
+    let right = idv_vision::ocr::TextBox { x: b.x + half, width: b.width - half, ..b };
+    let zone_middle = (zone[0] + zone[2]) / 2.0;
+    let (near, far) = if zone_middle >= (b.x + half) as f32 { (right, left) } else { (left, right) };
+    let (near_ink, far_ink) = (ink_luma(card, near)?, ink_luma(card, far)?);
+    let near_middle = near.x as f32 + near.width as f32 / 2.0;
+    let slope = (near_ink - far_ink).max(0.0) / half as f32;
+    Some(near_ink + slope * (zone_middle - near_middle).abs())
+}
+
+/// Whether a zone holds print faded nearly to the paper: more than
+/// [`OVEREXPOSED_PRINT_SHARE`] of its pixels under [`OVEREXPOSED_FAINT_PRINT`].
+fn faint_print_in(card: &image::RgbImage, zone: [f32; 4]) -> bool {
+    use idv_vision::card_sanity::{luma, zone_on_card};
+    let Some([x0, y0, x1, y1]) = zone_on_card(card, zone) else { return true };
+    let print = (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y))).filter(|&(x, y)| luma(&card.get_pixel(x, y).0) < OVEREXPOSED_FAINT_PRINT).count();
+    print as f32 > OVEREXPOSED_PRINT_SHARE * ((x1 - x0) * (y1 - y0)) as f32
+}
+
+/// Luma under which a pixel beside a value on a card overexposed all over is print
+/// faded nearly to the paper (`faint_print_in`): the darkened reading
+/// (`crate::card::scan::OVEREXPOSED_READING_GAMMA`) shows it at 187 and darker.
+const OVEREXPOSED_FAINT_PRINT: f32 = 245.0;
+
+/// Luma at most that a word lost beside a value would have, by the light's slope across
+/// the value's word next to it (`ink_toward`), for the value to be judged whole where
+/// that word is lifted past [`OVEREXPOSED_EDGE_INK`]: print so dark shows on the
+/// darkened copy the side was read from.
+const OVEREXPOSED_SHOWN_INK: f32 = 200.0;
 
 /// Whether a zone (`[x0, y0, x1, y1]`, cut to the card) holds print, faded or not: more
 /// than [`OVEREXPOSED_PRINT_SHARE`] of its pixels under [`OVEREXPOSED_PRINT`]. A zone
@@ -2155,6 +2218,7 @@ mod print_tests {
             reread: Vec::new(),
             noisy: false,
             photo_page: None,
+            as_photographed: None,
         }
     }
 
@@ -2613,18 +2677,26 @@ mod print_tests {
         };
         let judge = |card: &image::RgbImage, line: &OcrLine| glare_took_nothing(card, Lit::Overexposed, &name, std::slice::from_ref(line));
         assert!(judge(&card_with(&[(300, 390, 12), (420, 510, 12)]), &line));
-        assert!(!judge(&card_with(&[(300, 390, 12), (420, 510, 150)]), &line), "its last word faded");
+        // Its last word faded grey, the light rising across it toward a hotspot (from 85
+        // on its left half to 150 on its right): a word after it would be fainter still,
+        // lost to the paper; the value may have lost it.
+        assert!(!judge(&card_with(&[(300, 390, 12), (420, 465, 85), (465, 510, 150)]), &line), "its last word fading toward a hotspot");
+        // Faded evenly (a flash lighting the card all over, seed 36's voter card at 165):
+        // a word after it would show as well on the darkened copy, and none is there.
+        assert!(judge(&card_with(&[(300, 390, 12), (420, 510, 150)]), &line), "faded evenly");
+        assert!(!judge(&card_with(&[(300, 390, 12), (420, 510, 150), (530, 580, 235)]), &line), "faint print after it");
         // Lifted a little toward the hotspot (seed 29's "MAHESH ANSARI", its last word at
-        // luma 60): whole; lifted as a word that lost the next (85, seed 26's "LÝ MINH"): not.
+        // luma 60): whole; lifted as a word that lost the next, fading across it (85 and
+        // more, seed 26's "LÝ MINH"): not.
         assert!(judge(&card_with(&[(300, 390, 12), (420, 510, 60)]), &line));
-        assert!(!judge(&card_with(&[(300, 390, 12), (420, 510, 85)]), &line), "its last word lifted as one beside a lost word");
+        assert!(!judge(&card_with(&[(300, 390, 12), (420, 465, 90), (465, 510, 150)]), &line), "its last word lifted as one beside a lost word");
         // A word between two others lifted as far: no word could be lost beside it (seed
         // 28's voter address, its second line's first words at 52-59 under the first's).
         let three = worded_line(&[("ARJUN", 300), ("KUMAR", 420), ("YADAV", 540)], 376);
         let three_name = PrintedField { value: "ARJUN KUMAR YADAV".into(), ..name.clone() };
         let judge_three = |card: &image::RgbImage| glare_took_nothing(card, Lit::Overexposed, &three_name, std::slice::from_ref(&three));
         assert!(judge_three(&card_with(&[(300, 390, 12), (420, 510, 120), (540, 630, 12)])));
-        assert!(!judge_three(&card_with(&[(300, 390, 12), (420, 510, 12), (540, 630, 120)])), "its last word lifted");
+        assert!(!judge_three(&card_with(&[(300, 390, 12), (420, 510, 12), (540, 585, 120), (585, 630, 180)])), "its last word lifted, fading");
         // Faded print left of the value (the card's edge, a table's sliver): refused,
         // unless the value starts at the margin of its label right above it (a PAN's
         // father's name under "Father's Name", seed 29), which says nothing was lost there.
@@ -2649,6 +2721,40 @@ mod print_tests {
         assert!(!glare_took_nothing(&card_with(&[(300, 390, 12), (420, 510, 12)]), Lit::Spot { paper: 200.0 }, &name, std::slice::from_ref(&line)));
     }
 
+    /// A place on a card overexposed all over, read from its darkened copy: one of its
+    /// words faded to light grey may have lost the comma after it (seed 37's "Lotus
+    /// Enclave Station Road", "Enclave" at luma 204), so the place is not given; faded
+    /// less (150), its commas show and it is. A word ending with a comma read right
+    /// before it ("'R, RAJASTHAN", seed 29's passport, "JAIPUR" washed to its last
+    /// letter) is the place's own lost start; a label's colon there is the label's.
+    #[test]
+    fn a_place_on_an_overexposed_card_is_given_only_where_its_commas_show() {
+        let card_with = |strokes: &[(u32, u32, u8)]| {
+            image::RgbImage::from_fn(1200, 760, |x, y| {
+                let ink = strokes.iter().find(|&&(x0, x1, _)| (x0..x1).contains(&x) && x % 4 == 0 && (380..402).contains(&y)).map(|s| s.2);
+                image::Rgb([ink.unwrap_or(255); 3])
+            })
+        };
+        let place = PrintedField { field: "place_of_birth", value: "JAIPUR, RAJASTHAN".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
+        let line = worded_line(&[("JAIPUR,", 300), ("RAJASTHAN", 440)], 376);
+        let judge = |second_word_ink: u8| glare_took_nothing(&card_with(&[(300, 426, 12), (440, 602, second_word_ink)]), Lit::Overexposed, &place, std::slice::from_ref(&line));
+        assert!(judge(12));
+        assert!(judge(150), "faded, its commas still showing");
+        assert!(!judge(204), "faded to light grey");
+        // The same faded word in a name: no comma to lose.
+        let name = PrintedField { field: "name", value: "ARJUN KUMAR".into(), ..place.clone() };
+        let name_line = worded_line(&[("ARJUN", 300), ("KUMAR", 420)], 376);
+        let ink_at_edges = card_with(&[(300, 390, 12), (420, 510, 12)]);
+        assert!(glare_took_nothing(&ink_at_edges, Lit::Overexposed, &name, std::slice::from_ref(&name_line)));
+        // A word ending with a comma before the place.
+        let rajasthan = PrintedField { value: "RAJASTHAN".into(), ..place.clone() };
+        let card = card_with(&[(250, 286, 12), (300, 462, 12)]);
+        for (before, given) in [("'R,", false), ("Birth:", true)] {
+            let line = worded_line(&[(before, 250), ("RAJASTHAN", 300)], 376);
+            assert_eq!(glare_took_nothing(&card, Lit::Overexposed, &rajasthan, std::slice::from_ref(&line)), given, "{before}");
+        }
+    }
+
     /// A card on white paper overexposed all over (seed 19's PAN): its edges wash out
     /// with the paper, no card is found, and the whole photo is read. Its values are
     /// judged by their own print in that photo as on a flattened card: black strokes
@@ -2670,7 +2776,8 @@ mod print_tests {
         let photo_with = |faded: Option<TextBox>| {
             image::RgbImage::from_fn(1200, 760, |x, y| {
                 let word = words.iter().find(|b| (b.x..b.right()).contains(&x) && (b.y + 4..b.bottom() - 4).contains(&y) && x % 4 == 0);
-                image::Rgb([word.map_or(255, |b| if Some(*b) == faded { 150 } else { 12 }); 3])
+                // The faded word lifted from 120 to 220 across it, toward a hotspot.
+                image::Rgb([word.map_or(255, |b| if Some(*b) == faded { (120 + 100 * (x - b.x) / b.width.max(1)) as u8 } else { 12 }); 3])
             })
         };
         let given = |page: Option<image::RgbImage>| {
@@ -3442,6 +3549,7 @@ mod print_tests {
             reread: second.map(|z| SecondReading { ocr: OcrOutcome::Lines(Vec::new()), mrz: zone(z) }).into_iter().collect(),
             noisy: false,
             photo_page: None,
+            as_photographed: None,
         };
         let read = |scan: &SideScan| {
             let front = SideInput { id: None, scan, close_up_qr_texts: Vec::new(), transformed_image_id: None };

@@ -97,6 +97,12 @@ impl ScanPlan {
 }
 
 impl SideScan {
+    /// Whether this side's card, or with none found its whole photo, is overexposed all
+    /// over with no glare spot in it (see `overexposed_all_over`).
+    pub fn overexposed_all_over(&self) -> bool {
+        overexposed_all_over(self.flat.as_ref(), self.photo_page.as_ref(), self.sanity.as_ref(), self.photo_glare_box)
+    }
+
     /// This scan as `plan` would have made it: a zone found where `plan` does not search
     /// one is dropped, so a card type without a zone is never read from one, and so are
     /// QR codes where `plan` searches none.
@@ -191,6 +197,13 @@ pub struct SideScan {
     /// values are judged by their own print here as on a flattened card
     /// (`crate::card::read`); `None` when a card was found.
     pub photo_page: Option<RgbImage>,
+    /// A side overexposed all over ([`SideScan::overexposed_all_over`]) is read from a
+    /// darkened copy (`ocr`) and from the page as photographed, this: a value the
+    /// darkened reading did not give may be given from it (`crate::card::read`). The
+    /// darkening brings faded print out, and lifts a paper's texture to grey speckle
+    /// with it, in which the engine can lose a line it read before (seed 29's national
+    /// identity number, bold black beside speckled paper). `None` on any other side.
+    pub as_photographed: Option<OcrOutcome>,
 }
 
 impl SideScan {
@@ -288,7 +301,13 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
     let photo_page = flat.is_none().then(|| scaled_to_width(photo, no_card_page_width(photo_width)));
     let reading_page = deblurred.as_ref().or(flat.as_ref());
     let noisy = flat.is_some() && idv_vision::card_box::working_noise_sigma(photo).is_some_and(|s| s >= idv_vision::card_box::NOISY_FROM_SIGMA);
-    let printed_page = reading_page.or(photo_page.as_ref()).unwrap_or(photo);
+    // A card overexposed all over is read from a copy darkened toward black
+    // ([`darkened_for_reading`]): print faded to light grey reads as print there.
+    let darkened = overexposed_all_over(flat.as_ref(), photo_page.as_ref(), sanity.as_ref(), photo_glare_box)
+        .then(|| reading_page.or(photo_page.as_ref()))
+        .flatten()
+        .map(darkened_for_reading);
+    let printed_page = darkened.as_ref().or(reading_page).or(photo_page.as_ref()).unwrap_or(photo);
 
     // QR: the photo as sent, then the flattened card (perspective undone), then its
     // deblurred copy; none where the plan reads no code.
@@ -309,7 +328,7 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
     // The printed text and the machine-readable zone are two OCR passes over the same
     // card, independent of each other: they run side by side (a passport's read takes
     // the longer of the two instead of their sum on a machine with a second core).
-    let (ocr_outcome, mrz, reread) = std::thread::scope(|scope| {
+    let (ocr_outcome, mrz, reread, as_photographed) = std::thread::scope(|scope| {
         let zone = scope.spawn(|| read_zone_of(photo, reading_page, plan, ocr));
         // Only a card judged too blurred to trust one reading, or read soft, is read again.
         let reread = scope.spawn(|| match (&flat, &sanity, blur) {
@@ -330,7 +349,14 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
             }
             _ => Vec::new(),
         });
+        let as_photographed = darkened.as_ref().map(|_| scope.spawn(|| read_printed_of(reading_page.or(photo_page.as_ref()).unwrap_or(photo), plan, ocr)));
         let printed = read_printed_of(printed_page, plan, ocr);
+        let as_photographed = as_photographed.map(|reading| {
+            reading.join().unwrap_or_else(|_| {
+                tracing::error!("the reading of an overexposed card as photographed panicked");
+                OcrOutcome::NotPerformed("the reading of the card as photographed failed".into())
+            })
+        });
         let mrz = zone.join().unwrap_or_else(|panic| {
             let why = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             tracing::error!(%why, "the machine-readable zone's reader panicked");
@@ -356,9 +382,9 @@ fn read_judged(photo: &RgbImage, upload_scale: f32, judged: Judged, qr_texts: Op
             }
             (outcome, _) => outcome,
         };
-        (printed, mrz, reread)
+        (printed, mrz, reread, as_photographed)
     });
-    SideScan { photo_width, photo_height, upload_scale, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, photo_exposure, reread, noisy, photo_page }
+    SideScan { photo_width, photo_height, upload_scale, located, flat, sanity, qr_texts, ocr: ocr_outcome, mrz, photo_blur_sigma, photo_glare_box, photo_exposure, reread, noisy, photo_page, as_photographed }
 }
 
 /// Edge blur σ̂ (card sanity's, at its working width) from which a card judged sharp
@@ -464,6 +490,57 @@ fn deblurred_for_reading(card: &RgbImage, blur: Blur, factor: f32) -> RgbImage {
         Blur::Gaussian(sigma) => deconvolved(card, |g, k| wiener_deblur(g, factor * sigma, k)),
     }
 }
+
+/// Exponent of the curve a card overexposed all over is darkened by before its print is
+/// read ([`darkened_for_reading`]).
+pub const OVEREXPOSED_READING_GAMMA: i32 = 8;
+
+/// `card` with every channel raised to [`OVEREXPOSED_READING_GAMMA`] (`255 (v/255)^γ`):
+/// clipped paper stays white, print faded to light grey by the exposure turns dark
+/// (245 → 187, 230 → 112). Tesseract thresholds a page between its dark and light
+/// modes, and on an overexposed card the dark mode is what kept its colour (a header,
+/// a QR code): faded print falls on the paper's side and goes unread.
+fn darkened_for_reading(card: &RgbImage) -> RgbImage {
+    let curve: Vec<u8> = (0..=255u8).map(|v| (255.0 * (f32::from(v) / 255.0).powi(OVEREXPOSED_READING_GAMMA)).round() as u8).collect();
+    let mut out = card.clone();
+    for p in out.pixels_mut() {
+        for c in p.0.iter_mut() {
+            *c = curve[usize::from(*c)];
+        }
+    }
+    out
+}
+
+/// Whether a side is overexposed all over with no glare spot in it
+/// (`idv_vision::card_sanity::overexposure` ≥ 0.5): its found card (`flat`, judged by
+/// `sanity`), or with none found the whole photo read (`photo_page`, `sanity` then the
+/// photo's exposure, `photo_glare_box` its largest saturated region). A saturated region
+/// covering most of the page ([`OVEREXPOSED_CARD_SPOT_SHARE`],
+/// [`OVEREXPOSED_PHOTO_SPOT_SHARE`]) is that overexposure, not a spot. Such a side is
+/// read from a darkened copy ([`darkened_for_reading`]) and its values are judged by
+/// their own print (`crate::card::read`).
+fn overexposed_all_over(flat: Option<&RgbImage>, photo_page: Option<&RgbImage>, sanity: Option<&CardSanity>, photo_glare_box: Option<[f32; 4]>) -> bool {
+    let Some(judged) = sanity.filter(|judged| idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5) else { return false };
+    let (page, spot, whole_share) = match (flat, photo_page) {
+        (Some(card), _) => (card, judged.measures.glare_box, OVEREXPOSED_CARD_SPOT_SHARE),
+        (None, Some(page)) => (page, photo_glare_box, OVEREXPOSED_PHOTO_SPOT_SHARE),
+        (None, None) => return false,
+    };
+    let area = page.width() as f32 * page.height() as f32;
+    spot.is_none_or(|[x0, y0, x1, y1]| (x1 - x0).max(0.0) * (y1 - y0).max(0.0) >= whole_share * area)
+}
+
+/// Share of a found card's area from which its saturated region's box is the card's
+/// overexposure rather than a glare spot ([`overexposed_all_over`]): an exposure blown all over saturates the card
+/// edge to edge (seed 28's voter back: 98 % of it); a broad reflection fading across it
+/// covers less (seed 25's Aadhaar: 70 %, the holder's first name washed grey at its
+/// edge), and is judged as a spot.
+pub const OVEREXPOSED_CARD_SPOT_SHARE: f32 = 0.9;
+
+/// Share of a whole photo's area (no card found) from which its largest saturated region
+/// is the photo's overexposure rather than a glare spot ([`overexposed_all_over`]): a reflection saturates at most a
+/// third of a card, which fills at most four fifths of a photo's width.
+pub const OVEREXPOSED_PHOTO_SPOT_SHARE: f32 = 0.5;
 
 /// The printed text of one side: OCR of `page`, the flattened card (or a deblurred
 /// copy), or with no card found the whole photo ([`SideScan::photo_page`]).
@@ -1384,7 +1461,13 @@ fn signature_after(words: &[(&str, &idv_vision::ocr::TsvWord)]) -> usize {
         // at confidence 69: the independent set's seed 36, a PAN in perspective): no
         // card prints a word so tall on a name's line, and a label or a value beside a
         // name is printed in capitals or Title Case at a label's height.
-        let stroke = w.bbox.height as f32 >= SIGNATURE_HEIGHT * h && !capitals(text) && !text.chars().next().is_some_and(char::is_uppercase);
+        // So is a word of that height in Title Case beside such a stroke ("RAMESH MISHRA
+        // yore Ds", "yore" and "Ds" 93 pixels tall beside 34, "Ds" at confidence 88: the
+        // independent set's seed 37, a PAN at JPEG quality 35): a pen's strokes, one read
+        // starting with a capital.
+        let pen_height = |(t, w): &(&str, &idv_vision::ocr::TsvWord)| w.bbox.height as f32 >= SIGNATURE_HEIGHT * h && !capitals(t);
+        let lower_case_stroke = |word: &(&str, &idv_vision::ocr::TsvWord)| pen_height(word) && !word.0.chars().next().is_some_and(char::is_uppercase);
+        let stroke = lower_case_stroke(&words[start - 1]) || (pen_height(&words[start - 1]) && words[..end].iter().any(lower_case_stroke));
         if (w.confidence.is_some_and(|c| c < NAME_WORD_DOUBT) && (tall || tail || apart)) || stroke {
             tall_seen |= tall;
             start -= 1;
@@ -1677,7 +1760,10 @@ mod tests {
         let (irnz7, yy) = (word(642, 132, 83, 24.0), word(814, 91, 83, 69.0));
         assert_eq!(super::signature_after(&[("SANDEEP", &sandeep), ("AGARWAL", &agarwal), ("irnZ7", &irnz7), ("yy", &yy)]), 2);
         assert_eq!(super::signature_after(&[("SANDEEP", &sandeep), ("AGARWAL", &agarwal), ("irnZ7", &irnz7), ("YY", &yy)]), 4);
-        assert_eq!(super::signature_after(&[("SANDEEP", &sandeep), ("AGARWAL", &agarwal), ("irnZ7", &irnz7), ("Yy", &yy)]), 4);
+        // Title Case so tall beside a stroke in lower case is the pen's too ("RAMESH
+        // MISHRA yore Ds", seed 37); alone, it stays.
+        assert_eq!(super::signature_after(&[("SANDEEP", &sandeep), ("AGARWAL", &agarwal), ("irnZ7", &irnz7), ("Yy", &yy)]), 2);
+        assert_eq!(super::signature_after(&[("SANDEEP", &sandeep), ("AGARWAL", &agarwal), ("Yy", &yy)]), 3);
         let shorter = word(814, 91, 60, 69.0);
         assert_eq!(super::signature_after(&[("SANDEEP", &sandeep), ("AGARWAL", &agarwal), ("irnZ7", &irnz7), ("yy", &shorter)]), 4);
         assert_eq!(super::signature_after(&[name[0], name[1], name[2], ("e", &e), ("Moh", &moh)]), 5, "a capital starts a word");
@@ -2302,6 +2388,40 @@ mod tests {
     /// front to 1.28, the independent set's seed 34). Must-fail twins: a card not judged
     /// too blurred at that edge blur has nothing to undo; at an edge blur past the
     /// threshold, a Gaussian.
+    /// A card overexposed all over (its paper clipped, its print lifted) is read from a
+    /// darkened copy: clipped paper stays white, print faded to light grey turns dark
+    /// (Tesseract thresholds between the card's dark header and its paper, and grey at
+    /// 230 falls on the paper's side). Must-fail twins: a well exposed card, one not
+    /// judged, one with a glare spot (its print away from the spot as readable as ever)
+    /// are read as they are; with no card found, the whole photo is judged alike.
+    #[test]
+    fn a_card_overexposed_all_over_is_read_darkened() {
+        use idv_vision::card_sanity::{CardMeasures, CardSanity, CardSanityVerdict};
+        let card = RgbImage::from_fn(100, 60, |x, _| image::Rgb([if x < 50 { 230 } else { 255 }; 3]));
+        let dark = darkened_for_reading(&card);
+        assert_eq!(dark.get_pixel(80, 10).0, [255; 3], "clipped paper");
+        assert!(dark.get_pixel(10, 10).0.iter().all(|&c| c < 128), "faded print: {:?}", dark.get_pixel(10, 10));
+        assert_eq!(darkened_for_reading(&RgbImage::from_pixel(2, 2, image::Rgb([0; 3]))).get_pixel(0, 0).0, [0; 3]);
+        let judged = |luma_p10: f32, clipped_share: f32, glare_box: Option<[f32; 4]>| CardSanity {
+            verdict: CardSanityVerdict::ImageTooBright,
+            score: 0.0,
+            details: Vec::new(),
+            measures: CardMeasures { blur_sigma: 0.2, defocus_sigma: 0.0, defocus_photo_sigma: 0.0, luma_p1: 120.0, luma_p10, luma_p90: 255.0, clipped_share, hole_share: 0.0, corner_coverage: 1.0, hole_box: None, glare_share: 0.0, glare_box, solid_saturated_share: 0.0, cut_corner: None },
+        };
+        let blown = judged(251.0, 0.9, None);
+        assert!(overexposed_all_over(Some(&card), None, Some(&blown), None));
+        assert!(!overexposed_all_over(Some(&card), None, Some(&judged(150.0, 0.0, None)), None), "well exposed");
+        assert!(!overexposed_all_over(Some(&card), None, None, None), "not judged");
+        // A saturated region covering the card whole is its overexposure; a third of it, a spot.
+        assert!(overexposed_all_over(Some(&card), None, Some(&judged(251.0, 0.9, Some([0.0, 0.0, 100.0, 58.0]))), None));
+        assert!(!overexposed_all_over(Some(&card), None, Some(&judged(251.0, 0.9, Some([0.0, 0.0, 40.0, 50.0]))), None), "a glare spot");
+        // No card found: the photo's largest saturated region, from half the photo up,
+        // is its overexposure.
+        assert!(overexposed_all_over(None, Some(&card), Some(&blown), Some([0.0, 0.0, 100.0, 40.0])));
+        assert!(!overexposed_all_over(None, Some(&card), Some(&blown), Some([0.0, 0.0, 30.0, 30.0])), "a glare spot in the photo");
+        assert!(!overexposed_all_over(None, None, Some(&blown), None), "no page");
+    }
+
     #[test]
     fn a_disk_the_spectrum_shows_is_undone_whatever_the_edge_blur_measures() {
         use idv_vision::card_sanity::{CardMeasures, CardSanity, CardSanityVerdict};
