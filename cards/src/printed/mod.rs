@@ -1227,11 +1227,20 @@ pub(crate) fn latin_name(s: &str, conf: f32) -> Option<String> {
 /// Whether a line looks like a printed Latin name rather than OCR garbage (Devanagari
 /// read by the `eng` model): only Latin letters, spaces and `.'-`; 1-6 words, each
 /// capitalized (Title Case or all caps), one of at least three letters; a single
-/// letter only as an initial; confidence at least 0.4.
+/// letter only as an initial; confidence at least 0.4. A word before the last that ends
+/// with a period is an initial ("R. K. SHARMA") or a title's abbreviation
+/// ([`NAME_ABBREVIATIONS`]): a longer one is a letter misread as a period ("ANE. SHAH"
+/// for ANIL SHAH, the independent set's seed 37, a blurred PAN).
 pub fn plausible_latin_name(s: &str, conf: f32) -> bool {
     let v = clean(s);
     let words: Vec<&str> = v.split_whitespace().collect();
+    let abbreviated = |w: &&str| {
+        let letters: String = w.chars().filter(char::is_ascii_alphabetic).flat_map(|c| c.to_uppercase()).collect();
+        letters.chars().count() == 1 || NAME_ABBREVIATIONS.contains(&letters.as_str())
+    };
+    let periods_placed = words.iter().rev().skip(1).filter(|w| w.ends_with('.')).all(abbreviated);
     conf >= 0.4
+        && periods_placed
         && (1..=6).contains(&words.len())
         && v.chars().all(|c| c.is_ascii_alphabetic() || matches!(c, ' ' | '.' | '\'' | '-'))
         && words.iter().any(|w| w.chars().filter(char::is_ascii_alphabetic).count() >= 3)
@@ -1243,6 +1252,11 @@ pub fn plausible_latin_name(s: &str, conf: f32) -> bool {
                 && (letters.iter().skip(1).all(char::is_ascii_lowercase) || letters.iter().all(char::is_ascii_uppercase))
         })
 }
+
+/// Titles and given names India abbreviates with a period before a name ("MD. RAFIQUE",
+/// "SMT. KAVITA DEVI"): a word before a name's last that ends with a period is one of
+/// these or an initial ([`plausible_latin_name`]).
+const NAME_ABBREVIATIONS: [&str; 15] = ["MD", "MOHD", "DR", "SMT", "SHRI", "SRI", "KUM", "MR", "MRS", "MS", "LT", "COL", "CAPT", "JR", "SR"];
 
 /// A gender word: `M`, `F` or `T` from English or Hindi words ("Male", "FEMALE",
 /// "Transgender", "पुरुष", "महिला"), fuzzily (one edit in words of five letters or
@@ -2176,6 +2190,12 @@ mod tests {
         assert!(plausible_latin_name("Rahul Kumar", 0.9));
         assert!(plausible_latin_name("RAHUL KUMAR", 0.9));
         assert!(plausible_latin_name("A. Rahul", 0.9));
+        // A period after a longer word before the last is a misread letter (seed 37's
+        // blurred PAN); after a title's abbreviation, print.
+        assert!(!plausible_latin_name("ANE. SHAH", 0.9));
+        assert!(plausible_latin_name("MD. RAFIQUE ALAM", 0.9));
+        assert!(plausible_latin_name("Smt. Kavita Devi", 0.9));
+        assert!(plausible_latin_name("R. K. SHARMA", 0.9));
         assert!(!plausible_latin_name("aie Ufa ae", 0.9));
         assert!(!plausible_latin_name("Rahul Kumar", 0.2));
         assert!(!plausible_latin_name("Wy fa: &f", 0.9));
