@@ -531,16 +531,17 @@ fn overexposed_all_over(flat: Option<&RgbImage>, photo_page: Option<&RgbImage>, 
 }
 
 /// Share of a found card's area from which its saturated region's box is the card's
-/// overexposure rather than a glare spot ([`overexposed_all_over`]): an exposure blown all over saturates the card
-/// edge to edge (seed 28's voter back: 98 % of it); a broad reflection fading across it
-/// covers less (seed 25's Aadhaar: 70 %, the holder's first name washed grey at its
-/// edge), and is judged as a spot.
-pub const OVEREXPOSED_CARD_SPOT_SHARE: f32 = 0.9;
+/// overexposure rather than a glare spot ([`overexposed_all_over`]): an exposure blown
+/// all over saturates the card edge to edge (seed 28's voter back: 98 % of it); a broad
+/// reflection fading across it covers less (seed 25's Aadhaar: 70 %, the holder's first
+/// name washed grey at its edge), and is judged as a spot.
+const OVEREXPOSED_CARD_SPOT_SHARE: f32 = 0.9;
 
 /// Share of a whole photo's area (no card found) from which its largest saturated region
-/// is the photo's overexposure rather than a glare spot ([`overexposed_all_over`]): a reflection saturates at most a
-/// third of a card, which fills at most four fifths of a photo's width.
-pub const OVEREXPOSED_PHOTO_SPOT_SHARE: f32 = 0.5;
+/// is the photo's overexposure rather than a glare spot ([`overexposed_all_over`]): a
+/// reflection saturates at most a third of a card, which fills at most four fifths of a
+/// photo's width.
+const OVEREXPOSED_PHOTO_SPOT_SHARE: f32 = 0.5;
 
 /// The printed text of one side: OCR of `page`, the flattened card (or a deblurred
 /// copy), or with no card found the whole photo ([`SideScan::photo_page`]).
