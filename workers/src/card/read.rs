@@ -593,8 +593,19 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     // (Verhoeff, a CCCD number against its date of birth) holds however it was read.
     let shape_only = f.value.chars().any(|c| c.is_ascii_alphabetic());
     let vouched = f.check == FieldCheck::Passed && (!date || printed_whole()) && (!shape_only || source_lines().any(|l| read_as_printed(&f.value, &l.text)));
-    (!vouched && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year)) || marks_doubted(f, &source)
+    (!vouched && cut) || (matches!(f.field, "dob" | "issue_date" | "incorporation_date") && date_year(&f.value).is_some_and(|y| y > year)) || marks_doubted(f, &source) || name_word_guessed(f, &source)
 }
+
+/// Whether a name holds a word the engine read at a confidence no word of print is read
+/// at ([`NAME_WORD_GUESSED`]): it saw strokes there and guessed letters ("PNESH SHAH"
+/// for RAJESH SHAH, the independent set's seed 37, a national identity card, "PNESH" at
+/// 0 beside "SHAH" at 94, its band read alone no better).
+fn name_word_guessed(f: &PrintedField, source: &[&idv_vision::ocr::OcrLine]) -> bool {
+    f.field.ends_with("name") && value_spans(&f.value, source).is_some_and(|spans| source.iter().zip(&spans).any(|(l, &(j, k))| l.words.get(j..k).unwrap_or(&[]).iter().any(|w| w.confidence.is_some_and(|c| c < NAME_WORD_GUESSED))))
+}
+
+/// Confidence (0-100) under which a name's word is a guess ([`name_word_guessed`]).
+const NAME_WORD_GUESSED: f32 = 1.0;
 
 /// Least confidence (0-100) of a name's word with diacritics below which its marks are
 /// doubted ([`marks_doubted`]).
@@ -2719,6 +2730,23 @@ mod print_tests {
         // The same card judged as one with a glare spot would refuse the name: the paper
         // beside it is clipped.
         assert!(!glare_took_nothing(&card_with(&[(300, 390, 12), (420, 510, 12)]), Lit::Spot { paper: 200.0 }, &name, std::slice::from_ref(&line)));
+    }
+
+    /// A name with a word the engine read at confidence 0 ("PNESH SHAH", seed 37) is a
+    /// guess and not given; must-fail twins: the same word at 5 (seed 24's "NITIN
+    /// CHAUHAN", every word of its line read at about 5, right), a date so read.
+    #[test]
+    fn a_name_word_read_at_no_confidence_is_a_guess() {
+        let mut line = worded_line(&[("PNESH", 359), ("SHAH", 530)], 260);
+        line.words[0].confidence = Some(0.0);
+        let name = PrintedField { field: "name", value: "PNESH SHAH".into(), confidence: 0.47, check: FieldCheck::NotApplicable, lines: vec![0] };
+        assert!(name_word_guessed(&name, &[&line]));
+        assert!(name_word_guessed(&PrintedField { field: "father_name", ..name.clone() }, &[&line]));
+        line.words[0].confidence = Some(5.0);
+        assert!(!name_word_guessed(&name, &[&line]), "read at 5");
+        let mut date = worded_line(&[("12/03/1990", 359)], 260);
+        date.words[0].confidence = Some(0.0);
+        assert!(!name_word_guessed(&PrintedField { field: "dob", value: "12/03/1990".into(), ..name.clone() }, &[&date]));
     }
 
     /// A place on a card overexposed all over, read from its darkened copy: one of its
