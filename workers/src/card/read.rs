@@ -1510,13 +1510,11 @@ fn ink_toward(card: &image::RgbImage, b: idv_vision::ocr::TextBox, zone: [f32; 4
     Some(near_ink + slope * (zone_middle - near_middle).abs())
 }
 
-/// Whether a zone holds print faded nearly to the paper: more than
-/// [`OVEREXPOSED_PRINT_SHARE`] of its pixels under [`OVEREXPOSED_FAINT_PRINT`].
+/// Whether a zone holds print faded nearly to the paper: [`print_in`] under
+/// [`OVEREXPOSED_FAINT_PRINT`]. A zone off the card could hold anything: it vouches for
+/// nothing.
 fn faint_print_in(card: &image::RgbImage, zone: [f32; 4]) -> bool {
-    use idv_vision::card_sanity::{luma, zone_on_card};
-    let Some([x0, y0, x1, y1]) = zone_on_card(card, zone) else { return true };
-    let print = (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y))).filter(|&(x, y)| luma(&card.get_pixel(x, y).0) < OVEREXPOSED_FAINT_PRINT).count();
-    print as f32 > OVEREXPOSED_PRINT_SHARE * ((x1 - x0) * (y1 - y0)) as f32
+    print_in(card, zone, OVEREXPOSED_FAINT_PRINT).unwrap_or(true)
 }
 
 /// Luma under which a pixel beside a value on a card overexposed all over is print
@@ -1534,10 +1532,17 @@ const OVEREXPOSED_SHOWN_INK: f32 = 200.0;
 /// than [`OVEREXPOSED_PRINT_SHARE`] of its pixels under [`OVEREXPOSED_PRINT`]. A zone
 /// off the card holds none.
 fn faded_print_in(card: &image::RgbImage, zone: [f32; 4]) -> bool {
+    print_in(card, zone, OVEREXPOSED_PRINT).unwrap_or(false)
+}
+
+/// Whether more than [`OVEREXPOSED_PRINT_SHARE`] of a zone's pixels (`[x0, y0, x1, y1]`,
+/// cut to the card) are darker than `luma_under`: print there. `None` for a zone off the
+/// card.
+fn print_in(card: &image::RgbImage, zone: [f32; 4], luma_under: f32) -> Option<bool> {
     use idv_vision::card_sanity::{luma, zone_on_card};
-    let Some([x0, y0, x1, y1]) = zone_on_card(card, zone) else { return false };
-    let print = (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y))).filter(|&(x, y)| luma(&card.get_pixel(x, y).0) < OVEREXPOSED_PRINT).count();
-    print as f32 > OVEREXPOSED_PRINT_SHARE * ((x1 - x0) * (y1 - y0)) as f32
+    let [x0, y0, x1, y1] = zone_on_card(card, zone)?;
+    let print = (y0..y1).flat_map(|y| (x0..x1).map(move |x| (x, y))).filter(|&(x, y)| luma(&card.get_pixel(x, y).0) < luma_under).count();
+    Some(print as f32 > OVEREXPOSED_PRINT_SHARE * ((x1 - x0) * (y1 - y0)) as f32)
 }
 
 /// The gender a printed word says: an English or Hindi word (`gender_value`) or
