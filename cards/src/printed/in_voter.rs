@@ -296,7 +296,13 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
             if let Some(n) = labelled_name("name").filter(|f| !f.label_line.is_some_and(relations_label)) {
                 out.push(field("name", n, FieldCheck::NotApplicable));
             }
-            if let Some((k, one, label)) = relation_label(doc) {
+            let relation = relation_label(doc);
+            if relation.is_none() {
+                if let Some(f) = name_under_lost_relation_word(doc) {
+                    out.push(field("father_name", f, FieldCheck::NotApplicable));
+                }
+            }
+            if let Some((k, one, label)) = relation {
                 // The relation is what its label says, read or not the name after it: a
                 // blurred card's second reading that misread the mother's name ("FATIMA
                 // Y¥4DAV") still read "Mother's Name", and so confirms the relation the
@@ -337,7 +343,7 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
     // The PVC card (2015 on) and the e-EPIC print these on the back, above the address.
     // Read by their labels on either side; the back's "Part No. & Name" and "Assembly
     // Constituency No. & Name" keep the names to the front.
-    if let Some(g) = doc.labelled("gender", 1, |s, _| gender_value(s, true).map(str::to_string)) {
+    if let Some(g) = doc.labelled("gender", 1, |s, _| gender_value(s, true).map(str::to_string)).or_else(|| gender_after_slash(doc)) {
         out.push(field("gender", g, FieldCheck::NotApplicable));
     }
     // "Date of Birth / Age as on 1.1.2008 : 35": the date is the age's reference, no
@@ -351,8 +357,95 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
         out.push(field("dob", d, FieldCheck::Passed));
     } else if let Some(a) = doc.labelled("age", 1, |s, _| age_value(s)).or_else(|| age_under_dob_label(doc)) {
         out.push(field("age", a, FieldCheck::NotApplicable));
+    } else if let Some(d) = (side == Side::Front).then(|| lone_front_date(doc)).flatten() {
+        out.push(field("dob", d, FieldCheck::Passed));
     }
     out
+}
+
+/// The relative's name under a "Name" label whose relation word was lost (glare took
+/// "Father's" or "Husband's"), where no relation label was read anywhere: the label
+/// after a possessive of three letters or more that is not "Elector's" ("nand's Name :
+/// Ajay Patel", the independent set's seed 32), or under the holder's name line
+/// ([`name_line_right_above`]: "aa ; Name: MOHAMMED PATEL" under "J] PATEL |", seed
+/// 28), or the second "Name" label of the front read bare, the first being the holder's
+/// ("Name : POOJA MENON" under "ama / Name : BALAJI MENON", seed 25): the card prints the
+/// holder's name first and the relative's right under it. A lone letter or "s" before
+/// "Name" (either label's end) says nothing here. The value on the label's own line
+/// only; no `relation` (the word that said which is lost).
+fn name_under_lost_relation_word(doc: &Doc) -> Option<Found<String>> {
+    let name_lines: Vec<usize> = (0..doc.len()).filter(|&i| doc.has(i, "name")).collect();
+    name_lines.iter().enumerate().find_map(|(n, &i)| {
+        let (h, hit) = doc.hits(i).iter().enumerate().find(|(_, h)| h.key == "name")?;
+        let before = doc.text(i).get(..hit.bstart).unwrap_or("").trim_end();
+        let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
+        let elector = word.to_lowercase().contains("lector");
+        let possessive = word.chars().count() >= 3 && ["'s", "’s", "s'"].iter().any(|p| word.ends_with(p));
+        // The second label only as a bare "Name" (its relation word gone whole): one
+        // still holding a misread word there ("Pathe Name: [VER AN MENON", a blurred
+        // card's second reading) is left to the relation's label, which a reading that
+        // read it gives.
+        let relatives = !elector && (possessive || (!holders_separator(word) && name_line_right_above(doc, i)) || (n == 1 && holders_separator(word)));
+        if !relatives {
+            return None;
+        }
+        let value = super::latin_name(doc.segment(i, h), 1.0)?;
+        Some(Found { value, lines: vec![i], conf: doc.conf(&[i]), label_line: Some(i) })
+    })
+}
+
+/// The sex as the bilingual card prints it, "पुरुष / Male", read after its slash where
+/// its label could not be taken for one ("ider: yes / Male", "afeet / Female": glare
+/// took the label or misread the Hindi; the independent set's seeds 31 and 32): the
+/// English word right after a slash starts where the card printed it, so it is whole at
+/// its start, and a word cut at its end still says which when it holds three letters or
+/// more ("Fema!" of "Female", seed 38: only "Female" starts so). On a line holding no
+/// other label; `M` or `F`.
+fn gender_after_slash(doc: &Doc) -> Option<Found<String>> {
+    (0..doc.len()).filter(|&i| doc.hits(i).iter().all(|h| h.key == "gender")).find_map(|i| {
+        let words: Vec<&str> = doc.text(i).split_whitespace().collect();
+        // Each word after a slash: a word "/", one ending with it ("yes/"), or its own
+        // leading slash ("/Male").
+        let after_slash = words.iter().enumerate().filter_map(|(k, w)| match w.strip_prefix('/') {
+            Some(rest) => Some(rest),
+            None => (k > 0 && words[k - 1].ends_with('/')).then_some(*w),
+        });
+        let g = after_slash.into_iter().find_map(|after| {
+            let letters: String = after.chars().take_while(|c| c.is_alphabetic()).collect::<String>().to_lowercase();
+            let cut_from = |word: &str| letters.chars().count() >= 3 && word.starts_with(letters.as_str());
+            match () {
+                _ if cut_from("female") => Some("F"),
+                _ if cut_from("male") => Some("M"),
+                _ => None,
+            }
+        })?;
+        Some(Found { value: g.to_string(), lines: vec![i], conf: doc.conf(&[i]), label_line: None })
+    })
+}
+
+/// The one date on a voter card's front read with no label left on its line (glare
+/// washed "Date of Birth" out: "22/10/1995" alone, the independent set's seed 37; "or
+/// fef 18/06/1950", its Hindi label misread, seed 26): the front prints no other date
+/// in full (an age's reference date is written "1.1.2008", with stops), so it is the
+/// date of birth. Only a date written with slashes or hyphens and four-digit year as
+/// printed, on a line holding no label and no "as on", where it is the only such date
+/// on the side.
+fn lone_front_date(doc: &Doc) -> Option<Found<String>> {
+    let printed_full = |t: &str| {
+        let cs: Vec<char> = t.chars().collect();
+        cs.windows(10).any(|w| {
+            let sep = w[2];
+            matches!(sep, '/' | '-') && w[5] == sep && [0, 1, 3, 4, 6, 7, 8, 9].iter().all(|&k| w[k].is_ascii_digit())
+        })
+    };
+    let dated: Vec<usize> = (0..doc.len()).filter(|&i| printed_full(doc.text(i))).collect();
+    let [i] = dated.as_slice() else { return None };
+    let text = doc.text(*i);
+    if !doc.hits(*i).is_empty() || as_on_date(text) || super::extract_dates(text).len() != 1 {
+        return None;
+    }
+    let value = super::extract_date(text)?;
+    Some(Found { value, lines: vec![*i], conf: doc.conf(&[*i]), label_line: None })
 }
 
 #[cfg(test)]
@@ -660,6 +753,74 @@ mod tests {
         card[5] = FRONT[5];
         let f = read(&card);
         assert_eq!((value(&f, "father_name"), value(&f, "relation")), (Some("Ramesh Kumar"), Some("husband")), "{f:?}");
+    }
+
+    /// A relative's "Name" label whose relation word glare took, where no relation label
+    /// was read: the relative's name by the label's place (the second "Name" label, one
+    /// under the holder's name line, one after another possessive than "Elector's"), no
+    /// relation. And the front's one date whose label glare took: the date of birth.
+    #[test]
+    fn a_relatives_name_and_a_birth_date_whose_labels_glare_took() {
+        let front = |rows: &[&str]| parse_printed("in.voter", Side::Front, &lines(rows));
+        let pair = |f: &[PrintedField]| (value(f, "name").map(String::from), value(f, "father_name").map(String::from), value(f, "relation").map(String::from));
+        let some = |v: &str| Some(v.to_string());
+        // The second "Name" label (seed 25: "Mother's" washed out).
+        let f = front(&["ELECTION COMMISSION OF INDIA", "ABC1234567", "ama / Name : BALAJI MENON", "Name : POOJA MENON", "Gender : Male"]);
+        assert_eq!(pair(&f), (some("BALAJI MENON"), some("POOJA MENON"), None), "{f:?}");
+        // After a possessive other than the holder's (seed 32: "Husband's" cut to "nand's").
+        let f = front(&["ELECTION COMMISSION OF INDIA", "ABC1234567", "nand's Name : Ajay Patel", "Sex : M"]);
+        assert_eq!(pair(&f), (None, some("Ajay Patel"), None), "{f:?}");
+        // Under the holder's name line, its own label washed out (seed 28).
+        let f = front(&["ELECTION COMMISSION OF INDIA", "ABC1234567", "J] PATEL |", "aa ; Name: MOHAMMED PATEL"]);
+        assert_eq!(pair(&f), (None, some("MOHAMMED PATEL"), None), "{f:?}");
+        // Not from the holder's own label, alone on the card: its slash, "Elector's", or a
+        // lone "s" (either label's end) before "Name".
+        for label in ["ama / Name : BALAJI MENON", "Elector's Name : BALAJI MENON", "s Name : BALAJI MENON", "Name : BALAJI MENON"] {
+            let f = front(&["ELECTION COMMISSION OF INDIA", "ABC1234567", label, "Sex : M"]);
+            assert_eq!(value(&f, "father_name"), None, "{label}: {f:?}");
+        }
+        // The second label holding a misread word before "Name" (a blurred card's
+        // second reading): not by place.
+        let f = front(&["ABC1234567", "amt / Name: VECRAM MENON", "Tat art: Pathe Name: VER AN MENON"]);
+        assert_eq!(value(&f, "father_name"), None, "{f:?}");
+        // A relation label read elsewhere says which name is whose: not by place.
+        let f = front(&["ABC1234567", "Name : BALAJI MENON", "Name : POOJA MENON", "Father's Name : RAVI MENON"]);
+        assert_eq!(value(&f, "father_name"), Some("RAVI MENON"), "{f:?}");
+        // The one date, its label gone (seed 37: "22/10/1995" alone; seed 26, the Hindi
+        // label misread): the date of birth.
+        for row in ["22/10/1995", "or fef 18-06-1950"] {
+            let f = front(&["ELECTION COMMISSION OF INDIA", "ABC1234567", "Elector's Name : MANOJ MENON", row]);
+            assert!(value(&f, "dob").is_some_and(|d| d.len() == 10), "{row}: {f:?}");
+        }
+        // Not an age's reference date ("1.1.2008", stops), not one of two dates, not on a
+        // line with another label, not on the back.
+        for rows in [
+            vec!["ABC1234567", "Age as on 1.1.2008 : 25"],
+            vec!["ABC1234567", "1.1.2008 : 25"],
+            vec!["ABC1234567", "22/10/1995", "Date : 04/01/2023"],
+            vec!["ABC1234567", "22/10/1995 12/01/2020"],
+            vec!["ABC1234567", "Name : 22/10/1995"],
+        ] {
+            let f = front(&rows);
+            assert_eq!(value(&f, "dob"), None, "{rows:?}: {f:?}");
+        }
+        let back = parse_printed("in.voter", Side::Back, &lines(&["Address : Flat 1, MG Road, Patna, Bihar", "04/01/2023"]));
+        assert_eq!(value(&back, "dob"), None, "{back:?}");
+    }
+
+    /// The bilingual sex value "पुरुष / Male" read after its slash where its label was not
+    /// read as one: whole at its start, cut at its end still saying which from three
+    /// letters on; not after another label, not without the slash ("Male" alone may be
+    /// what glare left of "Female"), not from two letters.
+    #[test]
+    fn a_sex_read_after_its_slash_without_its_label() {
+        let gender = |row: &str| value(&parse_printed("in.voter", Side::Front, &lines(&["ELECTION COMMISSION OF INDIA", "ABC1234567", row])), "gender").map(String::from);
+        for (row, want) in [("ider: yes / Male", "M"), ("afeet / Female", "F"), ("fert / Gender: afeen / Fema!", "F"), ("afeet /Female", "F"), ("yes/ Mal", "M")] {
+            assert_eq!(gender(row).as_deref(), Some(want), "{row}");
+        }
+        for row in ["Male", "remale", "afeet / Fe", "Name : RAVI / Male", "afeet / Malek", "yes / Femur"] {
+            assert_eq!(gender(row), None, "{row}");
+        }
     }
 
     #[test]
