@@ -1253,6 +1253,35 @@ pub fn plausible_latin_name(s: &str, conf: f32) -> bool {
         })
 }
 
+/// The name fields of one side's reading (`name`, `father_name`, `mother_name`) whose
+/// last word another of them ends with too: a family name the holder and a parent (or
+/// a voter's relative) share, where a name ends, so nothing of it was lost after it. A
+/// word India often sets in the middle of a name ([`MIDDLE_NAME_WORDS`]: "KUMAR",
+/// "SINGH", "DEVI") vouches for nothing: glare that took the surname off both lines
+/// ("RAMESH KUMAR" and "ANIL KUMAR" for RAMESH KUMAR SANDHU and ANIL KUMAR SANDHU)
+/// would leave them ending alike. Nor does a name of one word.
+pub fn family_name_shared(fields: &[PrintedField]) -> Vec<&'static str> {
+    let names: Vec<(&'static str, String)> = fields
+        .iter()
+        .filter(|f| matches!(f.field, "name" | "father_name" | "mother_name"))
+        .filter(|f| f.value.split_whitespace().count() >= 2)
+        .filter_map(|f| f.value.split_whitespace().last().map(|w| (f.field, w.to_uppercase())))
+        .collect();
+    names
+        .iter()
+        .filter(|(field, last)| {
+            last.chars().count() >= 2 && !MIDDLE_NAME_WORDS.contains(&last.as_str()) && names.iter().any(|(other, w)| other != field && w == last)
+        })
+        .map(|(field, _)| *field)
+        .collect()
+}
+
+/// Words Indian names often carry in the middle, after the given name ("RAJ KUMAR
+/// SHARMA", "SUNITA DEVI YADAV"), some of them surnames too: a name ending with one may
+/// have lost its surname ([`family_name_shared`]).
+pub const MIDDLE_NAME_WORDS: [&str; 16] =
+    ["KUMAR", "KUMARI", "PRASAD", "LAL", "CHANDRA", "NATH", "SINGH", "DEVI", "RANI", "BAI", "BEN", "BHAI", "RAM", "MOHAN", "KANT", "DAS"];
+
 /// Titles and given names India abbreviates with a period before a name ("MD. RAFIQUE",
 /// "SMT. KAVITA DEVI"): a word before a name's last that ends with a period is one of
 /// these or an initial ([`plausible_latin_name`]).
@@ -1947,6 +1976,22 @@ pub(crate) mod test_support;
 
 #[cfg(test)]
 mod tests {
+    /// The names of a side ending with the family name they share vouch for their ends;
+    /// a middle-name word shared, one name alone or a lone word does not.
+    #[test]
+    fn names_ending_with_a_shared_family_name() {
+        let f = |field: &'static str, value: &str| PrintedField { field, value: value.into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
+        let mut got = family_name_shared(&[f("name", "MEENA MISHRA"), f("father_name", "DEEPAK MISHRA"), f("dob", "12/03/1962")]);
+        got.sort_unstable();
+        assert_eq!(got, vec!["father_name", "name"]);
+        assert_eq!(family_name_shared(&[f("name", "Priya Iyer"), f("mother_name", "NISHA IYER")]).len(), 2);
+        assert!(family_name_shared(&[f("name", "RAMESH KUMAR"), f("father_name", "ANIL KUMAR")]).is_empty());
+        assert!(family_name_shared(&[f("name", "RAMESH KUMAR"), f("mother_name", "NISHA SANDHU")]).is_empty());
+        assert!(family_name_shared(&[f("name", "MISHRA"), f("father_name", "MISHRA")]).is_empty());
+        assert!(family_name_shared(&[f("name", "MEENA MISHRA")]).is_empty());
+        assert!(family_name_shared(&[f("name", "MEENA MISHRA"), f("address", "12 MG Road MISHRA")]).is_empty());
+    }
+
 
     #[test]
     fn an_indian_place_ends_with_a_whole_state_name() {

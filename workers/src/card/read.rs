@@ -377,10 +377,13 @@ fn read_side(card_type: &str, codec: Option<Codec<'_>>, side: Side, input: &Side
             out.other_type = idv_cards::printed::best_other_type(card_type, &text);
             // A noisy card's values as its smoothed copy read them (`SideScan::noisy`).
             let read_again: Vec<PrintedField> = if scan.noisy { values_read_again(scan, card_type, side, year) } else { Vec::new() };
+            // Names ending with the family name another of them ends with: whole at
+            // their end (`idv_cards::printed::family_name_shared`).
+            let family_ends = idv_cards::printed::family_name_shared(printed);
             for f in printed {
                 let trimmed = without_words_set_apart(f, lines);
                 let f = trimmed.as_ref().unwrap_or(f);
-                if refused_printed(scan, f, lines, year) {
+                if refused_printed_ending(scan, f, lines, year, family_ends.contains(&f.field) && trimmed.is_none()) {
                     continue;
                 }
                 // Read otherwise from the smoothed copy: one of the two readings misread it.
@@ -525,7 +528,7 @@ fn values_read_again(scan: &SideScan, card_type: &str, side: Side, year: u32) ->
 /// a cut corner what the cut took ("I JAY SANDHU" for "VIJAY SANDHU"), and one read
 /// beside a glare spot may have lost what the glare washed out ("ARJUN KUMAR" of "ARJUN
 /// KUMAR YADAV": on a flattened card, where the paper beside it is washed out,
-/// `glare_took_nothing`; with no card found, anywhere near the spot, `washed_out`); one
+/// `glare_took_nothing_ending`; with no card found, anywhere near the spot, `washed_out`); one
 /// read up to the card's edge may have lost what ran off it (`runs_off_card`), and one
 /// with a word read far from the others holds something else (`words_set_apart`; cut
 /// off where the value was read before it, `without_words_set_apart`), unless its own
@@ -535,13 +538,20 @@ fn values_read_again(scan: &SideScan, card_type: &str, side: Side, year: u32) ->
 /// "12/07/2022", a CCCD at a third of its resolution): no card is issued, nor its
 /// holder born, in the future. `lines`: the reading `f` came from.
 fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine], year: u32) -> bool {
+    refused_printed_ending(scan, f, lines, year, false)
+}
+
+/// [`refused_printed`], for a value whose end is known (`ends_known`: a name ending with
+/// the family name another name of its side ends with, `idv_cards::printed::family_name_shared`):
+/// glare beside its end took nothing of it.
+fn refused_printed_ending(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine], year: u32, ends_known: bool) -> bool {
     let hole = punched_hole(scan.sanity.as_ref());
     let card_glare = scan.sanity.as_ref().and_then(|s| s.measures.glare_box);
     let source_lines = || f.lines.iter().filter_map(|&i| lines.get(i));
     let corner = cut_off(scan.sanity.as_ref());
     // A value near a glare spot (`washed_out`) may have lost a word to it. On a
     // flattened card the pixels beside the value say whether it did
-    // (`glare_took_nothing`), and say it for every value of a card lit bright all over
+    // (`glare_took_nothing_ending`), and say it for every value of a card lit bright all over
     // (`idv_vision::card_sanity::overexposure`); with no card found (the photo read
     // whole, its pixels not kept) being near is enough.
     let near = |spot: Option<[f32; 4]>| washed_out(spot).is_some_and(|g| source_lines().any(|l| crosses(&widened(&l.bbox), g)));
@@ -553,15 +563,15 @@ fn refused_printed(scan: &SideScan, f: &PrintedField, lines: &[idv_vision::ocr::
     let glared = match (card_glare, scan.flat.as_ref(), scan.sanity.as_ref(), overexposed_photo(scan)) {
         (Some(spot), Some(card), Some(judged), _) => {
             let paper = idv_vision::card_sanity::paper_luma(card, Some(grown(spot, GLARE_FADE_SHARE)));
-            (near(Some(spot)) || idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5) && !glare_took_nothing(card, Lit::Spot { paper }, f, lines)
+            (near(Some(spot)) || idv_vision::card_sanity::overexposure(&judged.measures) >= 0.5) && !glare_took_nothing_ending(card, Lit::Spot { paper }, f, lines, ends_known)
         }
         // A card lit bright all over, no spot found in it (its paper clipped nearly
         // everywhere): every value is judged by its own print and the paper beside it.
-        (None, Some(card), Some(_), _) if overexposed_card => !glare_took_nothing(card, Lit::Overexposed, f, lines),
+        (None, Some(card), Some(_), _) if overexposed_card => !glare_took_nothing_ending(card, Lit::Overexposed, f, lines, ends_known),
         // So is a card on white paper overexposed all over, its edges washed out with the
         // paper so that no card was found: the whole photo read shows its print as a
         // flattened card would (seed 19's PAN, its four values lost to "too bright").
-        (None, None, Some(_), Some(page)) => !glare_took_nothing(page, Lit::Overexposed, f, lines),
+        (None, None, Some(_), Some(page)) => !glare_took_nothing_ending(page, Lit::Overexposed, f, lines, ends_known),
         _ => near(card_glare.or(scan.photo_glare_box)),
     };
     // Where the value was read: the label before it is no part of it ("Address : 4-3-64,
@@ -1209,7 +1219,7 @@ fn overexposed_photo(scan: &SideScan) -> Option<&image::RgbImage> {
 /// spot is where every channel saturates, and around it print keeps too little contrast
 /// to be read whole (a Gaussian highlight that saturates out to radius r still blends
 /// half the print away out to ~1.7 r). Near it, a value is judged by the pixels beside
-/// it where they were kept (`glare_took_nothing`), refused where not (no card found).
+/// it where they were kept (`glare_took_nothing_ending`), refused where not (no card found).
 fn washed_out(glare_box: Option<[f32; 4]>) -> Option<[f32; 4]> {
     Some(grown(glare_box?, GLARE_FADE_SHARE))
 }
@@ -1240,7 +1250,10 @@ fn shows_paper(w: idv_vision::card_sanity::Washed) -> bool {
 /// Only a value whose words are found on its lines (`value_spans`) can be judged:
 /// another is not given. `paper`: the card's paper away from the spot
 /// (`idv_vision::card_sanity::paper_luma`).
-fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine]) -> bool {
+/// `ends_known`: the value's end is known (a name ending with the family name another
+/// name of its side ends with): nothing can follow it on its last line, as after an
+/// Indian place's state.
+fn glare_took_nothing_ending(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine], ends_known: bool) -> bool {
     let source: Vec<&idv_vision::ocr::OcrLine> = f.lines.iter().filter_map(|&i| lines.get(i)).collect();
     // A gender is found as the word it was read from ("FEMALE" for F): the word whose
     // start glare could take ("MALE" of "FEMALE").
@@ -1317,7 +1330,7 @@ fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines:
         let (Some(first), Some(last)) = (words.first(), words.last()) else { return false };
         // A gender word loses its meaning only at its start ("MALE" of "FEMALE"): what
         // glare took after it ("Mal" of "Male") leaves the same gender, or none.
-        let ends_here = (ends_whole && i == last_line) || f.field == "gender";
+        let ends_here = ((ends_whole || ends_known) && i == last_line) || f.field == "gender";
         let mut heights: Vec<u32> = words.iter().map(|w| w.bbox.height).collect();
         heights.sort_unstable();
         let h = heights[heights.len() / 2] as f32;
@@ -1422,14 +1435,14 @@ fn between_checked_characters(card_type: &str, f: &CardField) -> bool {
 }
 
 /// What the strokes left of a word faded by glare are read as, glued to the word before
-/// them ([`glare_took_nothing`]): no value printed on a card ends with one.
+/// them ([`glare_took_nothing_ending`]): no value printed on a card ends with one.
 const STROKE_MARKS: [char; 7] = ['|', '\\', '/', '!', '_', '~', '¦'];
 
 /// What a word faded by glare before a value is read as, standing alone
-/// ([`glare_took_nothing`]): strokes and brackets, not a label's colon, slash or dash.
+/// ([`glare_took_nothing_ending`]): strokes and brackets, not a label's colon, slash or dash.
 const FADED_WORD_MARKS: [char; 12] = ['|', '\\', '!', '_', '~', '¦', '(', ')', '[', ']', '{', '}'];
 
-/// How a card was lit too bright, for [`glare_took_nothing`].
+/// How a card was lit too bright, for [`glare_took_nothing_ending`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Lit {
     /// A glare spot: the paper beside a value, away from the spot, is at `paper`
@@ -1453,7 +1466,7 @@ enum Lit {
 const OVEREXPOSED_INK: f32 = 50.0;
 
 /// Darkest luma of a value's word beside a place where a word of it could have been
-/// lost, on a card overexposed all over ([`glare_took_nothing`]): a word washed out
+/// lost, on a card overexposed all over ([`glare_took_nothing_ending`]): a word washed out
 /// there would have left the word beside it lifted well past this. Measured on the
 /// independent set's glared cards, right values end with words at 56-65 (seed 27's
 /// "GOPAL PRASAD GILL", "SRINIVAS SINGH"; seed 29's "MAHESH ANSARI" at 60), values that
@@ -1462,7 +1475,7 @@ const OVEREXPOSED_INK: f32 = 50.0;
 const OVEREXPOSED_EDGE_INK: f32 = 75.0;
 
 /// Lightest 2nd-percentile luma ([`ink_luma`]) of a place's or address's word on a card
-/// overexposed all over at which the commas beside it still show ([`glare_took_nothing`]):
+/// overexposed all over at which the commas beside it still show ([`glare_took_nothing_ending`]):
 /// seed 37's voter back read its commas after words at 71-160 and lost the one after
 /// "Enclave" at 204.
 const OVEREXPOSED_PUNCTUATION_INK: f32 = 180.0;
@@ -1556,11 +1569,11 @@ fn gender_word(word: &str) -> Option<&'static str> {
 }
 
 /// Least confidence of each word of a value read on a card with a glare spot
-/// (`glare_took_nothing`); print read clear there measures 90-97.
+/// (`glare_took_nothing_ending`); print read clear there measures 90-97.
 const GLARE_MIN_CONFIDENCE: f32 = 60.0;
 
 /// Least confidence of a one-letter gender code read right after its label on a card
-/// with a glare spot (`glare_took_nothing`).
+/// with a glare spot (`glare_took_nothing_ending`).
 const GLARE_CODE_MIN_CONFIDENCE: f32 = 30.0;
 
 /// Whether an OCR word is a gender's label ("Sex:", "Sex.", "Gender", "Sex/Gender:"),
@@ -2649,6 +2662,21 @@ mod print_tests {
         assert!(!glare_took_nothing(&card, Lit::Spot { paper: 200.0 }, &name, &[worded_line(&[("/", 690), ("ARJUN", 711)], 376)]), "a name may have lost a word after it");
     }
 
+    /// A name ending with the family name a parent's name on its side ends with too (the
+    /// independent set's seed 37, a PAN: "MEENA MISHRA" and "DEEPAK MISHRA", the paper
+    /// after both washed white) lost nothing after it; washed before its first word, it
+    /// may still have lost one there. Must-fail: the same name on its own.
+    #[test]
+    fn a_name_ending_with_a_shared_family_name_lost_nothing_after_it() {
+        let name = PrintedField { field: "name", value: "MEENA MISHRA".into(), confidence: 0.9, check: FieldCheck::NotApplicable, lines: vec![0] };
+        let line = worded_line(&[("MEENA", 300), ("MISHRA", 420)], 376);
+        let washed_after = image::RgbImage::from_fn(1200, 760, |x, _| image::Rgb([if x > 560 { 255 } else { 200 }; 3]));
+        assert!(glare_took_nothing_ending(&washed_after, Lit::Spot { paper: 200.0 }, &name, std::slice::from_ref(&line), true));
+        assert!(!glare_took_nothing_ending(&washed_after, Lit::Spot { paper: 200.0 }, &name, std::slice::from_ref(&line), false));
+        let washed_before = image::RgbImage::from_fn(1200, 760, |x, _| image::Rgb([if x < 290 { 255 } else { 200 }; 3]));
+        assert!(!glare_took_nothing_ending(&washed_before, Lit::Spot { paper: 200.0 }, &name, std::slice::from_ref(&line), true));
+    }
+
     /// A one-letter gender code read right after its label beside a glare spot (seeds 16
     /// and 17's voter cards: "Sex: M" at confidence 58, "Sex. F" at 39, both right) is
     /// given at a lower confidence than other words. Must-fail: the same code with no
@@ -2846,6 +2874,11 @@ mod print_tests {
     }
 
     /// A line of `words`, each at its x (18 px a character, 30 high) on row `y`.
+    /// [`glare_took_nothing_ending`] for a value whose end is not known.
+    fn glare_took_nothing(card: &image::RgbImage, lit: Lit, f: &PrintedField, lines: &[idv_vision::ocr::OcrLine]) -> bool {
+        glare_took_nothing_ending(card, lit, f, lines, false)
+    }
+
     fn worded_line(words: &[(&str, u32)], y: u32) -> OcrLine {
         let boxes: Vec<idv_vision::ocr::TsvWord> = words
             .iter()
