@@ -1527,7 +1527,7 @@ fn ink_toward(card: &image::RgbImage, b: idv_vision::ocr::TextBox, zone: [f32; 4
 /// [`OVEREXPOSED_FAINT_PRINT`]. A zone off the card could hold anything: it vouches for
 /// nothing.
 fn faint_print_in(card: &image::RgbImage, zone: [f32; 4]) -> bool {
-    print_in(card, zone, OVEREXPOSED_FAINT_PRINT).unwrap_or(true)
+    print_in(card, zone, OVEREXPOSED_FAINT_PRINT) != Some(false)
 }
 
 /// Luma under which a pixel beside a value on a card overexposed all over is print
@@ -1545,7 +1545,7 @@ const OVEREXPOSED_SHOWN_INK: f32 = 200.0;
 /// than [`OVEREXPOSED_PRINT_SHARE`] of its pixels under [`OVEREXPOSED_PRINT`]. A zone
 /// off the card holds none.
 fn faded_print_in(card: &image::RgbImage, zone: [f32; 4]) -> bool {
-    print_in(card, zone, OVEREXPOSED_PRINT).unwrap_or(false)
+    print_in(card, zone, OVEREXPOSED_PRINT) == Some(true)
 }
 
 /// Whether more than [`OVEREXPOSED_PRINT_SHARE`] of a zone's pixels (`[x0, y0, x1, y1]`,
