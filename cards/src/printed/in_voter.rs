@@ -221,6 +221,25 @@ fn age_under_dob_label(doc: &Doc) -> Option<Found<String>> {
     doc.labelled("dob", 0, |s, _| qualified(s)).filter(|f| f.label_line.is_some_and(says_age))
 }
 
+/// The word read right before label hit `hit` on line `line` ("nand's" of "nand's Name"),
+/// empty where the label starts its line.
+fn word_before_label<'a>(doc: &'a Doc, line: usize, hit: &super::Hit) -> &'a str {
+    let before = doc.text(line).get(..hit.bstart).unwrap_or("").trim_end();
+    before.rsplit(char::is_whitespace).next().unwrap_or("")
+}
+
+/// Whether the word before a "Name" label is the holder's "Elector's" (or what is left
+/// of it: "lector's").
+fn electors(word: &str) -> bool {
+    word.to_lowercase().contains("lector")
+}
+
+/// Whether the word before a "Name" label is a possessive of three letters or more other
+/// than "Elector's" ("her's" of "Father's", "nand's" of "Husband's"): a relative's label.
+fn relatives_possessive(word: &str) -> bool {
+    !electors(word) && word.chars().count() >= 3 && ["'s", "’s", "s'"].iter().any(|p| word.ends_with(p))
+}
+
 /// Whether the word before a "Name" label is what the holder's label reads there: the
 /// slash of "नाम / Name" (or a bar it was read as), or nothing (the label starts its
 /// line).
@@ -281,16 +300,14 @@ pub(crate) fn parse(doc: &Doc, side: Side) -> Vec<PrintedField> {
             let relation_elsewhere = (0..doc.len()).any(|i| doc.hits(i).iter().any(|h| RELATIONS.contains(&h.key)));
             let relations_label = |line: usize| {
                 doc.hits(line).iter().filter(|h| h.key == "name").all(|h| {
-                    let before = doc.text(line).get(..h.bstart).unwrap_or("").trim_end();
-                    let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
-                    let elector = word.to_lowercase().contains("lector");
+                    let word = word_before_label(doc, line, h);
                     // Or a lone letter the possessive's end was misread as ("g Name:
                     // ABHISHEK CHATTERJEE", seed 22's glare, the father's name given as
                     // the holder's).
                     let lone_letter = word.chars().count() == 1 && word.chars().all(char::is_alphabetic);
                     let possessive_end = lone_letter || ["s", "'s", "’s", "s'"].contains(&word.to_lowercase().as_str());
-                    (!elector && word.chars().count() >= 3 && ["'s", "’s", "s'"].iter().any(|p| word.ends_with(p))) || (possessive_end && !relation_elsewhere)
-                        || (!elector && !holders_separator(word) && name_line_right_above(doc, line))
+                    relatives_possessive(word) || (possessive_end && !relation_elsewhere)
+                        || (!electors(word) && !holders_separator(word) && name_line_right_above(doc, line))
                 })
             };
             if let Some(n) = labelled_name("name").filter(|f| !f.label_line.is_some_and(relations_label)) {
@@ -377,15 +394,12 @@ fn name_under_lost_relation_word(doc: &Doc) -> Option<Found<String>> {
     let name_lines: Vec<usize> = (0..doc.len()).filter(|&i| doc.has(i, "name")).collect();
     name_lines.iter().enumerate().find_map(|(n, &i)| {
         let (h, hit) = doc.hits(i).iter().enumerate().find(|(_, h)| h.key == "name")?;
-        let before = doc.text(i).get(..hit.bstart).unwrap_or("").trim_end();
-        let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
-        let elector = word.to_lowercase().contains("lector");
-        let possessive = word.chars().count() >= 3 && ["'s", "’s", "s'"].iter().any(|p| word.ends_with(p));
+        let word = word_before_label(doc, i, hit);
         // The second label only as a bare "Name" (its relation word gone whole): one
         // still holding a misread word there ("Pathe Name: [VER AN MENON", a blurred
         // card's second reading) is left to the relation's label, which a reading that
         // read it gives.
-        let relatives = !elector && (possessive || (!holders_separator(word) && name_line_right_above(doc, i)) || (n == 1 && holders_separator(word)));
+        let relatives = relatives_possessive(word) || (!electors(word) && ((!holders_separator(word) && name_line_right_above(doc, i)) || (n == 1 && holders_separator(word))));
         if !relatives {
             return None;
         }
@@ -413,11 +427,7 @@ fn gender_after_slash(doc: &Doc) -> Option<Found<String>> {
         let g = after_slash.into_iter().find_map(|after| {
             let letters: String = after.chars().take_while(|c| c.is_alphabetic()).collect::<String>().to_lowercase();
             let cut_from = |word: &str| letters.chars().count() >= 3 && word.starts_with(letters.as_str());
-            match () {
-                _ if cut_from("female") => Some("F"),
-                _ if cut_from("male") => Some("M"),
-                _ => None,
-            }
+            [("female", "F"), ("male", "M")].into_iter().find(|(word, _)| cut_from(word)).map(|(_, g)| g)
         })?;
         Some(Found { value: g.to_string(), lines: vec![i], conf: doc.conf(&[i]), label_line: None })
     })
